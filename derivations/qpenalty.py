@@ -22,6 +22,15 @@ Q_SEED = 2 - sp.sqrt(4 + z**2) + z * sp.asinh(z / 2)
 Q_STABLE = z * sp.asinh(z / 2) - 4 * sp.sinh(sp.asinh(z / 2) / 2) ** 2
 
 
+def _z_strategy(dims):
+    """Signed log-uniform magnitudes from 1e-150 (q ~ z^2/4 stays a normal float) to 1e300, and 0."""
+    from hypothesis import strategies as st
+
+    mag = st.floats(-150, 300).map(lambda e: 10.0**e)
+    return st.one_of(st.just(0.0), st.tuples(st.sampled_from((-1.0, 1.0)), mag).map(lambda t: t[0] * t[1]),
+                     st.floats(-10, 10, allow_subnormal=False))
+
+
 def q_of(arg: sp.Expr, form: sp.Expr = Q_SEED) -> sp.Expr:
     return form.subs(z, arg)
 
@@ -49,7 +58,8 @@ q = Entry(
     doc=("q(z) = 2 - sqrt(4 + z^2) + z asinh(z/2): even, convex, q(z) ~ z^2/4 near 0 (l2-like) and "
          "~ |z| log|z| for large |z| (l1-like). Kernels use the equal form z asinh(z/2) - 4 sinh(asinh(z/2)/2)^2, "
          "accurate to a few ulps from z = 1e-150 to the overflow of q near |z| = 2.5e305."),
-    params=(scalar("z", "any real number"),),
+    params=(scalar("z", "argument; |z| <= 1e305 keeps q(z) < 1e308 representable", low=-1e305, high=1e305,
+                   strategy_fn=_z_strategy),),
     lhs="q(z)",
     formula=Q_SEED,
     stable_form=Q_STABLE,
@@ -116,31 +126,42 @@ def solve_implicit_bias(X, y, kk, *, xp=np, tol_digits: int = 15):
     """
     n = X.shape[0]
     lam = np.zeros(n)
-    scale = max(1.0, float(np.linalg.norm(y)))
+    eps = np.finfo(float).eps
+    # max-norms: np.linalg.norm squares its argument and underflows to 0 for |y| ~ 1e-200
+    def size(v):
+        return float(np.max(np.abs(v))) if np.size(v) else 0.0
 
-    def phi(l):
-        return float(np.sum(2 * kk * np.cosh(X.T @ l / 2)) - l @ y)
+    xnorm, ynorm = float(np.max(np.sum(np.abs(X), axis=1))), size(y)
 
+    def state(l):
+        c = X.T @ l / 2
+        with np.errstate(over="ignore"):
+            beta = kk * np.sinh(c)
+            value = float(np.sum(2 * kk * np.cosh(c)) - l @ y)
+        return c, beta, value, X @ beta - y
+
+    c, beta, value, grad = state(lam)
     for _ in range(500):
-        c = X.T @ lam / 2
-        beta = kk * np.sinh(c)
-        grad = X @ beta - y
-        if np.linalg.norm(grad) <= 10.0 ** (-tol_digits) * scale * 4:
-            return beta
+        # converged when X beta - y is at the rounding level of computing X beta
+        if size(grad) <= 8 * eps * (xnorm * size(beta) + ynorm):
+            break
         hess = (X * (kk * np.cosh(c) / 2)) @ X.T
         step = np.linalg.lstsq(hess, -grad, rcond=None)[0]
-        t, f0 = 1.0, phi(lam)
-        slope = float(grad @ step)
-        while t > 1e-20:
-            with np.errstate(over="ignore"):
-                trial = phi(lam + t * step)
-            if np.isfinite(trial) and trial <= f0 + 1e-4 * t * slope:
+        slope, gnorm = float(grad @ step), size(grad)
+        t = 1.0
+        while t > 1e-12:
+            c1, beta1, value1, grad1 = state(lam + t * step)
+            # Armijo on phi; near the solution phi's change drops below its rounding, and then a
+            # decrease of ||grad phi|| (Newton's quadratic convergence) decides instead
+            if np.isfinite(value1) and (value1 <= value + 1e-4 * t * slope
+                                        or size(grad1) <= (1 - 1e-4 * t) * gnorm):
                 break
             t /= 2
-        if t <= 1e-20:  # no further decrease possible: at machine precision
-            return beta
+        else:
+            break  # no step improves either measure: beta is as accurate as float64 allows
         lam = lam + t * step
-    return kk * np.sinh(X.T @ lam / 2)
+        c, beta, value, grad = c1, beta1, value1, grad1
+    return beta
 
 
 def _implicit_bias(X, y, w1, w2):
@@ -172,7 +193,7 @@ def _implicit_bias_reference(X, y, w1, w2):
             c = [sum(Xm[i, d] * lam[i] for i in range(n)) / 2 for d in range(D)]
             beta = [kk[d] * mp.sinh(c[d]) for d in range(D)]
             grad = mp.matrix([sum(Xm[i, d] * beta[d] for d in range(D)) - ym[i] for i in range(n)])
-            if mp.norm(grad) < mp.mpf(10) ** -45:
+            if mp.norm(grad) <= mp.mpf(10) ** -45 * mp.norm(ym):  # relative: y may be 1e-130
                 break
             H = mp.matrix(n, n)
             for i in range(n):
@@ -181,11 +202,14 @@ def _implicit_bias_reference(X, y, w1, w2):
             step = mp.lu_solve(H, -grad)
             t = mp.mpf(1)
             f0 = sum(2 * kk[d] * mp.cosh(c[d]) for d in range(D)) - sum(lam[i] * ym[i] for i in range(n))
-            while True:
+            g0 = mp.norm(grad)
+            while t > mp.mpf(10) ** -30:
                 trial = lam + t * step
                 ct = [sum(Xm[i, d] * trial[i] for i in range(n)) / 2 for d in range(D)]
                 f1 = sum(2 * kk[d] * mp.cosh(ct[d]) for d in range(D)) - sum(trial[i] * ym[i] for i in range(n))
-                if f1 <= f0 or t < mp.mpf(10) ** -30:
+                g1 = mp.norm(mp.matrix([sum(Xm[i, d] * kk[d] * mp.sinh(ct[d]) for d in range(D)) - ym[i]
+                                        for i in range(n)]))
+                if f1 < f0 or g1 < g0:
                     break
                 t /= 2
             lam = trial

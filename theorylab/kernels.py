@@ -6,6 +6,7 @@ until two successive evaluations agree, so it is trustworthy near cancellation p
 from __future__ import annotations
 
 import functools
+import math
 from typing import Callable, Sequence
 
 import mpmath
@@ -104,10 +105,15 @@ def mp_reference(kernel: Callable, values: Sequence[float], digits: int = 20) ->
     """Evaluate a scalar mpmath kernel at increasing precision until `digits` digits are stable.
 
     Catastrophic cancellation in the closed form costs working digits, not correctness: the precision
-    doubles (30 .. 3840 decimal digits) until two successive values agree to `digits` digits.
+    starts at 30 + 3 digits per decade of the largest input exponent and doubles until two successive
+    values agree to `digits` digits.
     """
     previous = None
-    for dps in (30, 60, 120, 240, 480, 960, 1920, 3840):
+    # Two precisions can agree on the same wrong value when a term such as z^2 is below both of them
+    # (sqrt(4 + z^2) at z = 1e-34): start above three digits per decade of the inputs' exponents.
+    spread = max([abs(math.log10(abs(float(v)))) for v in values if float(v) != 0.0] or [0.0])
+    start = 30 + 3 * int(spread)
+    for dps in [start * 2**i for i in range(7)]:
         with mpmath.workdps(dps):
             value = kernel(*[mpmath.mpf(float(v)) for v in values])
             if isinstance(value, mpmath.mpc):
@@ -116,7 +122,7 @@ def mp_reference(kernel: Callable, values: Sequence[float], digits: int = 20) ->
             if value == previous or abs(value - previous) <= abs(value) * mpmath.mpf(10) ** (-digits):
                 return float(value)
         previous = value
-    raise ArithmeticError(f"reference did not converge at 3840 digits for {list(values)}")
+    raise ArithmeticError(f"reference did not converge at {dps} digits for {list(values)}")
 
 
 def mp_reference_array(kernel: Callable, arrays: Sequence[np.ndarray], digits: int = 20) -> np.ndarray:

@@ -70,10 +70,12 @@ class Param:
         """Human-readable domain, e.g. 'a real number in (0, inf) other than 1'."""
         if self.kind == "expression":
             return "a SymPy expression in z"
-        what = {"scalar": "a real number", "integer": "an integer",
-                "vector": f"a vector of length {self.shape[0]} of real numbers" if self.shape else "a vector",
-                "matrix": f"a {self.shape[0]}x{self.shape[1]} matrix of real numbers" if self.shape else "a matrix",
-                }[self.kind]
+        if self.kind == "vector":
+            what = f"a vector of length {self.shape[0]} of real numbers" if self.shape else "a vector"
+        elif self.kind == "matrix":
+            what = f"a {self.shape[0]}x{self.shape[1]} matrix of real numbers" if self.shape else "a matrix"
+        else:
+            what = {"scalar": "a real number", "integer": "an integer"}[self.kind]
         bounds = self._bounds_text()
         if bounds:
             what += (" with entries " if self.kind in ("vector", "matrix") else " ") + bounds
@@ -199,7 +201,7 @@ class Param:
             b.flat[0] = special
             bad.append((b if b.ndim else float(b), why))
         if self.kind in ("scalar", "integer"):
-            bad.append(([float(arr), float(arr)], "a list instead of a scalar"))
+            bad.append(({"value": float(arr)}, "a mapping instead of a number"))
         else:
             bad.append((arr[..., :0] if arr.ndim == 1 else arr[:0], "empty"))
             bad.append((float(arr.flat[0]), "a scalar instead of an array"))

@@ -1,0 +1,265 @@
+"""The `theorylab` command: list, show, eval, check, verify, latex, errata.
+
+Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Sequence
+
+from . import catalogue
+from .derivation import Derivation, StepResult
+from .evidence import Context, Evidence, to_jsonable
+from .params import DomainError
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage block (the bad-input rule)
+        raise DomainError(message)
+
+
+def _parse_value(entry, name: str, text: str) -> Any:
+    param = entry.param(name)
+    if param.kind == "expression":
+        try:
+            value = json.loads(text)
+            return value if isinstance(value, str) else text
+        except json.JSONDecodeError:
+            return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:  # nan, inf, -inf reach the parameter's own check, which names its domain
+        return float(text)
+    except ValueError:
+        raise DomainError(f"{name} must be a JSON literal ({param.domain}); got {name}={text}") from None
+
+
+def cmd_eval(args) -> int:
+    entry = catalogue.get(args.id)
+    kwargs = {}
+    for item in args.assignments:
+        if "=" not in item:
+            raise DomainError(f"parameters must be given as name=value; got {item!r}")
+        name, text = item.split("=", 1)
+        if name in kwargs:
+            raise DomainError(f"{name} must be given once; got it twice")
+        kwargs[name] = _parse_value(entry, name, text)
+    value = entry(**kwargs)
+    print(json.dumps({"id": entry.id, "value": to_jsonable(value)}))
+    return 0
+
+
+def cmd_list(args) -> int:
+    for entry in catalogue.entries():
+        print(f"{entry.id:36s} {entry.title}  [{entry.source}]")
+    return 0
+
+
+def cmd_show(args) -> int:
+    e = catalogue.get(args.id)
+    print(f"{e.id}: {e.title}\nsource: {e.source}\n")
+    print(e.unicode() or "(defined by a numeric routine)")
+    print(f"\nLaTeX: {e.latex()}")
+    if e.stable_form is not None and e.stable_form != e.formula:
+        print(f"evaluated as: {e.latex('stable')}")
+    if e.conditions:
+        print("conditions: " + "; ".join(e.conditions))
+    print("\nparameters:")
+    for p in e.params:
+        default = f" (default {p.default})" if p.has_default else ""
+        print(f"  {p.name:10s} {p.domain}{default}" + (f" -- {p.doc}" if p.doc else ""))
+    print(f"value: {e.value_doc}\n\n{e.doc}\n")
+    derivs = [d for d in catalogue.derivations() if e.id in d.entries]
+    if not derivs:
+        print("derivation: none recorded")
+    for d in derivs:
+        results = d.check()
+        bad = sum(not r.ok for r in results)
+        errata = sum(r.step.erratum is not None for r in results)
+        print(f"derivation {d.key}: {len(results)} steps, {errata} seed errata, "
+              + ("all as recorded" if not bad else f"{bad} UNEXPECTED"))
+    return 0
+
+
+def _print_step(r: StepResult) -> None:
+    mark = {"holds": "ok ", "erratum confirmed": "ERR"}.get(r.status, "!! ")
+    print(f"  {mark} {r.step.label}\n        {r.status}; checked by {r.outcome.method}"
+          + (f"; {r.outcome.detail}" if r.outcome.detail else ""))
+
+
+def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple[int, list[dict]]:
+    unexpected, records = 0, []
+    for d in derivs:
+        if not quiet:
+            print(f"\n{d.key}: {d.title} [{d.where}]")
+        for r in d.check(progress=None if quiet else _print_step):
+            unexpected += not r.ok
+            records.append({"derivation": d.key, "step": r.step.label, "status": r.status,
+                            "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok})
+    return unexpected, records
+
+
+def _derivations_for(ids: set[str]) -> list[Derivation]:
+    return [d for d in catalogue.derivations() if set(d.entries) & ids]
+
+
+def cmd_check(args) -> int:
+    ids, _ = catalogue.select(args.select)
+    derivs = _derivations_for(ids)
+    unexpected, records = _run_derivations(derivs)
+    print(f"\n{len(records)} steps in {len(derivs)} derivations: "
+          f"{sum(r['status'] == 'holds' for r in records)} hold, "
+          f"{sum(r['status'] == 'erratum confirmed' for r in records)} seed errata confirmed, {unexpected} unexpected")
+    return 1 if unexpected else 0
+
+
+def cmd_errata(args) -> int:
+    seen = set()
+    for d in catalogue.derivations():
+        for r in d.check():
+            e = r.step.erratum
+            if e is None or e.key in seen:
+                continue
+            seen.add(e.key)
+            state = "confirmed" if not r.outcome.holds else "NOT REPRODUCED"
+            print(f"{e.key}  [{e.seed}, {e.where}]  ({state})\n  seed says: {e.says}\n  what holds: {e.truth}")
+            if r.outcome.counterexample:
+                print(f"  counterexample: {r.outcome.counterexample}")
+            if e.note:
+                print(f"  note: {e.note}")
+            print()
+    print(f"{len(seen)} errata")
+    return 0
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, list):
+        return "[...]" if len(x) > 3 else "[" + ", ".join(_fmt(v) for v in x) + "]"
+    return str(x)
+
+
+def cmd_verify(args) -> int:
+    ids, fams = catalogue.select(args.select)
+    t0 = time.time()
+    print(f"theorylab verify: profile {args.profile}, device {args.device}, families {', '.join(fams)}")
+    unexpected, steps = _run_derivations(_derivations_for(ids), quiet=not args.verbose)
+    print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
+    ctx = Context(profile=args.profile, device=_device(args.device), seed=args.seed, progress=True)
+    evidence: list[Evidence] = []
+    failures = 0
+    for check in catalogue.checks():
+        if not set(check.entries) & ids:
+            continue
+        t1 = time.time()
+        try:
+            recs = check.run(ctx)
+        except Exception as exc:  # a crashing check is a failed check, reported with its reason
+            recs = [Evidence(check.entries[0], check.name, check.kind, None, None, float("nan"), float("nan"),
+                             0.0, "the check raised", False, f"{type(exc).__name__}: {exc}")]
+        for r in recs:
+            evidence.append(r)
+            failures += not r.passed
+            print(f"  {'PASS' if r.passed else 'FAIL'} {r.entry:32s} {r.check}: predicted {_fmt(r.predicted)}, "
+                  f"observed {_fmt(r.observed)}, abs err {r.abs_error:.3g}, rel err {r.rel_error:.3g}, "
+                  f"tol {r.tolerance:.3g} ({r.tolerance_source})" + (f" [{r.detail}]" if r.detail else ""))
+        print(f"    ({check.name}: {time.time() - t1:.1f} s)")
+    summary = {"profile": args.profile, "device": ctx.device, "seed": args.seed, "families": fams,
+               "derivation_steps": steps, "evidence": [r.to_json() for r in evidence],
+               "unexpected_steps": unexpected, "failed_evidence": failures, "seconds": round(time.time() - t0, 2)}
+    with open(args.json, "w") as fh:
+        json.dump(summary, fh, indent=1)
+    print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence)} evidence records "
+          f"({failures} failed), {time.time() - t0:.1f} s; JSON record: {args.json}")
+    return 1 if unexpected or failures else 0
+
+
+def _device(choice: str) -> str:
+    if choice != "auto":
+        if choice == "cuda":
+            import torch
+            if not torch.cuda.is_available():
+                raise DomainError("--device must be auto or cpu on this machine (no CUDA device); got --device=cuda")
+        return choice
+    import torch
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cmd_latex(args) -> int:
+    from .latex import document
+
+    ids, _ = catalogue.select(args.select)
+    chosen = [e for e in catalogue.entries() if e.id in ids]
+    statuses, counterexamples, errata = {}, {}, []
+    for d in _derivations_for(ids):
+        results = d.check()
+        bad = sum(not r.ok for r in results)
+        text = f"{len(results)} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
+        for eid in d.entries:
+            statuses[eid] = "; ".join(filter(None, [statuses.get(eid), text]))
+        for r in results:
+            if r.step.erratum is not None and r.step.erratum not in errata:
+                errata.append(r.step.erratum)
+                if r.outcome.counterexample:
+                    counterexamples[r.step.erratum.key] = r.outcome.counterexample
+    tex = document(chosen, errata, statuses, counterexamples)
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(tex)
+        print(f"wrote {args.output} ({len(chosen)} entries, {len(errata)} errata)")
+    else:
+        sys.stdout.write(tex)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub.add_parser("list", help="entry IDs, titles, sources").set_defaults(fn=cmd_list)
+    s = sub.add_parser("show", help="formula, parameters, source and derivation status of an entry")
+    s.add_argument("id")
+    s.set_defaults(fn=cmd_show)
+    s = sub.add_parser("eval", help="evaluate an entry: theorylab eval ID name=value ...")
+    s.add_argument("id")
+    s.add_argument("assignments", nargs="*")
+    s.set_defaults(fn=cmd_eval)
+    s = sub.add_parser("check", help="run the derivations of the selected entries or families")
+    s.add_argument("select", nargs="*")
+    s.set_defaults(fn=cmd_check)
+    s = sub.add_parser("verify", help="check plus all evidence of the selected entries or families")
+    s.add_argument("select", nargs="*")
+    s.add_argument("--profile", choices=("quick", "paper"), default="quick")
+    s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", default="theorylab-evidence.json", help="where to write the evidence record")
+    s.add_argument("-v", "--verbose", action="store_true", help="print every derivation step")
+    s.set_defaults(fn=cmd_verify)
+    s = sub.add_parser("latex", help="a standalone LaTeX document of the selected entries")
+    s.add_argument("select", nargs="*")
+    s.add_argument("-o", "--output")
+    s.set_defaults(fn=cmd_latex)
+    sub.add_parser("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.fn(args)
+    except DomainError as exc:
+        print(f"error: {exc}".replace("\n", " "), file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `theorylab latex | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""LaTeX of the catalogue: one block per entry and a standalone document with an errata section."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .catalogue import families
+from .derivation import Erratum
+from .entry import Entry
+
+__all__ = ["entry_block", "document", "escape"]
+
+
+def escape(text: str) -> str:
+    """Escape LaTeX special characters in plain text."""
+    out = []
+    for ch in text:
+        out.append({"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}.get(ch, ch))
+    return "".join(out)
+
+
+def entry_block(entry: Entry, status: str | None = None) -> str:
+    """The LaTeX block of one entry: closed form, stable form, conditions, parameters, source."""
+    lines = [rf"\subsection*{{\texttt{{{escape(entry.id)}}}: {escape(entry.title)}}}",
+             r"\begin{equation*}", entry.latex(), r"\end{equation*}"]
+    if entry.stable_form is not None and entry.stable_form != entry.formula:
+        lines += [r"Evaluated in floating point as the equal form", r"\begin{equation*}",
+                  entry.latex("stable"), r"\end{equation*}"]
+    if entry.conditions:
+        lines.append("Conditions: $" + r"$, $".join(entry.conditions) + "$.")
+    lines.append(r"\begin{itemize}")
+    for p in entry.params:
+        lines.append(rf"\item \texttt{{{escape(p.name)}}}: {escape(p.domain)}" + (f" --- {escape(p.doc)}" if p.doc else ""))
+    lines.append(r"\end{itemize}")
+    lines.append(f"Source: {escape(str(entry.source))}. Value: {escape(entry.value_doc)}.")
+    if status:
+        lines.append(f" Derivation: {escape(status)}.")
+    lines.append("")
+    lines.append(escape(entry.doc))
+    return "\n".join(lines) + "\n"
+
+
+def _erratum_block(e: Erratum) -> str:
+    return (rf"\item \textbf{{{escape(e.key)}}} ({escape(e.seed)}, {escape(e.where)}). "
+            rf"The seed states: {escape(e.says)}. What holds: {escape(e.truth)}"
+            + (f" {escape(e.note)}" if e.note else ""))
+
+
+def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict[str, str] | None = None,
+             counterexamples: dict[str, str] | None = None) -> str:
+    """A standalone LaTeX document of the given entries, grouped by family, with an errata section."""
+    statuses = statuses or {}
+    counterexamples = counterexamples or {}
+    chosen = list(entries)
+    parts = [r"\documentclass[11pt]{article}", r"\usepackage[margin=2.2cm]{geometry}",
+             r"\usepackage{amsmath,amssymb}", r"\usepackage[T1]{fontenc}",
+             r"\title{theorylab: the catalogue of closed forms}", r"\date{}", r"\begin{document}", r"\maketitle",
+             "Every closed form below is transcribed from its seed, machine-checked step by step, and "
+             "evaluated numerically from the stated float-stable form.", ""]
+    for fam in families():
+        mine = [e for e in chosen if e in fam.entries]
+        if not mine:
+            continue
+        parts.append(rf"\section*{{Family \texttt{{{escape(fam.name)}}}}}")
+        parts += [entry_block(e, statuses.get(e.id)) for e in mine]
+    errs = list(errata)
+    if errs:
+        parts += [r"\section*{Errata}", r"\begin{enumerate}"]
+        for e in errs:
+            block = _erratum_block(e)
+            if e.key in counterexamples:
+                block += f" Counterexample: {escape(counterexamples[e.key])}."
+            parts.append(block)
+        parts.append(r"\end{enumerate}")
+    parts.append(r"\end{document}")
+    return "\n".join(parts) + "\n"
