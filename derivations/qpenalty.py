@@ -16,10 +16,21 @@ z = sp.Symbol("z", real=True)
 
 # -- the closed form, eq (23), as the seed writes it, and a float64-stable equal form -----------------
 Q_SEED = 2 - sp.sqrt(4 + z**2) + z * sp.asinh(z / 2)
-# 2 - sqrt(4+z^2) = 2 - 2cosh(a) = -4 sinh(a/2)^2 with a = asinh(z/2): no cancellation of the O(1)
-# terms at small z, and no overflow of z^2 for |z| > 1e154 (the textbook form loses all digits below
-# z ~ 1e-4; z*asinh(z/2) - z^2/(2+sqrt(4+z^2)) overflows at |z| ~ 1.3e154).
-Q_STABLE = z * sp.asinh(z / 2) - 4 * sp.sinh(sp.asinh(z / 2) / 2) ** 2
+
+
+def unit_penalty_stable(beta: sp.Expr, k: sp.Expr) -> sp.Expr:
+    """k q(2 beta/k) in a float64-stable form: 2 beta (asinh(u) - tanh(asinh(u)/2)), u = beta/k.
+
+    From 2 - sqrt(4 + z^2) = -4 sinh(a/2)^2 = -z tanh(a/2) with a = asinh(z/2): no cancellation of O(1)
+    terms at small z (the textbook form loses all digits below z ~ 1e-4), no overflow of z^2 beyond
+    1e154, and no subnormal intermediate when the value itself is a normal float (k q(2 beta/k) ~ beta^2/k
+    is formed as beta * (beta/k), never as k * tiny).
+    """
+    a = sp.asinh(beta / k)
+    return 2 * beta * (a - sp.tanh(a / 2))
+
+
+Q_STABLE = unit_penalty_stable(z / 2, sp.Integer(1))
 
 
 def _z_strategy(dims):
@@ -42,13 +53,27 @@ b, w1, w2 = beta_p.symbol, w1_p.symbol, w2_p.symbol
 k = w1**2 + w2**2
 
 
-def _k_positive(values):
-    kk = np.asarray(values["w1"]) ** 2 + np.asarray(values["w2"]) ** 2
+RATIO_MAX = 1e300  # |beta_d| / k_d beyond this overflows asinh's argument in float64
+
+
+def _ratio_ok(beta, kk, names: str):
+    """The kernel's float64 range: k_d > 0 and |beta_d| / k_d <= 1e300."""
     if np.any(kk <= 0):
         d = int(np.argmin(kk))
-        return (f"w1 and w2 must satisfy w1_d^2 + w2_d^2 > 0 for every d (the penalty is undefined for a "
-                f"unit initialized at zero); got w1[{d}] = w2[{d}] = 0")
+        return (f"{names} must give k_d > 0 for every d (the penalty is undefined for a unit initialized at "
+                f"zero); got k_{d} = {kk[d]:g}")
+    with np.errstate(over="ignore", divide="ignore"):
+        ratio = np.abs(beta) / kk
+    if np.any(ratio > RATIO_MAX):
+        d = int(np.argmax(ratio))
+        return (f"beta and {names} must satisfy |beta_d| / k_d <= 1e300 (the float64 range of the kernel); "
+                f"got |beta_{d}| / k_{d} = {ratio[d]:g}")
     return None
+
+
+def _k_positive(values):
+    kk = np.asarray(values["w1"]) ** 2 + np.asarray(values["w2"]) ** 2
+    return _ratio_ok(np.asarray(values.get("beta", 0.0)), kk, "w1 and w2 (k_d = w1_d^2 + w2_d^2)")
 
 
 q = Entry(
@@ -56,8 +81,8 @@ q = Entry(
     title="The Q-penalty's scalar function q",
     source=Source(SEED, "eq (23)"),
     doc=("q(z) = 2 - sqrt(4 + z^2) + z asinh(z/2): even, convex, q(z) ~ z^2/4 near 0 (l2-like) and "
-         "~ |z| log|z| for large |z| (l1-like). Kernels use the equal form z asinh(z/2) - 4 sinh(asinh(z/2)/2)^2, "
-         "accurate to a few ulps from z = 1e-150 to the overflow of q near |z| = 2.5e305."),
+         "~ |z| log|z| for large |z| (l1-like). Kernels use the equal form z (asinh(z/2) - tanh(asinh(z/2)/2)), "
+         "accurate to a few ulps from z = 1e-150 to |z| = 1e305 (q overflows float64 near 2.5e305)."),
     params=(scalar("z", "argument; |z| <= 1e305 keeps q(z) < 1e308 representable", low=-1e305, high=1e305,
                    strategy_fn=_z_strategy),),
     lhs="q(z)",
@@ -76,9 +101,9 @@ norm = Entry(
     params=(beta_p, w1_p, w2_p),
     lhs=r"\|\beta\|_Q",
     formula=NORM_FORMULA,
-    stable_form=k * q_of(2 * b / k, Q_STABLE),
+    stable_form=unit_penalty_stable(b, k),
     reduce="sum",
-    constraints=(Constraint(_k_positive, "w1_d^2 + w2_d^2 > 0 for every d"),),
+    constraints=(Constraint(_k_positive, "k_d = w1_d^2 + w2_d^2 > 0 and |beta_d|/k_d <= 1e300 for every d"),),
     conditions=(r"k_d = w_{1d}^2 + w_{2d}^2 > 0",),
     dims={"D": (1, 5)},
 )
@@ -91,11 +116,7 @@ k_ft = sp.Abs(baux) + gamma**2
 
 def _k_ft_positive(values):
     kk = np.abs(np.asarray(values["beta_aux"])) + np.asarray(values["gamma"]) ** 2
-    if np.any(kk <= 0):
-        d = int(np.argmin(kk))
-        return (f"beta_aux and gamma must satisfy |beta_aux_d| + gamma^2 > 0 for every d (a unit initialized "
-                f"at zero has no penalty); got beta_aux[{d}] = 0 with gamma = 0")
-    return None
+    return _ratio_ok(np.asarray(values["beta"]), kk, "beta_aux and gamma (k_d = |beta_aux_d| + gamma^2)")
 
 
 finetune = Entry(
@@ -107,9 +128,9 @@ finetune = Entry(
     params=(beta_p, beta_aux_p, gamma_p),
     lhs=r"\|\beta\|_{Q}",
     formula=NORM_FORMULA.subs({w1: sp.sqrt(sp.Abs(baux)), w2: gamma}),
-    stable_form=k_ft * q_of(2 * b / k_ft, Q_STABLE),
+    stable_form=unit_penalty_stable(b, k_ft),
     reduce="sum",
-    constraints=(Constraint(_k_ft_positive, "|beta_aux_d| + gamma^2 > 0 for every d"),),
+    constraints=(Constraint(_k_ft_positive, "k_d = |beta_aux_d| + gamma^2 > 0 and |beta_d|/k_d <= 1e300"),),
     conditions=(r"k_d = |\beta^{aux}_d| + \gamma^2 > 0",),
     dims={"D": (1, 5)},
 )
@@ -334,7 +355,9 @@ DERIVATIONS = (
         "qpenalty.penalty", "The Q-penalty (22)-(23): stationarity matches beta(t), convexity, regimes",
         SEED, "App. A, eqs (22)-(23)", ("qpenalty.q", "qpenalty.norm", "qpenalty.finetune", "qpenalty.implicit_bias"),
         (
-            Step("stable form equals (23)", Q_STABLE, Q_SEED, "2 - sqrt(4+z^2) = -4 sinh(asinh(z/2)/2)^2"),
+            Step("stable form equals (23)", Q_STABLE, Q_SEED, "2 - sqrt(4+z^2) = -z tanh(asinh(z/2)/2)"),
+            Step("stable per-unit form equals (22)'s summand", unit_penalty_stable(bb, kk_), qpen,
+                 "2 beta (asinh(u) - tanh(asinh(u)/2)) = k q(2 beta/k), u = beta/k"),
             Step("q'(z) = asinh(z/2)", sp.diff(Q_SEED, z), sp.asinh(z / 2)),
             Step("q''(z) = 1/sqrt(4 + z^2) > 0 (strictly convex)", sp.diff(Q_SEED, z, 2), 1 / sp.sqrt(4 + z**2)),
             Step("q(0) = 0", Q_SEED.subs(z, 0), 0),

@@ -95,10 +95,12 @@ def test_finetune_is_norm_with_pretrained_weights(beta, gamma):
 
 
 def test_unit_at_zero_is_rejected_naming_the_parameters():
-    with pytest.raises(DomainError, match="w1 and w2"):
+    with pytest.raises(DomainError, match="w1 and w2 .* must give k_d > 0"):
         norm(beta=[1.0], w1=[0.0], w2=[0.0])
-    with pytest.raises(DomainError, match="beta_aux and gamma"):
+    with pytest.raises(DomainError, match="beta_aux and gamma .* must give k_d > 0"):
         finetune(beta=[1.0, 2.0], beta_aux=[1.0, 0.0], gamma=0.0)
+    with pytest.raises(DomainError, match=r"\|beta_d\| / k_d <= 1e300"):
+        norm(beta=[17.0], w1=[0.0], w2=[3e-154])
 
 
 def test_inconsistent_system_is_rejected():

@@ -56,7 +56,20 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def markdown_table() -> str:
+    """The catalogue as a Markdown table (README's table is kept equal to this by a test)."""
+    rows = ["| ID | title | parameters | source |", "| --- | --- | --- | --- |"]
+    for e in catalogue.entries():
+        params = ", ".join(f"`{p.name}`" for p in e.params)
+        title = e.title.replace("|", "\\|")
+        rows.append(f"| `{e.id}` | {title} | {params} | {e.source.where} |")
+    return "\n".join(rows)
+
+
 def cmd_list(args) -> int:
+    if args.markdown:
+        print(markdown_table())
+        return 0
     for entry in catalogue.entries():
         print(f"{entry.id:36s} {entry.title}  [{entry.source}]")
     return 0
@@ -223,7 +236,9 @@ def cmd_latex(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub.add_parser("list", help="entry IDs, titles, sources").set_defaults(fn=cmd_list)
+    s = sub.add_parser("list", help="entry IDs, titles, sources")
+    s.add_argument("--markdown", action="store_true", help="as the Markdown table of the README")
+    s.set_defaults(fn=cmd_list)
     s = sub.add_parser("show", help="formula, parameters, source and derivation status of an entry")
     s.add_argument("id")
     s.set_defaults(fn=cmd_show)

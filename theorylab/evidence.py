@@ -61,15 +61,30 @@ def _errors(predicted: Any, observed: Any) -> tuple[float, float, float]:
     o = np.asarray(observed, dtype=float)
     diff = np.abs(p - o)
     abs_err = float(np.max(diff)) if diff.size else 0.0
-    scale = float(np.linalg.norm(p.ravel()))
-    rel = float(np.linalg.norm((p - o).ravel()) / scale) if scale > 0 else (0.0 if abs_err == 0 else math.inf)
-    return abs_err, rel, float(np.max(np.abs(p))) if p.size else 0.0
+    big = float(np.max(np.abs(p))) if p.size else 0.0
+    if big == 0.0:
+        return abs_err, (0.0 if abs_err == 0 else math.inf), 0.0
+    # scaled by the largest |pred| so values near 1e300 do not overflow the Frobenius norms
+    rel = float(np.linalg.norm(((p - o) / big).ravel()) / np.linalg.norm((p / big).ravel()))
+    return abs_err, rel, big
 
 
 def compare(entry: str, check: str, kind: str, predicted: Any, observed: Any, *, atol: float = 0.0,
-            rtol: float = 0.0, source: str, detail: str = "", **extra: Any) -> Evidence:
-    """Deterministic comparison: passes when max|pred - obs| <= atol + rtol * max|pred|."""
+            rtol: float = 0.0, source: str, detail: str = "", elementwise: bool = False,
+            **extra: Any) -> Evidence:
+    """Deterministic comparison: passes when max|pred - obs| <= atol + rtol * max|pred|.
+
+    With elementwise=True each element is held to atol + rtol * |pred_i| (values spanning many decades);
+    the record's tolerance is then the relative one and its rel_error the largest elementwise one.
+    """
     abs_err, rel_err, scale = _errors(predicted, observed)
+    if elementwise:
+        p, o = np.asarray(predicted, dtype=float), np.asarray(observed, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(p != 0, np.abs(p - o) / np.abs(p), np.where(o == p, 0.0, np.inf))
+        passed = bool(np.all(np.abs(p - o) <= atol + rtol * np.abs(p)))
+        return Evidence(entry, check, kind, to_jsonable(predicted), to_jsonable(observed), abs_err,
+                        float(np.max(rel)), rtol, source + " (elementwise relative)", passed, detail, **extra)
     tol = atol + rtol * scale
     return Evidence(entry, check, kind, to_jsonable(predicted), to_jsonable(observed), abs_err, rel_err,
                     tol, source, bool(abs_err <= tol), detail, **extra)

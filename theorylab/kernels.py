@@ -36,7 +36,10 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
         with np.errstate(all="ignore"):
             out = raw(*arrays)
         shape = arrays[0].shape if arrays else ()
-        return np.array(np.broadcast_to(np.asarray(out, dtype=float), shape))
+        out = np.asarray(out, dtype=float)
+        if out.shape == shape:  # the usual case: a fresh array, no copy needed
+            return out
+        return np.array(np.broadcast_to(out, shape))  # a constant expression
 
     kernel.__doc__ = f"NumPy kernel of {expr}"
     return kernel

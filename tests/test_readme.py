@@ -1,0 +1,23 @@
+"""The README's promises: the catalogue table equals the catalogue, .ci/run runs the README's test command."""
+from __future__ import annotations
+
+import pathlib
+import re
+
+from theorylab.cli import markdown_table
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_readme_table_is_the_catalogue():
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- catalogue:start -->\n(.*?)\n<!-- catalogue:end -->", text, flags=re.S)
+    assert block, "README lacks the catalogue markers"
+    assert block.group(1).strip() == markdown_table().strip(), "regenerate with: theorylab list --markdown"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    command = re.search(r"<!-- test-command -->\n```bash\n(.*?)\n```", readme, flags=re.S).group(1).strip()
+    ci_lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert command in ci_lines
