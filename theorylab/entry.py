@@ -177,7 +177,8 @@ class Entry:
 
     # -- display ---------------------------------------------------------------------------------
     def latex(self, which: str = "formula") -> str:
-        """LaTeX of the closed form ("formula") or of the stable form ("stable")."""
+        """LaTeX of the closed form ("formula": the seed's display form where one is given), of the
+        expression in full ("full"), or of the stable form ("stable")."""
         if self.display is not None and which == "formula":
             body = self.display
         else:

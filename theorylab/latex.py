@@ -23,6 +23,8 @@ def entry_block(entry: Entry, status: str | None = None) -> str:
     """The LaTeX block of one entry: closed form, stable form, conditions, parameters, source."""
     lines = [rf"\subsection*{{\texttt{{{escape(entry.id)}}}: {escape(entry.title)}}}",
              r"\begin{equation*}", entry.latex(), r"\end{equation*}"]
+    if entry.display is not None and entry.formula is not None:
+        lines += ["In full:", r"\begin{equation*}", entry.latex("full"), r"\end{equation*}"]
     if entry.stable_form is not None and entry.stable_form != entry.formula:
         lines += [r"Evaluated in floating point as the equal form", r"\begin{equation*}",
                   entry.latex("stable"), r"\end{equation*}"]
