@@ -166,7 +166,8 @@ def cmd_verify(args) -> int:
     print(f"theorylab verify: profile {args.profile}, device {args.device}, families {', '.join(fams)}")
     unexpected, steps = _run_derivations(_derivations_for(ids), quiet=not args.verbose)
     print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
-    ctx = Context(profile=args.profile, device=_device(args.device), seed=args.seed, progress=True)
+    ctx = Context(profile=args.profile, device=_device(args.device), seed=args.seed,
+                  progress=sys.stderr.isatty())  # bars on a terminal, clean logs in CI
     evidence: list[Evidence] = []
     failures = 0
     for check in catalogue.checks():

@@ -10,6 +10,8 @@ from scipy.optimize import minimize
 import theorylab
 from theorylab.evidence import Check, Context, Evidence, compare
 
+from .diagonal_networks import CHECKS_QPENALTY as TRAINED_CHECKS
+
 
 def _kernel_grid(ctx: Context) -> list[Evidence]:
     q = theorylab.get("qpenalty.q")
@@ -105,7 +107,34 @@ def _against_gradient_flow(ctx: Context) -> list[Evidence]:
     return out
 
 
-CHECKS = (
+def _rich_limit(ctx: Context) -> list[Evidence]:
+    """As the initialization scale shrinks, the minimum-Q interpolant tends to the minimum-l1 one.
+
+    k q(2b/k) ~ 2|b| log(1/k) as k -> 0 (a checked derivation step), so the penalty becomes l1-like; the
+    distance to argmin ||b||_1 s.t. Xb = y (scipy's linprog, HiGHS) must decrease monotonically.
+    """
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(ctx.seed + 7)
+    n, D = 5, 12
+    X = rng.normal(size=(n, D))
+    y = X @ (rng.normal(size=D) * (rng.uniform(size=D) < 0.3))
+    lp = linprog(np.ones(2 * D), A_eq=np.hstack([X, -X]), b_eq=y, bounds=(0, None), method="highs")
+    l1 = lp.x[:D] - lp.x[D:]
+    ib = theorylab.get("qpenalty.implicit_bias")
+    scales = np.array([1.0, 1e-1, 1e-2, 1e-3, 1e-4])
+    dist = np.array([np.linalg.norm(ib(X=X, y=y, w1=np.full(D, s), w2=np.zeros(D)) - l1) for s in scales])
+    monotone = bool(np.all(np.diff(dist) < 0))
+    return [Evidence("qpenalty.implicit_bias", "rich limit: ||beta*(scale) - argmin l1|| decreases as the "
+                     "initialization scale shrinks (1 .. 1e-4)", "numeric", [0.0] * len(scales), dist.tolist(),
+                     float(dist[-1]), float(dist[-1] / dist[0]), 0.0,
+                     "a trend (strictly decreasing distances), not a bound", monotone,
+                     "distances " + ", ".join(f"{d:.2e}" for d in dist))]
+
+
+CHECKS = TRAINED_CHECKS + (
+    Check("rich limit", ("qpenalty.implicit_bias",), "numeric", _rich_limit,
+          "The minimum-Q interpolant approaches the minimum-l1 interpolant as the initialization shrinks."),
     Check("kernel grid", ("qpenalty.q",), "numeric", _kernel_grid,
           "NumPy kernel of q against the mpmath reference on a log grid spanning the whole domain."),
     Check("implicit bias vs SLSQP", ("qpenalty.implicit_bias", "qpenalty.norm"), "numeric", _against_slsqp,
