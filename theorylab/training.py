@@ -4,8 +4,10 @@ Step-size rule: each run takes steps eta = lr_fraction / lambda_max, with lambda
 eigenvalue of that run's loss (power iteration on Hessian-vector products), re-estimated every
 `curvature_every` steps. Explicit Euler on the flow w' = -grad L then has local error O((eta*lambda)^2),
 so lr_fraction = 0.05 keeps the discrete path within a few percent of the flow per unit of its
-time scale. A run converges when its loss <= loss_tol; runs that do not converge within max_steps are
-reported as such (TrainResult.converged) and must be excluded from comparisons.
+time scale. Curvature grows as small weights grow, so between estimates a step that raises a run's loss
+(or makes it non-finite) is undone and that run's step halved until the next estimate. A run converges when its loss <= loss_tol; runs that do not converge within max_steps are
+reported as such (TrainResult.converged) and must be excluded from comparisons. Where the loss has a
+non-zero minimum (regression on frozen features), convergence is ||grad|| <= grad_tol instead.
 """
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ class TrainConfig:
     lr: float | None = None         # a fixed step instead of the rule
     max_steps: int = 20_000
     loss_tol: float = 1e-10
-    curvature_every: int = 200
+    grad_tol: float = 0.0           # also converged when ||grad|| <= grad_tol (a non-zero minimum of the loss)
+    curvature_every: int = 50
     power_iterations: int = 8
     progress: bool = False
     desc: str = "training"
@@ -101,19 +104,35 @@ def train(params: Params, loss_fn: Callable[[Params], torch.Tensor], config: Tra
 
         bar = tqdm(total=config.max_steps, desc=config.desc, leave=False, unit="step")
     loss = None
+    prev_params, prev_loss = None, None
     for step in range(config.max_steps):
         if config.lr is None and step % config.curvature_every == 0:
             lam = _lambda_max(loss_fn, params, config.power_iterations)
-            lr = config.lr_fraction / lam.clamp_min(1e-12)
+            lr = torch.where(done, lr, config.lr_fraction / lam.clamp_min(1e-12))
         for p in params.values():
             p.requires_grad_(True)
         loss = loss_fn(params)
-        newly = (loss.detach() <= config.loss_tol) & ~done
+        if prev_loss is not None:
+            # reject steps that raised a run's loss (curvature outgrew the step): undo and halve the step
+            bad = (~torch.isfinite(loss.detach()) | (loss.detach() > prev_loss * (1 + 1e-12))) & ~done
+            if bool(bad.any()):
+                with torch.no_grad():
+                    for name in params:
+                        mask = bad.view(-1, *([1] * (params[name].dim() - 1)))
+                        params[name] = torch.where(mask, prev_params[name], params[name].detach())
+                for p in params.values():
+                    p.requires_grad_(True)
+                lr = torch.where(bad, lr / 2, lr)
+                loss = loss_fn(params)
+        grads = torch.autograd.grad(loss.sum(), list(params.values()))
+        gnorm = torch.sqrt(sum(_per_run(g * g) for g in grads)).detach()
+        newly = ((loss.detach() <= config.loss_tol) | (gnorm <= config.grad_tol)) & ~done
         steps = torch.where(newly, torch.full_like(steps, step), steps)
         done = done | newly
         if bool(done.all()):
             break
-        grads = torch.autograd.grad(loss.sum(), list(params.values()))
+        prev_params = {k: v.detach() for k, v in params.items()}
+        prev_loss = loss.detach()
         with torch.no_grad():
             live = (~done).to(first.dtype) * lr
             for (name, p), g in zip(list(params.items()), grads):
