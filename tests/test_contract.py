@@ -68,7 +68,7 @@ def test_torch_kernel_equals_numpy(entry):
 def test_torch_kernel_is_differentiable(entry):
     import torch
 
-    kwargs = (list(entry.examples) or [_valid_example(entry)])[0]
+    kwargs = _valid_example(entry)  # a generic point: pinned examples sit on purpose at boundaries
     values = entry.validate(kwargs)
     args = [torch.tensor(np.asarray(values[p.name], dtype=float), requires_grad=True) for p in entry.kernel_params]
     entry.torch(*args).sum().backward()
