@@ -1,0 +1,103 @@
+"""transfer family: properties of the formulas and the claims around them (seed 002)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import theorylab
+from theorylab import DomainError
+
+sc = theorylab.get("transfer.scratch_risk")
+scf = theorylab.get("transfer.scratch_risk_finite")
+lt = theorylab.get("transfer.linear_transfer_risk")
+tlt = theorylab.get("transfer.linear_transferability")
+ridge = theorylab.get("transfer.ridge_transfer_risk")
+ft = theorylab.get("transfer.finetune_risk")
+tft = theorylab.get("transfer.finetune_transferability")
+region = theorylab.get("transfer.negative_transfer_region")
+kern = theorylab.get("transfer.relu_kernel")
+rkhs = theorylab.get("transfer.rkhs_residual")
+
+gammas = st.one_of(st.floats(0.01, 0.99), st.floats(1.01, 100))
+thetas = st.floats(0, math.pi)
+sigmas = st.floats(0, 3)
+
+
+def test_singular_and_bad_points_are_rejected_with_the_parameter_named():
+    with pytest.raises(DomainError, match="gamma must not be 1"):
+        sc(gamma=1.0, sigma=0.1)
+    with pytest.raises(DomainError, match="n and d must satisfy"):
+        scf(n=10, d=11, sigma=0.1)
+    with pytest.raises(DomainError, match=r"n must be an integer in \(2, "):
+        lt(n=2, theta=0.1, sigma=0.1)
+    with pytest.raises(DomainError, match="W must have no zero row"):
+        rkhs(W=[[0.0, 0.0]], W_star=[[1.0, 0.0]], c_star=[1.0])
+
+
+@given(gammas, thetas, sigmas)
+def test_transferability_is_scratch_minus_linear_transfer_limit(gamma, theta, sigma):
+    # (11) = (8) - sin^2 theta; both sides accurate to a few ulps of the larger term
+    want = sc(gamma=gamma, sigma=sigma) - math.sin(theta) ** 2
+    assert abs(tlt(gamma=gamma, theta=theta, sigma=sigma) - want) <= 1e-12 * (1 + abs(sc(gamma=gamma, sigma=sigma)))
+
+
+@given(st.integers(3, 10**6), thetas, sigmas)
+def test_linear_transfer_risk_decreases_to_sin_squared(n, theta, sigma):
+    assert lt(n=n, theta=theta, sigma=sigma) >= math.sin(theta) ** 2
+    assert lt(n=n + 1, theta=theta, sigma=sigma) <= lt(n=n, theta=theta, sigma=sigma)
+
+
+@given(thetas, st.floats(0, 100), st.floats(0, 100))
+def test_ridge_risk_is_nondecreasing_in_lambda(theta, a, b):
+    lo, hi = sorted((a, b))
+    assert ridge(theta=theta, lam=lo) <= ridge(theta=theta, lam=hi) + 1e-15
+
+
+@given(st.floats(0.01, 0.99), thetas, st.integers(2, 50))
+def test_finetuning_without_noise_is_the_seeds_formula_for_every_depth(gamma, theta, depth):
+    """sigma = 0: c = 1 exactly, so (14) and (15) hold (the erratum concerns label noise)."""
+    assert tft(gamma=gamma, theta=theta, depth=depth) == pytest.approx((gamma - 1) * (1 - 2 * math.cos(theta)),
+                                                                       rel=1e-12, abs=1e-15)
+
+
+@given(st.floats(0.01, 0.99), thetas, st.floats(0.05, 3), st.integers(2, 20))
+def test_finetuning_with_noise_depends_on_depth_and_is_a_risk(gamma, theta, sigma, depth):
+    r = ft(gamma=gamma, theta=theta, sigma=sigma, depth=depth)
+    assert r >= sigma**2 * gamma / (1 - gamma)  # the noise floor of the interpolant
+    assert ft(gamma=gamma, theta=theta, sigma=sigma, depth=depth + 1) != r or math.isclose(theta, 0)
+
+
+@given(st.floats(1.01, 100), thetas, sigmas, st.integers(2, 20))
+def test_underparameterized_finetuning_forgets_pretraining(gamma, theta, sigma, depth):
+    assert tft(gamma=gamma, theta=theta, sigma=sigma, depth=depth) == 0.0
+
+
+@given(thetas, st.floats(0, 0.9))
+def test_negative_transfer_region_matches_the_sign_of_t_lt(theta, sigma):
+    reg = region(theta=theta, sigma=sigma)
+    over = reg["overparameterized"]
+    for gamma in np.linspace(0.02, 0.98, 25):
+        inside = over is not None and over[0] + 1e-9 < gamma < over[1] - 1e-9
+        outside = over is None or gamma < over[0] - 1e-9 or gamma > over[1] + 1e-9
+        t = tlt(gamma=float(gamma), theta=theta, sigma=sigma)
+        assert (not inside or t < 0) and (not outside or t > -1e-12)
+    start = reg["underparameterized_from"]
+    if start is not None:
+        assert tlt(gamma=start * 1.01 + 0.01, theta=theta, sigma=sigma) < 0
+
+
+@given(st.floats(-1, 1))
+def test_relu_kernel_is_increasing_and_bounded(u):
+    assert 0 <= kern(u=u) <= 0.5
+    assert kern(u=min(u + 1e-3, 1.0)) >= kern(u=u)
+
+
+def test_rkhs_residual_vanishes_when_the_model_contains_the_teacher():
+    rng = np.random.default_rng(0)
+    Ws = rng.standard_normal((3, 5))
+    W = np.vstack([Ws, rng.standard_normal((2, 5))])
+    assert rkhs(W=W, W_star=Ws, c_star=rng.standard_normal(3)) <= 1e-12
