@@ -121,6 +121,8 @@ def gram_torch(rng, draws, chunk=5000):
 
 
 def run(name, batched, loop, draws, **kw):
+    batched(np.random.default_rng(0), 10, **kw)  # warm up: imports, thread pools, first allocations
+    loop(np.random.default_rng(0), 10, **kw)
     t = time.perf_counter()
     a = batched(np.random.default_rng(1), draws, **kw)
     tb = time.perf_counter() - t
