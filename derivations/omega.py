@@ -1,0 +1,432 @@
+"""omega: effective penalties of adaptive tangent features (seed 003): omega-tilde (12), the joint penalty
+(11), Theorem 1 (8)-(9), Propositions 3-4, App. A.1.
+
+omega is a SymPy expression in z, strictly quasi-convex with omega(1) = 0; only z >= 1 matters, where it
+must be strictly increasing (validated on a grid and said so in the error).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from theorylab.derivation import Derivation, Erratum, Step, claim
+from theorylab.entry import Constraint, Entry, Source
+from theorylab.params import Z, DomainError, expression, matrix, scalar, vector
+
+SEED = "003_682109963104011b.txt"
+GRID = np.unique(np.concatenate([1 + np.logspace(-9, 0, 200), np.logspace(0.31, 6, 400)]))  # z > 1, sorted
+EXAMPLES = ("(z-1)**2", "Abs(z-1)", "Abs(z-1)**3", "exp(z-1)-z", "(z-1)**2 + Abs(z-1)", "Abs(z-1)**(3/2)")
+
+
+# -- omega as input -------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def prepare(expr: sp.Expr, name: str = "omega"):
+    """Validate omega and return (expr on z >= 1, vectorized float function, polynomial or None).
+
+    On z >= 1, Abs(z - 1) is z - 1 and Abs(1 - z) is z - 1, so |z-1|^p with integer p is a polynomial there.
+    """
+    z = Z
+    on = expr.subs({sp.Abs(z - 1): z - 1, sp.Abs(1 - z): z - 1})
+    at1 = sp.simplify(on.subs(z, 1))
+    if at1.is_number and at1 != 0 and (not at1.is_real or abs(complex(at1)) > 1e-12):
+        raise DomainError(f"{name} must satisfy {name}(1) = 0 (minimized at z = 1); got {name}(1) = {sp.N(at1, 6)} "
+                          f"for {name}={expr}")
+    # the checks run in 30-digit arithmetic: float rounding near z = 1 (exp(z-1) - z) is not a violation
+    fmp = sp.lambdify(z, on, modules="mpmath")
+    with mpmath.workdps(30):
+        try:
+            vals = [fmp(mpmath.mpf(float(x))) for x in GRID]
+            f1 = fmp(mpmath.mpf(1))
+        except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+            raise DomainError(f"{name} must be defined on z >= 1; got {name}={expr}") from None
+        bad = [i for i, x in enumerate(vals) if isinstance(x, mpmath.mpc) and abs(x.imag) > 1e-20 * (1 + abs(x.real))]
+        if bad or isinstance(f1, mpmath.mpc) and abs(f1.imag) > 0:
+            where = GRID[bad[0]] if bad else 1.0
+            raise DomainError(f"{name} must be real on z >= 1; it is not at z = {where:.4g} for {name}={expr}")
+        vals = [mpmath.re(x) for x in vals]
+        if abs(mpmath.re(f1)) > mpmath.mpf(10) ** -12:
+            raise DomainError(f"{name} must satisfy {name}(1) = 0; got {name}(1) = {float(mpmath.re(f1)):.3g} "
+                              f"for {name}={expr}")
+        prev = mpmath.re(f1)
+        for x, val in zip(GRID, vals):
+            if not val > prev:
+                raise DomainError(f"{name} must be strictly quasi-convex with its minimum at z = 1, i.e. strictly "
+                                  f"increasing on z >= 1 (checked on a grid of {GRID.size} points up to 1e6); it is "
+                                  f"not near z = {x:.4g} for {name}={expr}")
+            prev = val
+    from sympy.codegen.rewriting import optimize, optims_c99
+
+    # evaluated in x = z - 1 (exact for z near 1), rewritten with expm1/log1p: exp(z-1) - z = expm1(x) - x
+    x = sp.Symbol("x", nonnegative=True)
+    fx = sp.lambdify(x, optimize(sp.expand(on.subs(z, x + 1)) if on.is_polynomial(z) else on.subs(z, x + 1),
+                                 optims_c99), modules=["scipy", "numpy"])
+
+    def fn(zz):
+        return fx(np.asarray(zz, dtype=float) - 1.0)
+    poly = sp.Poly(sp.expand(on), z) if on.is_polynomial(z) else None
+    return on, fn, poly
+
+
+def _omega_param(name: str, doc: str):
+    def strategy(dims):
+        from hypothesis import strategies as st
+
+        return st.sampled_from(EXAMPLES)
+
+    return expression(name, doc, strategy_fn=strategy)
+
+
+def _check_omega(*names):
+    def check(values):
+        for nm in names:
+            prepare(values[nm], nm)  # raises DomainError naming the parameter
+        return None
+
+    return Constraint(check, f"{', '.join(names)}: omega(1) = 0, strictly increasing on z >= 1")
+
+
+# -- the scalar effective penalty (12) --------------------------------------------------------------------
+def _objective(fn, z, v):
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(z), dtype=float) + v * v / (z * z)
+
+
+def _tilde_poly(poly: sp.Poly, fn, v: np.ndarray):
+    """Exact route: omega polynomial on z >= 1. Stationarity omega'(z) z^3 - 2 v^2 = 0 is a polynomial in z;
+    its real roots >= 1 and the boundary z = 1 are the candidates (batched companion-matrix eigenvalues,
+    one Newton polish)."""
+    z = Z
+    dp = sp.Poly(sp.diff(poly.as_expr(), z) * z**3, z)
+    coeffs = np.array([float(c) for c in dp.all_coeffs()])
+    deg = len(coeffs) - 1
+    v2 = v * v
+    best_z = np.ones_like(v)
+    best = _objective(fn, best_z, v)
+    if deg >= 1:
+        with np.errstate(all="ignore"):
+            C = np.broadcast_to(coeffs, v.shape + (deg + 1,)).copy()
+            C[..., -1] -= 2 * v2  # the constant term
+            lead = C[..., 0:1]
+            comp = np.zeros(v.shape + (deg, deg))
+            comp[..., 0, :] = -C[..., 1:] / lead
+            comp[..., np.arange(1, deg), np.arange(0, deg - 1)] = 1.0
+            roots = np.linalg.eigvals(comp) if deg > 1 else -C[..., 1:] / lead
+            real = roots.real
+            ok = (np.abs(roots.imag) <= 1e-6 * (1 + np.abs(real))) & (real >= 1 - 1e-9)
+            r = np.where(ok, np.maximum(real, 1.0), 1.0)
+            # one Newton step on the stationarity polynomial polishes the eigenvalue roots to full precision
+            d1 = np.polyder(coeffs)
+            for _ in range(2):
+                pv = np.polyval(coeffs, r) - 2 * v2[..., None]
+                dv = np.polyval(d1, r)
+                step = np.where(np.abs(dv) > 0, pv / dv, 0.0)
+                r = np.where(ok, np.maximum(r - step, 1.0), r)
+            vals = np.where(ok, _objective(fn, r, v[..., None]), np.inf)
+            k = np.argmin(vals, axis=-1)
+            cand = np.take_along_axis(vals, k[..., None], -1)[..., 0]
+            zc = np.take_along_axis(r, k[..., None], -1)[..., 0]
+            better = cand < best
+            best = np.where(better, cand, best)
+            best_z = np.where(better, zc, best_z)
+    return best, best_z
+
+
+def _tilde_search(fn, v: np.ndarray, on=None):
+    """Numeric route for any strictly increasing omega on z >= 1: the minimizer lies in [1, z_max] with
+    omega(z_max) >= v^2 (F(1) = v^2 bounds the minimum); a log grid locates it and golden-section search
+    refines it (the value is then exact to rounding: its error is quadratic in the argmin's)."""
+    v2 = v * v
+    zmax = np.full_like(v, 2.0)
+    for _ in range(200):
+        low = np.asarray(fn(zmax), dtype=float) < v2
+        if not np.any(low):
+            break
+        zmax = np.where(low, zmax * 2, zmax)
+    t = np.linspace(0, 1, 257)
+    grid = 1 + (zmax[..., None] - 1) * (np.expm1(t * 12) / np.expm1(12))  # dense near z = 1
+    vals = _objective(fn, grid, v[..., None])
+    k = np.argmin(vals, axis=-1)
+    lo = np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0]
+    hi = np.take_along_axis(grid, np.minimum(k + 1, grid.shape[-1] - 1)[..., None], -1)[..., 0]
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(90):
+        a = hi - g * (hi - lo)
+        b = lo + g * (hi - lo)
+        left = _objective(fn, a, v) <= _objective(fn, b, v)
+        hi = np.where(left, b, hi)
+        lo = np.where(left, lo, a)
+    zs = np.clip((lo + hi) / 2, 1.0, None)
+    vals = np.minimum(_objective(fn, zs, v), _objective(fn, np.ones_like(v), v))
+    zs = np.where(_objective(fn, np.ones_like(v), v) <= _objective(fn, zs, v), 1.0, zs)
+    return vals, zs
+
+
+def tilde(omega: sp.Expr, v, name: str = "omega"):
+    """omega-tilde(v) = min_{z >= 1} omega(z) + v^2/z^2 (eq 12) and its smallest minimizer, vectorized."""
+    on, fn, poly = prepare(omega, name)
+    v = np.abs(np.asarray(v, dtype=float))
+    if poly is not None:
+        return _tilde_poly(poly, fn, v)
+    return _tilde_search(fn, v)
+
+
+def _tilde_reference(omega, v):
+    on, fn, poly = prepare(omega)
+    _, z0 = tilde(omega, v)
+    f = sp.lambdify(Z, on, "mpmath")
+
+    def one(vv, zz):
+        with mpmath.workdps(40):
+            vv = mpmath.mpf(float(vv))
+            F = lambda x: f(x) + vv**2 / x**2  # noqa: E731
+            if poly is not None:
+                dp = sp.Poly(sp.diff(poly.as_expr(), Z) * Z**3, Z)
+                cs = [mpmath.mpf(float(c)) if c.is_Float else mpmath.mpf(sp.Rational(c).p) / sp.Rational(c).q
+                      for c in dp.all_coeffs()]
+                cs[-1] -= 2 * vv**2
+                roots = mpmath.polyroots(cs, maxsteps=200, extraprec=200) if len(cs) > 1 else []
+                cands = [mpmath.mpf(1)] + [mpmath.re(r) for r in roots
+                                           if abs(mpmath.im(r)) < mpmath.mpf(10) ** -20 and mpmath.re(r) >= 1]
+                return float(min(F(c) for c in cands))
+            lo, hi = max(mpmath.mpf(1), mpmath.mpf(float(zz)) * (1 - mpmath.mpf(10) ** -3)), mpmath.mpf(float(zz)) * (1 + mpmath.mpf(10) ** -3) + mpmath.mpf(10) ** -6
+            g = (mpmath.sqrt(5) - 1) / 2
+            for _ in range(150):
+                a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+                if F(a) <= F(b):
+                    hi = b
+                else:
+                    lo = a
+            return float(min(F((lo + hi) / 2), F(mpmath.mpf(1))))
+
+    vs, zs = np.broadcast_arrays(np.asarray(v, float), np.asarray(z0, float))
+    out = np.array([one(a, b) for a, b in zip(vs.ravel(), zs.ravel())]).reshape(vs.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+# -- the joint penalty (11) and its effective penalty -------------------------------------------------------
+def oplus(omega1, omega2, v, n: int = 200):
+    """(omega1 (+) omega2)(v) = min_{1 <= z <= v} omega1(z) + omega2(v/z) (eq 11), v >= 1, vectorized.
+
+    A log grid in z on [1, v] locates the minimum and golden-section search refines it; the endpoints z = 1
+    and z = v are candidates too."""
+    _, f1, _ = prepare(omega1, "omega1")
+    _, f2, _ = prepare(omega2, "omega2")
+    v = np.asarray(v, dtype=float)
+    F = lambda zz, vv: np.asarray(f1(zz), float) + np.asarray(f2(vv / zz), float)  # noqa: E731
+    lv = np.log(v)
+    t = np.linspace(0, 1, n)
+    grid = np.exp(lv[..., None] * t)
+    vals = F(grid, v[..., None])
+    k = np.argmin(vals, axis=-1)
+    lo = np.log(np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0])
+    hi = np.log(np.take_along_axis(grid, np.minimum(k + 1, n - 1)[..., None], -1)[..., 0])
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(90):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        left = F(np.exp(a), v) <= F(np.exp(b), v)
+        hi, lo = np.where(left, b, hi), np.where(left, lo, a)
+    best = F(np.exp((lo + hi) / 2), v)
+    return np.minimum(np.minimum(best, F(np.ones_like(v), v)), F(v, v))
+
+
+def tilde_oplus(omega1, omega2, v):
+    """Effective penalty of omega1 (+) omega2: min_{s1, s2 >= 1} omega1(s1) + omega2(s2) + v^2/(s1 s2)^2
+    (eqs 12, 15, 28 with sigma = v/(s1 s2)) = min_{u >= 1} (omega1 (+) omega2)(u) + v^2/u^2."""
+    v = np.abs(np.asarray(v, dtype=float))
+    prepare(omega1, "omega1"), prepare(omega2, "omega2")
+
+    def joint(u):
+        return oplus(omega1, omega2, np.maximum(np.asarray(u, float), 1.0), n=64)
+
+    return _tilde_search(joint, v)[0]
+
+
+def spectral_penalty(B, omega):
+    return float(np.sum(tilde(omega, np.linalg.svd(B, compute_uv=False))[0]))
+
+
+def theorem1(beta, omega):
+    """Theorem 1 (8): s = argmin_{z >= 1} omega(z) + ||beta||^2/z^2 (smallest), theta - theta0 = beta/s,
+    M = I + (s - 1) beta beta^T/||beta||^2 (beta = 0: s = 1, M = I)."""
+    b = float(np.linalg.norm(beta))
+    P = beta.shape[0]
+    if b == 0:
+        return {"s": 1.0, "theta_delta": np.zeros(P), "M": np.eye(P)}
+    _, s = tilde(omega, b)
+    s = float(s)
+    return {"s": s, "theta_delta": beta / s, "M": np.eye(P) + (s - 1) * np.outer(beta, beta) / b**2}
+
+
+v_p = scalar("v", "the argument (a singular value / coefficient magnitude); enters as |v|", low=-1e6, high=1e6)
+v1_p = scalar("v", "the argument, v >= 1", low=1, high=1e6)
+omega_p = _omega_param("omega", "SymPy expression in z: strictly increasing on z >= 1 with omega(1) = 0")
+o1_p = _omega_param("omega1", "first-factor penalty (as omega)")
+o2_p = _omega_param("omega2", "second-factor penalty (as omega)")
+
+ENTRIES = (
+    Entry(id="omega.tilde", title="Scalar effective penalty omega-tilde", source=Source(SEED, "eq (12)"),
+          doc=("min over z >= 1 of omega(z) + v^2/z^2: exact through the polynomial stationarity condition when "
+               "omega is polynomial on z >= 1 (including |z-1|^p, p integer), else a bounded vectorized search."),
+          params=(v_p, omega_p), lhs=r"\tilde\omega(v)", display=r"\min_{z\ge 1}\ \omega(z) + \frac{v^2}{z^2}",
+          compute=lambda v, omega: tilde(omega, v)[0], reference=_tilde_reference,
+          constraints=(_check_omega("omega"),), examples=({"v": 0.5, "omega": "Abs(z-1)"},
+                                                          {"v": 1e3, "omega": "(z-1)**2"}, {"v": 0.0, "omega": "exp(z-1)-z"}),
+          rtol=1e-10),
+    Entry(id="omega.oplus", title="Joint penalty omega1 (+) omega2", source=Source(SEED, "eq (11)"),
+          doc="min over 1 <= z <= v of omega1(z) + omega2(v/z), v >= 1 (Proposition 4: strictly increasing, 0 at 1).",
+          params=(v1_p, o1_p, o2_p), lhs=r"(\omega_1\oplus\omega_2)(v)",
+          display=r"\min_{1\le z\le v}\ \omega_1(z) + \omega_2(v/z)",
+          compute=lambda v, omega1, omega2: oplus(omega1, omega2, v),
+          constraints=(_check_omega("omega1", "omega2"),)),
+    Entry(id="omega.tilde_oplus", title="Effective penalty of the joint penalty", source=Source(SEED, "eqs (12), (15), (28)"),
+          doc="min over s1, s2 >= 1 of omega1(s1) + omega2(s2) + v^2/(s1 s2)^2: the per-singular-value problem (15)/(28).",
+          params=(v_p, o1_p, o2_p), lhs=r"\widetilde{\omega_1\oplus\omega_2}(v)",
+          display=r"\min_{s_1,s_2\ge 1}\ \omega_1(s_1) + \omega_2(s_2) + \frac{v^2}{s_1^2 s_2^2}",
+          compute=lambda v, omega1, omega2: tilde_oplus(omega1, omega2, v),
+          constraints=(_check_omega("omega1", "omega2"),)),
+    Entry(id="omega.spectral_penalty", title="Spectral effective penalty sum_j omega-tilde(sigma_j(B))",
+          source=Source(SEED, "eq (12), Theorem 2"), doc="The induced penalty on matrices through the singular values.",
+          params=(matrix("B", "P", "Q", "the matrix (a layer's effective coefficients)", low=-1e6, high=1e6), omega_p),
+          lhs=r"\widetilde\Omega_\omega(B)", display=r"\sum_j \tilde\omega(\sigma_j(B))",
+          compute=lambda B, omega: spectral_penalty(B, omega), constraints=(_check_omega("omega"),)),
+    Entry(id="omega.theorem1", title="Theorem 1: the structureless solution (s, theta - theta0, M)",
+          source=Source(SEED, "Theorem 1, eq (8)"),
+          doc=("s = argmin_{z >= 1} omega(z) + ||beta||^2/z^2 (smallest element of the argmin), theta_delta = beta/s, "
+               "M = I + (s-1) beta beta^T/||beta||^2; beta = 0 gives s = 1, M = I."),
+          params=(vector("beta", "P", "the interpolating coefficients beta-hat (eq 5)", low=-1e6, high=1e6), omega_p),
+          lhs=r"(s, \hat\theta - \theta_0, \hat M)",
+          display=r"\hat M = I_P + (s-1)\frac{\hat\beta\hat\beta^T}{\|\hat\beta\|^2},\ \hat\theta = \theta_0 + s^{-1}\hat\beta",
+          compute=lambda beta, omega: theorem1(beta, omega), constraints=(_check_omega("omega"),),
+          value_doc='{"s": float, "theta_delta": vector, "M": matrix}'),
+    Entry(id="omega.diag_l1", title="Diagonal M with omega(m) = m^2: 2||beta||_1", source=Source(SEED, "App. A.1, eq (22)"),
+          doc="min over m_j > 0 of m_j^2 + beta_j^2/m_j^2 = 2|beta_j| at m_j^2 = |beta_j|, summed: 2||beta||_1.",
+          params=(vector("beta", "P", "coefficients", low=-1e300, high=1e300),), lhs=r"\widetilde\Omega(\beta)",
+          display=r"2\|\beta\|_1", compute=lambda beta: 2 * float(np.sum(np.abs(beta))),
+          reference=lambda beta: float(2 * mpmath.fsum(abs(mpmath.mpf(float(b))) for b in beta))),
+)
+
+
+# -- derivations ---------------------------------------------------------------------------------------
+z = Z
+vv = sp.Symbol("v", positive=True)
+ss = sp.Symbol("s", positive=True)
+bb = sp.Symbol("b", positive=True)  # ||beta||
+P3 = 3
+b_vec = sp.Matrix(sp.symbols("b_1:4", real=True))
+M8 = sp.eye(P3) + (ss - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0]
+
+
+def _eval(omega: str, v):
+    return tilde(sp.sympify(omega, locals={"z": Z}), np.asarray(v, float))[0]
+
+
+def _prop3_concave():
+    worst = np.inf
+    for om in EXAMPLES:
+        u = np.linspace(0.0, 50.0, 2001)  # u = v^2
+        w = _eval(om, np.sqrt(u))
+        second = w[2:] - 2 * w[1:-1] + w[:-2]
+        worst = min(worst, float(np.min(-second)), float(np.min(np.diff(w))))
+    return worst >= -1e-11, f"min over {len(EXAMPLES)} omegas of -(second difference) and of the first difference of u -> omega~(sqrt u) on [0, 50]: {worst:.2e}"
+
+
+def _prop3_small_v():
+    # o(v^2): the deviation |omega~(v)/v^2 - 1| must shrink as v -> 0 (and be small at v = 1e-5)
+    vs = np.array([1e-1, 1e-2, 1e-3, 1e-4, 1e-5])
+    ok, worst = True, 0.0
+    for om in EXAMPLES:
+        dev = np.abs(_eval(om, vs) / vs**2 - 1)
+        ok &= bool(np.all(np.diff(dev) <= 1e-15)) and dev[-1] < 1e-4  # |z-1|^3: deviation ~ v (omega~ = v^2 - O(v^3))
+        worst = max(worst, float(dev[-1]))
+    return ok, f"|omega~(v)/v^2 - 1| decreases along v = 1e-1 .. 1e-5 for {len(EXAMPLES)} omegas; at 1e-5 at most {worst:.1e}"
+
+
+def _prop4():
+    worst = np.inf
+    for o1 in EXAMPLES[:3]:
+        for o2 in EXAMPLES[:3]:
+            vals = oplus(sp.sympify(o1, locals={"z": Z}), sp.sympify(o2, locals={"z": Z}), np.linspace(1, 20, 400))
+            worst = min(worst, float(np.min(np.diff(vals))), -abs(float(vals[0])) if vals[0] != 0 else np.inf)
+    return worst > 0, f"min over 9 pairs of the increments of (omega1 (+) omega2) on [1, 20] (and 0 at v = 1): {worst:.2e}"
+
+
+def _s_increasing():
+    s_small = float(tilde(sp.Abs(Z - 1), 0.5)[1])
+    return s_small > 1, (f"omega = |z - 1|, ||beta|| = 0.5: s = {s_small} = s(0); s stays 1 for ||beta|| <= 1/sqrt(2) "
+                         "(2 v^2 <= 1 = omega'(1+)), so it is non-decreasing, not increasing")
+
+
+def _asymptote():
+    # omega = (z-1)^2: stationarity z^4 - z^3 = v^2 parametrizes v by z; omega~ = (z-1)(2z-1)
+    zz = sp.Symbol("zeta", positive=True)
+    v_of = zz**2 * sp.sqrt(1 - 1 / zz)
+    w_of = (zz - 1) * (2 * zz - 1)
+    lead = sp.limit(w_of / v_of, zz, sp.oo)
+    nxt = sp.limit((w_of - 2 * v_of) / sp.sqrt(v_of), zz, sp.oo)
+    const = sp.limit(w_of - 2 * v_of + 2 * sp.sqrt(v_of), zz, sp.oo)
+    ok = lead == 2 and nxt == -2 and const == sp.Rational(3, 4)
+    num = float(_eval("(z-1)**2", 1e6)) - (2e6 - 2e3 + 0.75)
+    return ok and abs(num) < 1e-2, (f"omega~(v) = {lead} v - {-nxt} sqrt(v) + {const} + o(1) (SymPy limits); numerically "
+                                    f"omega~(1e6) - (2v - 2 sqrt v + 3/4) = {num:.2e}")
+
+
+def _seed_like_abs():
+    # the text says omega~ "behaves like |v|" for large v: the ratio omega~(v)/|v| tends to 2, not 1
+    r = float(_eval("(z-1)**2", 1e8)) / 1e8
+    return abs(r - 1) < 0.1, f"omega = (z-1)^2: omega~(1e8)/1e8 = {r:.6f} -> 2 (like 2|v|)"
+
+
+def _theorem1_value():
+    worst = 0.0
+    for om in EXAMPLES:
+        for b in (0.3, 1.0, 4.0):
+            e = sp.sympify(om, locals={"z": Z})
+            s = float(tilde(e, b)[1])
+            on, fn, _ = prepare(e)
+            obj = float(fn(s)) + (b / s) ** 2  # Omega(M) + ||theta - theta0||^2 at (8)
+            worst = max(worst, abs(obj - float(tilde(e, b)[0])))
+    return worst < 1e-12, f"max |Omega_omega(M) + ||beta/s||^2 - omega~(||beta||)| over omegas and ||beta||: {worst:.1e}"
+
+
+DERIVATIONS = (
+    Derivation("omega.theorem1", "Theorem 1: the structureless solution (8) and the adapted kernel (9)", SEED,
+               "Theorem 1, eqs (8)-(9), A.3.1", ("omega.theorem1", "omega.tilde"), (
+        Step("(8) interpolates: M (theta - theta0) = beta with theta - theta0 = beta/s", M8 * b_vec / ss, b_vec),
+        Step("(8): M has the eigenvalue s along beta and 1 on its complement", M8 * b_vec, ss * b_vec),
+        Step("(9): M^2 = I + (s^2 - 1) beta beta^T/||beta||^2", M8 * M8,
+             sp.eye(P3) + (ss**2 - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0]),
+        Step("(8) attains omega~(||beta||): Omega(M) + ||theta - theta0||^2 = omega(s) + ||beta||^2/s^2",
+             check_fn=claim(_theorem1_value, "evaluation over omegas and ||beta||")),
+        Step("'s takes its minimum value at ||beta|| = 0 and is increasing otherwise'", erratum=Erratum(
+            "003-thm1-s", SEED, "text after Theorem 1", "s takes minimum value at ||beta||_2 = 0 and is increasing otherwise",
+            "s is non-decreasing; for omega non-differentiable at 1 it stays 1 on a neighbourhood of 0 (|z - 1|: for "
+            "||beta|| <= 1/sqrt(2)), so there the kernel does not align at all.", ""),
+             check_fn=claim(_s_increasing, "evaluation at omega = |z - 1|, ||beta|| = 0.5")),
+    )),
+    Derivation("omega.propositions", "Propositions 3 and 4, App. A.1, and the large-v behaviour", SEED,
+               "Props. 3-4, eqs (11)-(12), (22)-(26)", ("omega.tilde", "omega.oplus", "omega.tilde_oplus",
+                                                        "omega.spectral_penalty", "omega.diag_l1"), (
+        Step("Prop. 3: u = v^2 -> omega~ is a minimum of functions affine in u (hence concave, non-decreasing)",
+             sp.diff(sp.Symbol("w") + sp.Symbol("u") / z**2, sp.Symbol("u"), 2), 0),
+        Step("Prop. 3: concave and increasing in v^2 (numerically, six omegas)", check_fn=claim(_prop3_concave,
+                                                                                              "second differences")),
+        Step("Prop. 3: omega~(v) = v^2 + o(v^2) (numerically, six omegas)", check_fn=claim(_prop3_small_v, "ratios at small v")),
+        Step("(24): stationarity omega'(z) - 2 v^2/z^3 = 0 and the envelope d omega~/dv = 2v/z^2",
+             sp.diff(sp.Function("omega")(z) + vv**2 / z**2, vv), 2 * vv / z**2),
+        Step("(26): p(p-1)|z-1|^(p-2) z' = 4v gives v z' = C v^(2/(p-1))",
+             vv * vv ** (1 - 2 * (sp.Symbol("p", positive=True) - 2) / (sp.Symbol("p", positive=True) - 1)),
+             vv ** (2 / (sp.Symbol("p", positive=True) - 1)), domain={sp.Symbol("p", positive=True): (1.5, 5.0)}),
+        Step("Prop. 4: omega1 (+) omega2 is strictly increasing on [1, oo) with value 0 at 1",
+             check_fn=claim(_prop4, "increments on a grid, 9 pairs")),
+        Step("A.1, (22): min_m m^2 + beta^2/m^2 = 2|beta| at m^2 = |beta|", (ss**2 + bb**2 / ss**2).subs(ss, sp.sqrt(bb)), 2 * bb),
+        Step("omega = (z-1)^2: omega~(v) = 2v - 2 sqrt(v) + 3/4 + o(1)", check_fn=claim(_asymptote, "SymPy limits along z")),
+        Step("'omega~ behaves like |v| for large v' (omega = (v-1)^2)", erratum=Erratum(
+            "003-prop3-abs", SEED, "text after Proposition 3", "when omega(v) = (v-1)^2, omega~(v) behaves like |v| for large v",
+            "omega~(v) = 2|v| - 2 sqrt|v| + 3/4 + o(1): linear with slope 2 (nuclear-norm-like up to the factor 2).", ""),
+             check_fn=claim(_seed_like_abs, "ratio at v = 1e8")),
+    )),
+)
