@@ -66,7 +66,8 @@ def prepare(expr: sp.Expr, name: str = "omega"):
                                  optims_c99), modules=["scipy", "numpy"])
 
     def fn(zz):
-        return fx(np.asarray(zz, dtype=float) - 1.0)
+        # omega is only used on z >= 1; rounding (v/z for z ~ v) must not reach x < 0, where x^(3/2) is NaN
+        return fx(np.maximum(np.asarray(zz, dtype=float) - 1.0, 0.0))
     poly = sp.Poly(sp.expand(on), z) if on.is_polynomial(z) else None
     return on, fn, poly
 

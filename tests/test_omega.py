@@ -1,0 +1,83 @@
+"""omega family: Propositions 3 and 4 attacked with Hypothesis over families of omega (seed 003)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+import theorylab
+from theorylab import DomainError
+
+tilde = theorylab.get("omega.tilde")
+oplus = theorylab.get("omega.oplus")
+tilde_oplus = theorylab.get("omega.tilde_oplus")
+theorem1 = theorylab.get("omega.theorem1")
+spectral = theorylab.get("omega.spectral_penalty")
+
+# families: |z-1|^p for several p, (z-1)^2, exp(z-1) - z, and sums of them
+powers = st.sampled_from(["1", "3/2", "2", "3", "4"]).map(lambda p: f"Abs(z-1)**({p})")
+bases = st.one_of(powers, st.just("exp(z-1)-z"), st.just("(z-1)**2"))
+omegas = st.one_of(bases, st.tuples(bases, bases, st.floats(0.1, 10)).map(lambda t: f"{t[0]} + {t[2]}*({t[1]})"))
+
+
+@given(omegas, st.lists(st.floats(0, 30), min_size=3, max_size=3, unique=True))
+def test_prop3_concave_and_increasing_in_v_squared(omega, us):
+    """u -> omega~(sqrt u) is concave and non-decreasing: the middle point lies above the chord."""
+    u0, u1, u2 = sorted(us)
+    if u2 - u0 < 1e-6:
+        return
+    w0, w1, w2 = tilde(v=np.sqrt([u0, u1, u2]), omega=omega)
+    chord = w0 + (w2 - w0) * (u1 - u0) / (u2 - u0)
+    assert w1 >= chord - 1e-9 * (1 + abs(w2))  # values accurate to ~1e-15 relative
+    assert w0 <= w1 + 1e-12 * (1 + w1) and w1 <= w2 + 1e-12 * (1 + w2)
+
+
+@given(omegas)
+def test_prop3_quadratic_near_zero(omega):
+    # o(v^2): the deviation decays, as slowly as v^(2/(p-1)) for |z-1|^p (p = 4: v^(2/3))
+    vs = np.logspace(-2, -8, 7)
+    dev = np.abs(tilde(v=vs, omega=omega) / vs**2 - 1)
+    assert np.all(np.diff(dev) <= 1e-15) and dev[-1] < 1e-4
+
+
+@given(omegas, omegas, st.lists(st.floats(1, 50), min_size=2, max_size=2, unique=True))
+def test_prop4_joint_penalty_strictly_increasing_and_zero_at_one(o1, o2, vs):
+    a, b = sorted(vs)
+    assert oplus(v=1.0, omega1=o1, omega2=o2) == pytest.approx(0.0, abs=1e-15)
+    if b - a > 1e-6:
+        assert oplus(v=a, omega1=o1, omega2=o2) < oplus(v=b, omega1=o1, omega2=o2)
+
+
+@given(omegas, omegas, st.floats(0, 20))
+def test_effective_joint_penalty_is_below_each_factor_alone(o1, o2, v):
+    """Fixing s2 = 1 (or s1 = 1) in (28) gives omega1~ (or omega2~): the joint minimum is at most both."""
+    joint = tilde_oplus(v=v, omega1=o1, omega2=o2)
+    assert joint <= tilde(v=v, omega=o1) + 1e-9 * (1 + joint)
+    assert joint <= tilde(v=v, omega=o2) + 1e-9 * (1 + joint)
+
+
+@given(st.lists(st.floats(-10, 10), min_size=1, max_size=5), bases)
+def test_theorem1_structure(beta, omega):
+    beta = np.array(beta)
+    out = theorem1(beta=beta, omega=omega)
+    np.testing.assert_allclose(out["M"] @ out["theta_delta"], beta, rtol=1e-12, atol=1e-12)
+    assert out["s"] >= 1
+    assert np.allclose(out["M"], out["M"].T)
+
+
+def test_spectral_penalty_of_a_diagonal_matrix_is_the_sum():
+    B = np.diag([3.0, 0.5])
+    assert spectral(B=B, omega="(z-1)**2") == pytest.approx(float(np.sum(tilde(v=[3.0, 0.5], omega="(z-1)**2"))))
+
+
+def test_diag_l1():
+    assert theorylab.get("omega.diag_l1")(beta=[1.0, -2.0, 0.5]) == 7.0
+
+
+@pytest.mark.parametrize("bad, why", [("(z-1)**2 + 1", "omega\\(1\\) = 0"), ("sin(z-1)", "strictly increasing"),
+                                      ("z + q", "in z alone"), ("sqrt(z - 2)", "omega")])
+def test_invalid_omegas_are_rejected_with_the_reason(bad, why):
+    with pytest.raises(DomainError, match=why):
+        tilde(v=1.0, omega=bad)
