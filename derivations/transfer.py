@@ -167,6 +167,15 @@ def _negative_region(theta, sigma):
     return {"overparameterized": over, "underparameterized_from": under}
 
 
+def _boundary_representable(values):
+    th_, sg = values["theta"], values["sigma"]
+    s2 = math.sin(th_) ** 2
+    if sg > 0 and s2 > 0 and (s2 < 1e-300 or sg * sg / s2 > 1e300):
+        return (f"theta must keep the boundary 1 + sigma^2/sin^2(theta) within float64 (sin^2(theta) >= sigma^2 "
+                f"* 1e-300); got theta={th_!r} with sigma={sg!r}")
+    return None
+
+
 def _negative_region_reference(theta, sigma):
     with mpmath.workdps(40):
         th_, sg = mpmath.mpf(theta), mpmath.mpf(sigma)
@@ -184,7 +193,10 @@ def _negative_region_reference(theta, sigma):
 
 # -- RKHS residual ---------------------------------------------------------------------------------------
 def _unit_rows(M, name):
-    norms = np.linalg.norm(M, axis=1)
+    # scaled norms: np.linalg.norm squares its entries, which underflows for rows of norm ~1e-160
+    big = np.max(np.abs(M), axis=1)
+    safe = np.where(big > 0, big, 1.0)
+    norms = big * np.sqrt(np.sum((M / safe[:, None]) ** 2, axis=1))
     if np.any(norms == 0):
         raise DomainError(f"{name} must have no zero row (rows are normalized to the sphere); got a zero row "
                           f"at index {int(np.argmin(norms))}")
@@ -351,6 +363,7 @@ entries_ += [
           lhs=r"\{\gamma: \mathcal{T}_{lt} < 0\}",
           display=r"(\gamma_-, \gamma_+) \cup (1 + \sigma^2/\sin^2\theta, \infty)",
           compute=_negative_region, reference=_negative_region_reference,
+          constraints=(Constraint(_boundary_representable, "1 + sigma^2/sin^2(theta) representable"),),
           value_doc='{"overparameterized": [gamma_minus, gamma_plus] or null, "underparameterized_from": gamma or null}'),
     Entry(id="transfer.kl_divergence", title="KL divergence of the label distributions of two regressions",
           source=Source(SEED, "eqs (28)-(31)"), doc="D_KL(p_f || p_g) = ||f - g||^2_{L2(p)} / (2 sigma^2).",
