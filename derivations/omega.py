@@ -307,6 +307,9 @@ def theorem1(beta, omega):
         return {"s": 1.0, "theta_delta": np.zeros(P), "M": np.eye(P)}
     _, s = tilde(omega, b)
     s = float(s)
+    if s > 1e50:  # the search ran towards its cap (2^201): a bounded omega, whose infimum is approached as z -> oo
+        raise DomainError(f"omega must grow without bound for a minimizer to exist at ||beta|| = {b:.6g} (omega(z) + "
+                          f"||beta||^2/z^2 decreases to its infimum as z -> oo); got omega={omega}")
     return {"s": s, "theta_delta": beta / s, "M": np.eye(P) + (s - 1) * np.outer(beta, beta) / b**2}
 
 
@@ -409,6 +412,16 @@ def _s_increasing():
                          "(2 v^2 <= 1 = omega'(1+)), so it is non-decreasing, not increasing")
 
 
+def _bounded_omega():
+    # omega = (z-1)^2/(1+(z-1)^2) is strictly quasi-convex with omega(1) = 0 but bounded by 1: with ||beta|| = 2,
+    # omega(z) + 4/z^2 -> 1 as z -> oo and stays above 1, so eq (4) has no minimizer
+    F = lambda zz: (zz - 1) ** 2 / (1 + (zz - 1) ** 2) + 4 / zz**2  # noqa: E731
+    vals = [F(10.0**k) for k in range(1, 8)]
+    decreasing = all(a > b for a, b in zip(vals, vals[1:]))
+    return not (decreasing and min(vals) > 1), (f"omega = (z-1)^2/(1+(z-1)^2), ||beta|| = 2: F(10^k) = "
+                                                f"{', '.join(f'{x:.9f}' for x in vals[:4])}, ... decreases to 1, never attained")
+
+
 def _asymptote():
     # omega = (z-1)^2: stationarity z^4 - z^3 = v^2 parametrizes v by z; omega~ = (z-1)(2z-1)
     zz = sp.Symbol("zeta", positive=True)
@@ -450,6 +463,11 @@ DERIVATIONS = (
              sp.eye(P3) + (ss**2 - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0]),
         Step("(8) attains omega~(||beta||): Omega(M) + ||theta - theta0||^2 = omega(s) + ||beta||^2/s^2",
              check_fn=claim(_theorem1_value, "evaluation over omegas and ||beta||")),
+        Step("'there is a solution to eq. 4' for every strictly quasi-convex omega with omega(1) = 0", erratum=Erratum(
+            "003-thm1-existence", SEED, "Theorem 1", "there is a solution to eq. 4 with Omega = Omega_omega",
+            "needs omega(z) -> oo: for a bounded omega the infimum omega~(||beta||) is approached as z -> oo but not "
+            "attained (the entry omega.tilde returns the infimum; omega.theorem1 rejects such inputs).", ""),
+             check_fn=claim(_bounded_omega, "evaluation along z = 10^k")),
         Step("'s takes its minimum value at ||beta|| = 0 and is increasing otherwise'", erratum=Erratum(
             "003-thm1-s", SEED, "text after Theorem 1", "s takes minimum value at ||beta||_2 = 0 and is increasing otherwise",
             "s is non-decreasing; for omega non-differentiable at 1 it stays 1 on a neighbourhood of 0 (|z - 1|: for "
