@@ -309,7 +309,7 @@ def theorem1(beta, omega):
     s = float(s)
     _, fn, _ = prepare(omega)
     F = lambda zz: float(fn(zz)) + b * b / (zz * zz)  # noqa: E731
-    if F(10 * s) < F(s):  # still decreasing beyond s: a bounded omega, whose infimum is approached as z -> oo: a bounded omega, whose infimum is approached as z -> oo
+    if F(10 * s) <= F(s):  # not increasing beyond s: a bounded omega, whose infimum is approached as z -> oo: a bounded omega, whose infimum is approached as z -> oo
         raise DomainError(f"omega must grow without bound for a minimizer to exist at ||beta|| = {b:.6g} (omega(z) + "
                           f"||beta||^2/z^2 decreases to its infimum as z -> oo); got omega={omega}")
     return {"s": s, "theta_delta": beta / s, "M": np.eye(P) + (s - 1) * np.outer(beta, beta) / b**2}
