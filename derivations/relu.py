@@ -1,0 +1,1041 @@
+"""relu: the PT+FT penalty of a shallow ReLU network's hidden unit, via a quartic (seed 001, Sec. 1).
+
+Entries quartic, stationary_points, penalty, penalty_aux, log_slope; the derivation of eqs (2)-(11) and the
+claims of Sec. 1.2, with the seed's errata (the definition of rho, the divergence at u -> 0, the uniqueness of
+the positive root, the log-derivative) checked as steps that must fail.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from theorylab.derivation import Derivation, Erratum, Step, claim
+from theorylab.entry import Constraint, Entry, Source
+from theorylab.params import DomainError, scalar
+
+SEED = "001_47508cf19f540f71.txt"
+
+# ------------------------------------------------------------------------------------------------------
+# the numeric core: the global minimum of p(u) over u > 0, batched
+#
+# p(u) = (m/u - gamma)^2 + (u - a)^2 + C with a = m0 rho, C = m0^2 (1 - rho^2) (a sum of nonnegative terms),
+# stationary where f(u) = u^4 - a u^3 + c u - M = 0 (c = gamma m, M = m^2), and p' has the sign of f.
+# f'' = 6u(2u - a): f is concave on (0, a/2) and convex beyond. Descartes: one positive root unless a > 0 and
+# c > 0; then f' = 4u^3 - 3a u^2 + c has the critical points u_L < a/2 < u_R (when c < a^3/4), and p's local
+# minima are the root r1 in (0, u_L) (exists iff f(u_L) > 0) and the root r3 > u_R (iff f(u_R) < 0). Newton's
+# method is monotone on both: from below on the concave increasing branch, from above on the convex one.
+# ------------------------------------------------------------------------------------------------------
+
+_SPLIT = 134217729.0   # 2^27 + 1, Dekker's splitting constant for float64
+_CHUNK = 16384         # points per block: every temporary stays in cache (large temporaries cost page faults)
+_TINY_M2 = 1e-250      # scaled m^2 below this leaves float64's joint range for the quartic: mpmath path
+_MAXIT = 200           # Newton is monotone; near a multiple root it is linear, so allow many steps
+TIE_RTOL = 1e-13       # two local minima this close (relative) are a tie for log_slope (values carry ~1e-15)
+
+
+def _two_prod(x, y):
+    """(p, e) with x*y = p + e exactly (Dekker's algorithm; no FMA in NumPy). |x|, |y| well inside range."""
+    p = x * y
+    t = _SPLIT * x
+    xh = t - (t - x)
+    xl = x - xh
+    t = _SPLIT * y
+    yh = t - (t - y)
+    yl = y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _upper_bound(ap, an, cp, cn, M):
+    """An upper bound on the positive roots of f, by sign pattern (a start for Newton from above).
+
+    Fujiwara's 2 max(a+, c-^(1/3), (M/2)^(1/4)) always holds. Tighter: with a <= 0 and c >= 0 the root lies below
+    each (M/b_j)^(1/j) of the positive terms b_j u^j; with a <= 0 and c < 0 above the u where the positive terms
+    reach twice each negative one (each bounded by its smallest single-term solution); with a > 0 (and c <= 0) below a + (c- a + M)/a^3 (the root exceeds a and
+    u - a = (c- u + M)/u^3 decreases) and below max(3a, (3c-)^(1/3), (3M)^(1/4)). fmin/fmax skip the 0/0 of absent
+    terms. (For a > 0 and c > 0 the caller tightens the bound of the largest root with f(a).)
+    """
+    qM = np.sqrt(np.sqrt(M))
+    cc = np.cbrt(cn)
+    ca = np.cbrt(M / an)
+    fuj = 2.0 * np.fmax(np.fmax(ap, cc), 0.8408964152537146 * qM)           # 2^(-1/4) M^(1/4)
+    u1 = np.fmin(np.fmin(qM, ca), M / cp)
+    # a <= 0, c < 0: u^4 + |a| u^3 >= 2 c- u once either positive term alone does, and >= 2M likewise
+    u2 = np.fmax(np.fmin(1.2599210498948732 * cc, np.sqrt(2.0 * cn / an)),      # 2^(1/3)
+                 np.fmin(1.189207115002721 * qM, 1.2599210498948732 * ca))      # 2^(1/4), 2^(1/3)
+    # a > 0, c <= 0: f(a) < 0, so r > a and r - a = (c- r + M)/r^3 <= (c- a + M)/a^3
+    ua = ap + (cn * ap + M) / (ap * ap * ap)
+    u3 = np.fmin(ua, np.fmax(np.fmax(3.0 * ap, 1.4422495703074083 * cc), 1.3160740129524924 * qM))  # 3^(1/3), 3^(1/4)
+    U = np.where(ap > 0, u3, np.where(cn > 0, u2, u1))
+    return np.fmin(U, fuj)
+
+
+def _newton(a, c, M, u, clamp, down: bool, tol: float = 1e-9):
+    """Monotone Newton on f from the safe side of one root, clamped to the root's branch [u_R, oo) or (0, u_L];
+    converged points leave the active set."""
+    out = u.copy()
+    ids = np.arange(u.size)
+    a3 = 3.0 * a
+    for _ in range(_MAXIT):
+        if not ids.size:
+            break
+        u2 = u * u
+        f = ((u - a) * u2 + c) * u - M
+        fp = (4.0 * u - a3) * u2 + c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = f / fp
+        un = np.maximum(u - step, clamp) if down else np.minimum(u - step, clamp)
+        prog = un < u if down else un > u
+        u = np.where(prog, un, u)
+        # after a step below tol u the quadratic convergence leaves an error ~tol^2 u
+        done = ~prog | (np.abs(step) <= tol * u)
+        ndone = int(np.count_nonzero(done))
+        if ndone == done.size:
+            out[ids] = u
+            ids = ids[:0]
+        elif ndone * 8 > done.size:  # compact when it pays; a converged point left active just stays put
+            out[ids[done]] = u[done]
+            keep = ~done
+            ids, u, a, a3, c, M, clamp = ids[keep], u[keep], a[keep], a3[keep], c[keep], M[keep], clamp[keep]
+    if ids.size:
+        out[ids] = u
+    return out
+
+
+def _newton_convex(a, c, M, u, tol: float = 1e-9):
+    """Newton from above where f is convex and increasing right of its only positive root (one sign change:
+    m0 rho <= 0 or gamma m <= 0): no clamp needed, a step <= 0 means converged. The bulk of the work."""
+    out = u.copy()
+    ids = np.arange(u.size)
+    a3 = 3.0 * a
+    for _ in range(_MAXIT):
+        if not ids.size:
+            break
+        u2 = u * u
+        f = ((u - a) * u2 + c) * u - M
+        fp = (4.0 * u - a3) * u2 + c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = f / fp
+        # a step <= 0 only happens at the rounding level of the root (f(u) <= 0 computed): taking it is harmless
+        u = u - step
+        done = ~(step > tol * u)
+        ndone = int(np.count_nonzero(done))
+        if ndone == done.size:
+            out[ids] = u
+            ids = ids[:0]
+        elif ndone * 8 > done.size:
+            out[ids[done]] = u[done]
+            keep = ~done
+            ids, u, a, a3, c, M = ids[keep], u[keep], a[keep], a3[keep], c[keep], M[keep]
+    if ids.size:
+        out[ids] = u
+    return out
+
+
+def _compensated(m, m0, m0lo, rho, g, C, u, steps: int = 2):
+    """Newton on p'(u)/2 = B - A w/u, then p = A^2 + B^2 + C, with A = (m - gamma u)/u and B = u - m0 rho formed
+    from exact products and u carried as u_hi + du: near the zero set (rho = 1, m = gamma m0) r~ ~ eps^2 m^2/k and
+    u* must be resolved below one ulp (u_hi + du), or rounding u alone would change r~ at first order."""
+    ahi, alo = _two_prod(m0, rho)
+    alo = alo + m0lo * rho
+    for _ in range(2):  # first bring u_hi to the float nearest the root (du must stay below an ulp or so)
+        ph, pl = _two_prod(g, u)
+        A = ((m - ph) - pl) / u
+        B = (u - ahi) - alo
+        w = m / u
+        with np.errstate(divide="ignore", invalid="ignore"):
+            un = u - (B - A * w / u) / (1.0 + w * (w + 2.0 * A) / (u * u))
+        u = np.where((un > 0) & np.isfinite(un), un, u)
+    ph, pl = _two_prod(g, u)
+    N0 = (m - ph) - pl          # m - gamma u_hi, to eps |N0|
+    B0 = (u - ahi) - alo        # u_hi - m0 rho, to eps |B0|
+    du = np.zeros_like(u)
+    for it in range(steps + 1):
+        U = u + du
+        A = (N0 - g * du) / U
+        B = B0 + du
+        w = m / U
+        Gp = 1.0 + w * (w + 2.0 * A) / (U * U)
+        if it == steps:
+            break
+        G = B - A * w / U
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = G / Gp
+        du = np.where(np.isfinite(step) & (U - step > 0), du - step, du)
+    # at the root A w/U = B, so A = B U/w too: take that form where u - m0 rho cancels less than m/u - gamma
+    # (e.g. u* ~ m/gamma with m/u* - gamma ~ 1e-35 gamma: no float u resolves A directly, B has all its digits)
+    A = np.where(np.abs(B * g) > np.abs(A * ahi), B * U / w, A)
+    return A * A + B * B + C, A, w, u + du, Gp
+
+
+def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True):
+    """One block in scaled units (max(sqrt|m|, m0, |gamma|) in [1/2, 1)).
+
+    Returns value, u*, slope = d log r / d log|m|, gap (relative difference of the two local minima, inf when
+    there is one), curvature g'(u*) = p''(u*)/2 (these three only with full=True), and a mask of points left to the
+    mpmath path.
+    """
+    n = m.size
+    a = m0 * rho
+    c = g * m
+    M = m * m
+    C = m0sq * ((1.0 - rho) * (1.0 + rho))
+    value = np.full(n, np.nan)
+    ustar = np.full(n, np.nan)
+    slope = np.full(n, np.nan) if full else None
+    gap = np.full(n, np.inf) if full else None
+    curv = np.full(n, np.nan) if full else None
+    zero = m == 0
+    dead = M < _TINY_M2
+    if dead.any():
+        if zero.any():
+            # m = 0: p = gamma^2 + (u - a)^2 + C, inf at u = a if a > 0, else the limit u -> 0+ (not attained)
+            z = zero
+            value[z] = g[z] * g[z] + np.where(a[z] > 0, C[z], m0sq[z])
+            ustar[z] = np.where(a[z] > 0, a[z], np.nan)
+        live = np.flatnonzero(~dead)
+        dead &= ~zero
+    else:
+        live = None
+    if live is None:
+        mL, m0L, lo, rL, gL, aL, cL, ML, CL = m, m0, m0lo, rho, g, a, c, M, C
+    elif live.size == 0:
+        return value, ustar, slope, gap, curv, dead
+    else:
+        mL, m0L, lo, rL, gL, aL, cL, ML, CL = (x[live] for x in (m, m0, m0lo, rho, g, a, c, M, C))
+    nl = mL.size
+    # the value is stationary in u: a Newton step below 1e-6 u leaves u within ~1e-12 and p within ~1e-24 (points
+    # where p'' u^2/p is large are the flagged ones, re-polished below); the slope is first order in u: 1e-9
+    tol = 1e-9 if full else 1e-6
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        U = _upper_bound(np.maximum(aL, 0.0), np.maximum(-aL, 0.0), np.maximum(cL, 0.0), np.maximum(-cL, 0.0), ML)
+    bmask = (aL > 0) & (cL > 0)
+    both = np.flatnonzero(bmask)
+    best_u = np.empty(nl)
+    il = both[:0]
+    right_b = il
+    if both.size:
+        one = np.flatnonzero(~bmask)
+        best_u[one] = _newton_convex(aL[one], cL[one], ML[one], U[one], tol)
+        ab, cb, Mb = aL[both], cL[both], ML[both]
+        with np.errstate(divide="ignore", over="ignore"):
+            kap = cb / (ab * ab * ab)  # a^3 may underflow: kappa = inf is the monotone case, as it should be
+        small = kap < 0.25
+        # critical points u = a t: 4t^3 - 3t^2 + kappa = 0, t = 1/4 + cos(phi + 2 pi k/3)/2, cos(3 phi) = 1 - 8 kappa;
+        # phi = (2/3) asin(2 sqrt(kappa)) and the product form of t_L avoid cancellation at small kappa
+        phi = (2.0 / 3.0) * np.arcsin(2.0 * np.sqrt(np.minimum(kap, 0.25)))
+        h = 0.5 * phi
+        uLs = ab * np.where(small, np.sin(h + np.pi / 3.0) * np.sin(h), 0.5)
+        uRs = ab * np.where(small, 0.25 + 0.5 * np.cos(phi), 0.5)
+        fL = uLs * uLs * (uLs * (uLs - ab)) + (cb * uLs - Mb)
+        fR = uRs * uRs * (uRs * (uRs - ab)) + (cb * uRs - Mb)
+        lb = fL >= 0
+        rb = (fR < 0) | ~lb  # exactly: f(u_L) > f(u_R), so at least one branch holds
+        il = both[lb]
+        right_b = both[rb]
+        # f < 0 below min(M/(2c), (M/2)^(1/4)) (u^4 + c u < M there); f(u_L) = 0 exactly: u_L is the root
+        Ll = np.minimum(np.minimum(Mb[lb] / (2.0 * cb[lb]), np.sqrt(np.sqrt(0.5 * Mb[lb]))), uLs[lb])
+        Ll = np.where(fL[lb] == 0, uLs[lb], Ll)
+        uleft = _newton(aL[il], cL[il], ML[il], Ll, uLs[lb], down=False, tol=tol)
+        # largest root: below a if f(a) = c a - M > 0 (f increases beyond u_R < a), else within M/a^3 above a
+        ar, cr, Mr = ab[rb], cb[rb], Mb[rb]
+        fa = cr * ar - Mr
+        Ur = np.minimum(U[right_b], np.where(fa > 0, ar, ar + Mr / (ar * ar * ar)))
+        uright = _newton(aL[right_b], cL[right_b], ML[right_b], Ur, uRs[rb], down=True, tol=tol)
+        best_u[right_b] = uright
+        best_u[both[~rb]] = uleft[~rb[lb]]  # only the left root exists there
+    else:
+        best_u = _newton_convex(aL, cL, ML, U, tol)
+    w = mL / best_u
+    A = w - gL
+    B = best_u - aL
+    best = A * A + B * B + CL
+    ggap = None
+    if il.size and right_b.size:
+        two = np.flatnonzero(lb & rb)
+        i2 = both[two]
+        if i2.size:  # both local minima exist: keep the smaller
+            ul = uleft[rb[lb]]
+            wl = mL[i2] / ul
+            Al = wl - gL[i2]
+            Bl = ul - aL[i2]
+            vl = Al * Al + Bl * Bl + CL[i2]
+            old = best[i2]
+            take = vl < old
+            low = np.minimum(vl, old)
+            if full:
+                ggap = (i2, np.abs(vl - old) / low)
+            best[i2] = low
+            best_u[i2] = np.where(take, ul, best_u[i2])
+            A[i2] = np.where(take, Al, A[i2])
+            w[i2] = np.where(take, wl, w[i2])
+    # cancellation in m/u - gamma or in u - m0 rho loses digits of p (and in m/u - gamma of A, hence of the slope):
+    # redo those points with exact products; elsewhere each term is within a few ulps and all terms are >= 0
+    risk = np.abs(A * gL) + np.abs((best_u - aL) * aL) >= 16.0 * best  # >=: a computed 0 is always redone
+    if full:
+        risk |= np.abs(A) < 2.0**-10 * np.abs(gL)
+    flag = np.flatnonzero(risk)
+    Gp = None
+    if full:
+        Gp = 1.0 + w * (w + 2.0 * A) / (best_u * best_u)
+    if flag.size:
+        v2, A2, w2, u2, gp2 = _compensated(mL[flag], m0L[flag], lo[flag], rL[flag], gL[flag], CL[flag],
+                                           best_u[flag])
+        best[flag], A[flag], w[flag], best_u[flag] = v2, A2, w2, u2
+        if full:
+            Gp[flag] = gp2
+    if live is None:
+        value, ustar = best, best_u
+    else:
+        value[live] = best
+        ustar[live] = best_u
+    if full:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sl = 2.0 * A * w / best
+        gg = np.full(nl, np.inf)
+        if ggap is not None:
+            gg[ggap[0]] = ggap[1]
+        if live is None:
+            slope, gap, curv = sl, gg, Gp
+        else:
+            slope[live], gap[live], curv[live] = sl, gg, Gp
+    return value, ustar, slope, gap, curv, dead
+
+
+def minimize_p(m, m0, rho, gamma, *, m0sq=None, outputs=("value", "u", "slope", "gap", "curvature")):
+    """The global minimum of p(u) over u > 0 for arrays of (m, m0, rho, gamma) (broadcast). Seed 001, eqs (6)-(11).
+
+    Returns a dict of arrays (those named in `outputs`): "value" r~, "u" the minimizer (NaN where the infimum is not
+    attained, m = 0 and m0 rho <= 0), "slope" d log r~ / d log|m| = 2 (m/u* - gamma)(m/u*)/r~ (envelope theorem;
+    NaN at m = 0), "gap" the relative difference between the two local minima (inf with one), "curvature"
+    p''(u*)/2. `m0sq` (default m0^2) is the exact m0^2 where m0 = sqrt(m_aux) is rounded. Blocks of 16384 points,
+    each point scaled by a power of two so that max(sqrt|m|, m0, |gamma|) lies in [1/2, 1).
+    """
+    arrs = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, m0, rho, gamma)))
+    shape = arrs[0].shape
+    m, m0, rho, g = (np.ascontiguousarray(x).ravel() for x in arrs)
+    exact_sq = m0sq is not None
+    if exact_sq:
+        m0sq = np.ascontiguousarray(np.broadcast_to(np.asarray(m0sq, dtype=float), shape)).ravel()
+    n = m.size
+    keys = ("value", "u", "slope", "gap", "curvature")
+    out = {k: np.empty(n) for k in keys if k in outputs}
+    for s in range(0, n, _CHUNK):
+        e = min(s + _CHUNK, n)
+        mm, mm0, rr, gg = m[s:e], m0[s:e], rho[s:e], g[s:e]
+        if exact_sq:
+            # m0 = sqrt(m0sq) rounded: m0sq - m0^2 = r exactly, so the exact root is m0 + r/(2 m0) to ~eps^2
+            sq = m0sq[s:e]
+            ph, pl = _two_prod(mm0, mm0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lo = np.where(mm0 > 0, ((sq - ph) - pl) / (2.0 * mm0), 0.0)
+        else:
+            sq, lo = mm0 * mm0, np.zeros(e - s)
+        with np.errstate(invalid="ignore"):
+            big = np.maximum(np.maximum(np.sqrt(np.abs(mm)), mm0), np.abs(gg))
+        _, k = np.frexp(big)
+        # multiplying by 2^-k twice is exact wherever the result is a normal float; a subnormal scaled m lies in
+        # the mpmath regime (its original value is used there), a subnormal scaled m0 or gamma is negligible
+        t = np.ldexp(1.0, -k)
+        res = _core(mm * t * t, mm0 * t, rr, gg * t, sq * t * t, lo * t,
+                    full=any(k in out for k in ("slope", "gap", "curvature")))
+        inv = np.ldexp(1.0, k)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if "value" in out:
+                out["value"][s:e] = res[0] * inv * inv
+            if "u" in out:
+                out["u"][s:e] = res[1] * inv
+        for key, j in (("slope", 2), ("gap", 3), ("curvature", 4)):
+            if key in out:
+                out[key][s:e] = res[j]
+        for j in np.flatnonzero(res[5]):  # |m| < 1e-125 max(m0, |gamma|)^2: exact arithmetic, point by point
+            i = s + j
+            r = _mp_minimize(m[i], m0sq[i] if exact_sq else None, m0[i], rho[i], g[i])
+            for key in out:
+                out[key][i] = float(r[key])
+    return {k: v.reshape(shape) for k, v in out.items()}
+
+
+# ------------------------------------------------------------------------------------------------------
+# high-precision references (mpmath): polyroots at a precision set by the spread of the root scales, then p at
+# the real part of every root with Re > 0 (each is an upper bound; the minimizer is among them)
+# ------------------------------------------------------------------------------------------------------
+
+
+def _spread_digits(a, c, M) -> int:
+    """Decimal digits between the largest and the smallest possible positive root (Fujiwara bounds)."""
+    def lg(x):
+        return float(mpmath.log10(x)) if x > 0 else None
+    hi = [v for v in (lg(abs(a)), lg(abs(c)) / 3 if c else None, lg(M) / 4) if v is not None]
+    lo = [v for v in (lg(M) - lg(abs(c)) if c else None, (lg(M) - lg(abs(a))) / 3 if a else None, lg(M) / 4)
+          if v is not None]
+    return max(0, int(math.ceil(max(hi) - min(lo))))
+
+
+def _mp_roots(coeffs, dps: int):
+    """All complex roots of a polynomial (mpf coefficients, highest first) at `dps` digits; the variable is
+    rescaled so the largest root is about 1 (Durand-Kerner starts near the unit circle)."""
+    n = len(coeffs) - 1
+    scale = max(abs(c / coeffs[0]) ** (mpmath.mpf(1) / j) for j, c in enumerate(coeffs[1:], 1) if c) \
+        if any(coeffs[1:]) else mpmath.mpf(1)
+    scaled = [c / scale ** j for j, c in enumerate(coeffs)]
+    # a multiple root makes Durand-Kerner linear: retry at lower precision (coarser tolerance); the callers
+    # polish or only need candidate points (p is flat to fourth order at a triple root)
+    for digits in (dps, dps // 2, dps // 4, 15):
+        with mpmath.workdps(max(digits, 15)):
+            try:
+                roots = mpmath.polyroots(scaled, maxsteps=400, extraprec=2 * digits)
+                return [r * scale for r in roots]
+            except mpmath.libmp.NoConvergence:
+                continue
+    # still not converged (a multiple root): float64 eigenvalue seeds, which the callers polish by Newton
+    return [mpmath.mpc(complex(r)) * scale for r in np.roots([float(c) for c in scaled])]
+
+
+def _mp_minimize(m, m0sq, m0, rho, g, dps: int | None = None) -> dict[str, Any]:
+    """min over u > 0 of p in mpmath (inputs exact: floats or mpf); also u*, the slope, the gap, p''/2."""
+    with mpmath.workdps(30):
+        mm, rr, gg = mpmath.mpf(m), mpmath.mpf(rho), mpmath.mpf(g)
+        sq = mpmath.mpf(m0) ** 2 if m0sq is None else mpmath.mpf(m0sq)
+        spread = 0 if mm == 0 else _spread_digits(mpmath.sqrt(sq) * rr, gg * mm, mm * mm)
+    dps = max(dps or 0, 40 + 4 * spread)
+    with mpmath.workdps(dps):
+        mm, rr, gg = mpmath.mpf(m), mpmath.mpf(rho), mpmath.mpf(g)
+        sq = mpmath.mpf(m0) ** 2 if m0sq is None else mpmath.mpf(m0sq)
+        a = mpmath.sqrt(sq) * rr
+        C = sq * (1 - rr) * (1 + rr)
+        nan = mpmath.mpf("nan")
+        if mm == 0:
+            return {"value": gg**2 + (C if a > 0 else sq), "u": a if a > 0 else nan, "slope": nan,
+                    "gap": mpmath.inf, "curvature": nan}
+        c, M = gg * mm, mm * mm
+
+        def p(u):
+            return (mm / u - gg) ** 2 + (u - a) ** 2 + C
+
+        def f(u):
+            return ((u - a) * u * u + c) * u - M
+
+        def fp(u):
+            return (4 * u - 3 * a) * u * u + c
+
+        cands, minima = [], []
+        for r in _mp_roots([1, -a, 0, c, -M], dps):
+            u = mpmath.re(r)
+            if u <= 0:
+                continue
+            cands.append(u)
+            real = abs(mpmath.im(r)) <= mpmath.mpf(10) ** (-dps // 3) * abs(r)
+            for _ in range(30):  # Newton polish on the real axis (accepted only if it stays positive)
+                d = fp(u)
+                if d == 0:
+                    break
+                un = u - f(u) / d
+                if not un > 0:
+                    break
+                u = un
+            cands.append(u)
+            if real and fp(u) > 0:
+                minima.append((p(u), u))
+        best, ubest = min((p(u), u) for u in cands)
+        minima.sort()
+        gap = abs(minima[1][0] - minima[0][0]) / minima[0][0] if len(minima) > 1 and minima[0][0] > 0 else mpmath.inf
+        w = mm / ubest
+        return {"value": best, "u": ubest, "slope": 2 * (w - gg) * w / best if best else nan, "gap": gap,
+                "curvature": 1 + w * (w + 2 * (w - gg)) / ubest**2}
+
+
+def penalty_reference(m, m0, rho, gamma, *, m0sq=None) -> float:
+    """relu.penalty in mpmath (independent of the float64 solver): global min over all real parts of roots."""
+    return float(_mp_minimize(m, m0sq, m0, rho, gamma)["value"])
+
+
+def log_slope_reference(m, m0, rho, gamma) -> float:
+    """d log r~ / d log|m| by a central difference of the mpmath penalty in log|m| (step 1e-25 at 120+ digits:
+    truncation ~1e-50, independent of the envelope theorem). Where it agrees with the envelope formula at the
+    mpmath minimizer to 1e-40 absolute, that value is returned, so exact zeros of the slope stay exact."""
+    dps = 120
+    with mpmath.workdps(dps):
+        h = mpmath.mpf(10) ** -25
+        mm = mpmath.mpf(m)
+        hi = _mp_minimize(mm * mpmath.exp(h), None, m0, rho, gamma, dps=dps)["value"]
+        lo = _mp_minimize(mm * mpmath.exp(-h), None, m0, rho, gamma, dps=dps)["value"]
+        fd = (mpmath.log(hi) - mpmath.log(lo)) / (2 * h)
+        env = _mp_minimize(mm, None, m0, rho, gamma, dps=dps)["slope"]
+        return float(env if abs(fd - env) <= mpmath.mpf(10) ** -40 else fd)
+
+
+# ------------------------------------------------------------------------------------------------------
+# stationary points exactly: the inputs are rationals, so Sturm's theorem counts the distinct positive roots
+# of the quartic exactly and its square-free part has only simple roots, found by mpmath
+# ------------------------------------------------------------------------------------------------------
+
+
+def _poly_divmod(num: list[Fraction], den: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+    num = list(num)
+    q = [Fraction(0)] * max(1, len(num) - len(den) + 1)
+    while len(num) >= len(den) and any(num):
+        coef = num[0] / den[0]
+        shift = len(num) - len(den)
+        q[len(q) - 1 - shift] = coef
+        num = [x - coef * y for x, y in zip(num, den + [Fraction(0)] * shift)][1:]
+    while num and num[0] == 0:
+        num = num[1:]
+    return q, num
+
+
+def _poly_gcd(p: list[Fraction], q: list[Fraction]) -> list[Fraction]:
+    while q and any(q):
+        p, q = q, _poly_divmod(p, q)[1]
+    return [x / p[0] for x in p]
+
+
+def _sign_changes(values) -> int:
+    signs = [v > 0 for v in values if v != 0]
+    return sum(1 for s, t in zip(signs, signs[1:]) if s != t)
+
+
+def _positive_root_count(poly: list[Fraction]) -> int:
+    """Distinct roots in (0, oo) by Sturm's theorem (poly(0) != 0)."""
+    deriv = [c * (len(poly) - 1 - i) for i, c in enumerate(poly[:-1])]
+    seq = [poly, deriv]
+    while len(seq[-1]) > 1:
+        rem = _poly_divmod(seq[-2], seq[-1])[1]
+        if not rem:
+            break
+        seq.append([-x for x in rem])
+    return _sign_changes([s[-1] for s in seq]) - _sign_changes([s[0] for s in seq])
+
+
+def stationary_points_exact(m: float, m0: float, rho: float, gamma: float) -> np.ndarray:
+    """The distinct positive roots of eq (10), ascending (Seed 001, eq. (10)): exact count, mpmath values."""
+    fm, fa = Fraction(m), Fraction(m0) * Fraction(rho)
+    c, M = Fraction(gamma) * fm, fm * fm
+    if M == 0:  # u^3 (u - a): the positive root a, if any
+        return np.array([float(fa)]) if fa > 0 else np.zeros(0)
+    f = [Fraction(1), -fa, Fraction(0), c, -M]
+    deriv = [Fraction(4), -3 * fa, Fraction(0), c]
+    g = _poly_gcd(f, deriv)
+    sqf = _poly_divmod(f, g)[0] if len(g) > 1 else f
+    count = _positive_root_count(sqf)
+    if count == 0:
+        return np.zeros(0)
+    spread = _spread_digits(mpmath.mpf(fa.numerator) / fa.denominator, mpmath.mpf(c.numerator) / c.denominator,
+                            mpmath.mpf(M.numerator) / M.denominator)
+    dps = 40 + 4 * spread
+    for _ in range(4):
+        with mpmath.workdps(dps):
+            coeffs = [mpmath.mpf(x.numerator) / x.denominator for x in sqf]
+            roots = sorted((r for r in _mp_roots(coeffs, dps) if mpmath.re(r) > 0),
+                           key=lambda r: abs(mpmath.im(r)) / abs(r))[:count]
+            if len(roots) == count and all(abs(mpmath.im(r)) <= mpmath.mpf(10) ** (-dps // 3) * abs(r) for r in roots):
+                return np.array(sorted(float(mpmath.re(r)) for r in roots))
+        dps *= 2
+    raise RuntimeError("could not separate the positive roots")  # pragma: no cover
+
+
+def _stationary_reference(m, m0, rho, gamma) -> np.ndarray:
+    """SymPy's exact real-root isolation (CRootOf) of eq (10), positive roots, multiplicity dropped."""
+    u = sp.Symbol("u")
+    a = sp.Rational(Fraction(m0)) * sp.Rational(Fraction(rho))
+    c = sp.Rational(Fraction(gamma)) * sp.Rational(Fraction(m))
+    M = sp.Rational(Fraction(m)) ** 2
+    roots = sp.Poly(u**4 - a * u**3 + c * u - M, u).real_roots()
+    pos = sorted({r for r in roots if r.is_positive}, key=lambda r: float(sp.N(r, 30)))
+    return np.array([float(sp.N(r, 30)) for r in pos])
+
+
+# ------------------------------------------------------------------------------------------------------
+# parameters, strategies, entries
+# ------------------------------------------------------------------------------------------------------
+
+
+def _signed_magnitude(zero: bool = True):
+    from hypothesis import strategies as st
+
+    mag = st.floats(-8, 8).map(lambda e: 10.0**e)
+    simple = st.sampled_from((1.0, 2.0, 3.0, 4.0, 0.5, 0.1))
+    pos = st.one_of(mag, simple)
+    signed = st.tuples(st.sampled_from((-1.0, 1.0)), pos).map(lambda t: t[0] * t[1])
+    return st.one_of(st.just(0.0), signed) if zero else signed
+
+
+def _rho_strategy():
+    from hypothesis import strategies as st
+
+    return st.one_of(st.sampled_from((1.0, -1.0, 0.0, 0.99, 0.9)), st.floats(-1.0, 1.0))
+
+
+def _kwargs_strategy(m_name: str = "m", m0_name: str = "m0", nonzero_m: bool = False):
+    """Valid inputs over the whole domain: signs of m and gamma, magnitudes 1e-8..1e8, rho in [-1, 1], simple
+    values that hit the special points (ties, the triple root, the zero set)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def draw(d):
+        m = d(_signed_magnitude(zero=not nonzero_m))
+        m0 = abs(d(_signed_magnitude()))
+        return {m_name: m, m0_name: m0 * m0 if m0_name == "m_aux" else m0, "rho": d(_rho_strategy()),
+                "gamma": d(_signed_magnitude())}
+
+    return draw()
+
+
+m_p = scalar("m", "signed magnitude m_h = ||w_h^(1)|| w_h^(2) of the unit", tex="m")
+m0_p = scalar("m0", "norm of the pretrained first-layer weights, ||w_0h^(1)||", low=0.0, tex="m_0")
+rho_p = scalar("rho", "cosine between w_h^(1) and w_0h^(1)", low=-1.0, high=1.0, tex="rho")
+gamma_p = scalar("gamma", "readout initialization (any real)", tex="gamma")
+m_aux_p = scalar("m_aux", "pretraining coefficient of the feature; m0 = sqrt(m_aux)", low=0.0, tex="m^{aux}")
+m_nonzero_p = scalar("m", "signed magnitude m_h (nonzero: log|m|)", exclude=(0.0,),
+                     exclude_why="log|m| is undefined there", tex="m")
+PARAMS = (m_p, m0_p, rho_p, gamma_p)
+
+u = sp.Symbol("u", positive=True)
+m, m0, rho, gamma = (p.symbol for p in PARAMS)
+P_SEED = (m / u - gamma) ** 2 + u**2 + m0**2 - 2 * u * m0 * rho           # eq (8) (with the corrected rho)
+P_STABLE = (m / u - gamma) ** 2 + (u - m0 * rho) ** 2 + m0**2 * (1 - rho) * (1 + rho)
+DP_SEED = -2 * (m / u - gamma) * m / u**2 + 2 * u - 2 * m0 * rho          # eq (9)
+QUARTIC_SEED = -m**2 + gamma * m * u - m0 * rho * u**3 + u**4              # eq (10)
+
+
+def _quartic(m, m0, rho, gamma):
+    m, m0, rho, gamma = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, m0, rho, gamma)))
+    with np.errstate(over="ignore"):
+        out = np.stack([np.ones_like(m), -(m0 * rho), np.zeros_like(m), gamma * m, -(m * m)], axis=-1)
+    return out + 0.0  # no negative zeros
+
+
+def _quartic_reference(m, m0, rho, gamma):
+    def one(mm, a, r, g):
+        with mpmath.workdps(60):
+            mm, a, r, g = (mpmath.mpf(float(x)) for x in (mm, a, r, g))
+            return [1.0, float(-(a * r)), 0.0, float(g * mm), float(-(mm * mm))]
+
+    b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, m0, rho, gamma)))
+    vals = [one(*t) for t in zip(*(x.ravel() for x in b))]
+    return np.array(vals).reshape(b[0].shape + (5,)) + 0.0
+
+
+def _scalars_only(values):
+    for name in ("m", "m0", "rho", "gamma"):
+        if np.ndim(values[name]) != 0:
+            return (f"{name} must be a real number (relu.stationary_points takes scalars: the number of roots "
+                    f"varies from point to point); got {name} of shape {np.shape(values[name])}")
+    return None
+
+
+def _stationary_points(m, m0, rho, gamma):
+    return stationary_points_exact(m, m0, rho, gamma)
+
+
+def _penalty(m, m0, rho, gamma):
+    return minimize_p(m, m0, rho, gamma, outputs=("value",))["value"]
+
+
+def _penalty_aux(m, m_aux, rho, gamma):
+    return minimize_p(m, np.sqrt(m_aux), rho, gamma, m0sq=m_aux, outputs=("value",))["value"]
+
+
+def _penalty_aux_reference(m, m_aux, rho, gamma):
+    return penalty_reference(m, math.sqrt(m_aux), rho, gamma, m0sq=m_aux)
+
+
+def _where(values: dict, index) -> str:
+    return ", ".join(f"{k}={float(np.asarray(v)[index] if np.ndim(v) else v)!r}" for k, v in values.items())
+
+
+def _log_slope(m, m0, rho, gamma):
+    res = minimize_p(m, m0, rho, gamma)
+    vals = {"m": m, "m0": m0, "rho": rho, "gamma": gamma}
+    b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in vals.values()))
+    vals = dict(zip(vals, b))
+    zero = np.flatnonzero(np.asarray(res["value"]).ravel() == 0)
+    if zero.size:
+        i = np.unravel_index(zero[0], b[0].shape)
+        raise DomainError(f"m, m0, rho, gamma must not give penalty 0 (rho = 1 and m = gamma*m0, the initialization "
+                          f"itself: log 0 is undefined); got {_where(vals, i)}")
+    tie = np.flatnonzero(np.asarray(res["gap"]).ravel() <= TIE_RTOL)
+    if tie.size:
+        i = np.unravel_index(tie[0], b[0].shape)
+        raise DomainError(f"m, m0, rho, gamma must not tie the two local minima of p (the minimizer jumps between "
+                          f"two roots of (10) and d log r/d log|m| is undefined); got {_where(vals, i)}")
+    return res["slope"]
+
+
+def _log_slope_strategy():
+    """Inputs with a unique, well-conditioned minimizer: no tie (gap > 1e-6, a central difference must not cross
+    it), r~ > 0, and p''(u*) not near 0 (a near-triple root of (10) makes u* ill-conditioned, eps^(1/3))."""
+    def ok(kw):
+        r = minimize_p(kw["m"], kw["m0"], kw["rho"], kw["gamma"])
+        return bool(r["value"] > 0 and r["gap"] > 1e-6 and r["curvature"] > 1e-3)
+
+    return _kwargs_strategy(nonzero_m=True).filter(ok)
+
+
+_DOMAIN_NOTE = ("m, m0, gamma of any size (each block is scaled by a power of two); points with |m| below "
+                "1e-125 max(m0, |gamma|)^2, where the quartic leaves float64's joint range, go to mpmath")
+
+quartic = Entry(
+    id="relu.quartic", title="Coefficients of the stationarity quartic (10)", source=Source(SEED, "eq (10)"),
+    doc=("[1, -m0 rho, 0, gamma m, -m^2], highest degree first: (u^3/2) p'(u) = u^4 - m0 rho u^3 + gamma m u - m^2. "
+         "Array inputs give an array with a last axis of length 5."),
+    params=PARAMS, lhs=r"\tfrac{u^3}{2}\,p'(u)", display=sp.latex(sp.expand(QUARTIC_SEED)),
+    compute=_quartic, reference=_quartic_reference, value_doc="a vector of 5 coefficients",
+    strategy_fn=lambda: _kwargs_strategy(),
+)
+
+stationary_points = Entry(
+    id="relu.stationary_points", title="Positive stationary points of p: the positive roots of (10)",
+    source=Source(SEED, "eq (10)"),
+    doc=("The distinct positive real roots of u^4 - m0 rho u^3 + gamma m u - m^2, ascending (a double root once). "
+         "One root unless m0 rho > 0 and gamma m > 0 (Descartes), then one or three. Counted exactly (Sturm's "
+         "theorem on the rational inputs), values by mpmath on the square-free part; scalar inputs only."),
+    params=PARAMS, lhs=r"\{u > 0 : p'(u) = 0\}", display=r"\{u>0 : " + sp.latex(sp.expand(QUARTIC_SEED)) + r" = 0\}",
+    compute=_stationary_points, reference=_stationary_reference,
+    constraints=(Constraint(_scalars_only, "scalar parameters"),),
+    value_doc="a vector of 0 to 3 floats", strategy_fn=lambda: _kwargs_strategy(),
+    examples=({"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0}, {"m": 1.0, "m0": 2.0, "rho": 1.0, "gamma": 2.0},
+              {"m": 0.0, "m0": 2.0, "rho": 0.5, "gamma": 1.0}, {"m": 0.0, "m0": 2.0, "rho": -0.5, "gamma": 1.0}),
+)
+
+penalty = Entry(
+    id="relu.penalty", title="PT+FT penalty of one ReLU unit: min over u > 0 of p(u)",
+    source=Source(SEED, "eqs (6), (8), (11)"),
+    doc=("r~ = inf_{u>0} (m/u - gamma)^2 + u^2 + m0^2 - 2 u m0 rho: the smallest squared distance from the "
+         "pretrained unit (w0, gamma) to a unit with direction cosine rho and magnitude m. The global minimum over "
+         "all positive roots of (10) (up to three; the seed's 'unique' root is not, see the errata); for m = 0 the "
+         "infimum gamma^2 + m0^2 (1 - max(rho, 0)^2) (not attained for rho <= 0). r~ is discontinuous at m = 0 "
+         "when |gamma| > m0 max(rho, 0): a tiny m of gamma's sign costs only m0^2. " + _DOMAIN_NOTE + "."),
+    params=PARAMS, lhs=r"\tilde r(m)", display=r"\inf_{u>0}\, \left(\frac{m}{u}-\gamma\right)^2 + u^2 + m_0^2 - 2u m_0\rho",
+    compute=_penalty, reference=lambda m, m0, rho, gamma: penalty_reference(m, m0, rho, gamma),
+    strategy_fn=lambda: _kwargs_strategy(),
+    examples=({"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0}, {"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 3.0},
+              {"m": 1.0, "m0": 2.0, "rho": 1.0, "gamma": 2.0}, {"m": 0.01, "m0": 0.1, "rho": 1.0, "gamma": 0.1},
+              {"m": 1e-130, "m0": 1.0, "rho": 1.0, "gamma": 0.0}, {"m": 1e-200, "m0": 0.0, "rho": 0.3, "gamma": 1.0},
+              {"m": 2.0 + 2**-51, "m0": 1.0, "rho": 1.0, "gamma": 2.0}, {"m": 0.0, "m0": 1.0, "rho": -0.5, "gamma": 2.0},
+              {"m": 1e150, "m0": 1e-150, "rho": -1.0, "gamma": 1e70}),
+)
+
+penalty_aux = Entry(
+    id="relu.penalty_aux", title="Penalty after pretraining: m0 = sqrt(m_aux)", source=Source(SEED, "Sec. 1.2"),
+    doc=("relu.penalty with m0 = sqrt(m_aux), the first-layer norm of a unit whose pretraining coefficient is m_aux "
+         "(min-norm pretraining balances the layers). The rounding of sqrt(m_aux) is carried (m0 + r/(2 m0)), "
+         "so points near the zero set rho = 1, m = gamma sqrt(m_aux) keep their digits."),
+    params=(m_p, m_aux_p, rho_p, gamma_p), lhs=r"\tilde r(m)",
+    display=r"\inf_{u>0}\, \left(\frac{m}{u}-\gamma\right)^2 + u^2 + m^{aux} - 2u \sqrt{m^{aux}}\rho",
+    compute=_penalty_aux, reference=_penalty_aux_reference,
+    strategy_fn=lambda: _kwargs_strategy(m0_name="m_aux"),
+    examples=({"m": 1.0, "m_aux": 2.0, "rho": 1.0, "gamma": 2**-0.5}, {"m": 1.0, "m_aux": 100.0, "rho": 0.9, "gamma": 0.0}),
+)
+
+log_slope = Entry(
+    id="relu.log_slope", title="Log-slope d log r~ / d log|m| (about 1: l1-like, about 2: l2-like)",
+    source=Source(SEED, "Sec. 1.2, Fig. 1b"),
+    doc=("By the envelope theorem dr~/dm = dp/dm at the minimizer u*, so d log r~/d log|m| = 2 (m/u* - gamma)(m/u*)/r~ "
+         "(= 2 u*(u* - m0 rho)/r~ at a stationary point), exact, not a finite difference. Undefined (DomainError) "
+         "where r~ = 0 (rho = 1, m = gamma m0) and where two local minima tie (relative gap <= 1e-13): there the "
+         "minimizer jumps between two roots of (10) and r~ has a kink. Near a triple root of (10) (an inflection "
+         "of p' at the minimizer) u* is ill-conditioned and the slope carries ~eps/p''(u*) relative error."),
+    params=(m_nonzero_p, m0_p, rho_p, gamma_p), lhs=r"\frac{d\log\tilde r}{d\log|m|}",
+    display=r"\frac{2\,(m/u^* - \gamma)\, m/u^*}{\tilde r(m)}",
+    compute=_log_slope, reference=log_slope_reference, strategy_fn=_log_slope_strategy,
+    examples=({"m": 1.0, "m0": 1.0, "rho": 0.99, "gamma": 0.0}, {"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0}),
+)
+
+ENTRIES = (quartic, stationary_points, penalty, penalty_aux, log_slope)
+
+
+# ------------------------------------------------------------------------------------------------------
+# derivation of eqs (2)-(11) as the seed writes them
+# ------------------------------------------------------------------------------------------------------
+
+theta = sp.Symbol("theta", real=True)          # direction of w_h^(1): w_hat = (cos theta, sin theta), d = 2
+y1, y2 = sp.symbols("y_1 y_2", real=True)      # w_0h^(1)
+W_HAT = sp.Matrix([sp.cos(theta), sp.sin(theta)])
+W0 = sp.Matrix([y1, y2])
+NORM_W0 = sp.sqrt(y1**2 + y2**2)
+
+
+def _sq(v: sp.Matrix) -> sp.Expr:
+    return (v.T * v)[0]
+
+
+# (2)-(5) with H = 2 units in d = 2: R is the sum of the per-unit objectives
+X = [sp.Matrix(sp.symbols(f"x_{h}1 x_{h}2", real=True)) for h in (1, 2)]
+Y = [sp.Matrix(sp.symbols(f"y_{h}1 y_{h}2", real=True)) for h in (1, 2)]
+C2 = sp.symbols("c_1 c_2", real=True)
+R_EQ2 = sum((C2[h] - gamma) ** 2 + _sq(X[h] - Y[h]) for h in range(2))
+P_EQ6 = (m / u - gamma) ** 2 + _sq(u * W_HAT - W0)
+P_EQ7 = (m / u - gamma) ** 2 + u**2 + _sq(W0) - 2 * u * (W_HAT.T * W0)[0]
+RHO_SEED = _sq(W0) / (u * NORM_W0)                         # <w0, w0>/(||w_h|| ||w0||), ||w_h|| = u
+RHO_TRUE = (W_HAT.T * W0)[0] / NORM_W0                     # <w_hat, w0>/||w0|| = <w_h, w0>/(||w_h|| ||w0||)
+
+
+def _p8(rho_expr):
+    return (m / u - gamma) ** 2 + u**2 + NORM_W0**2 - 2 * u * NORM_W0 * rho_expr
+
+
+E_RHO = Erratum(
+    "001-eq8-rho", SEED, "definition of rho_h before eq (8)",
+    "rho_h := <w_0h^(1), w_0h^(1)> / (||w_h^(1)||_2 ||w_0h^(1)||_2)",
+    "rho_h := <w_h^(1), w_0h^(1)> / (||w_h^(1)|| ||w_0h^(1)||) = <w_hat_h, w_0h^(1)>/||w_0h^(1)||, the cosine between "
+    "the unit's direction and its pretrained weights. As written the numerator is ||w_0h||^2, so rho_h = m0/u "
+    "depends on u and (8) would read (m/u - gamma)^2 + u^2 - m0^2, which is not (7).",
+    "(9)-(11) differentiate (8) treating rho as independent of u, i.e. they use the corrected definition; so do "
+    "the entries.")
+
+E_DIVERGE = Erratum(
+    "001-eq6-divergence", SEED, "text after eq (6)",
+    "p diverges to infinity both for u -> infinity and u -> 0",
+    "for m != 0; for m = 0, p(u) = gamma^2 + (u - m0 rho)^2 + m0^2 (1 - rho^2) tends to gamma^2 + m0^2 as u -> 0+, "
+    "and when m0 rho <= 0 that limit is the infimum (not attained): r~(0) = gamma^2 + m0^2 (1 - max(rho, 0)^2).",
+    "relu.penalty returns the infimum at m = 0. r~ is discontinuous there when |gamma| > m0 max(rho, 0): for m -> 0 "
+    "with the sign of gamma, u = m/gamma -> 0 keeps the readout at gamma and costs only m0^2.")
+
+E_UNIQUE = Erratum(
+    "001-eq10-unique", SEED, "text after eq (10)",
+    "select the (unique, in all empirical cases we explored) positive real root u* of (10)",
+    "(10) has one positive root unless m0 rho > 0 and gamma m > 0 (Descartes' rule of signs), and then one or "
+    "three; with three, p has two local minima (the smallest and the largest root) and r~ is the smaller value. "
+    "Smallest integer case: (m, m0, rho, gamma) = (1, 3, 1, 3), roots (3 - sqrt5)/2, 1, (3 + sqrt5)/2 (a tie, "
+    "p = 7, 8, 7); at (1, 3, 1, 4) the roots are 0.26236, 1.47726, 2.35567 with p = 7.5302, 13.3615, 13.1993: "
+    "np.roots lists 2.35567 first, and (11) at that root is 75% above r~.",
+    "In scale-free terms (u = sqrt|m| v) three roots need alpha = m0 rho/sqrt|m| > 2 and kappa = gamma sgn(m)/"
+    "sqrt|m| in a window above 2 that widens with alpha (never at gamma = 0), so the seed's Fig. 1 range (gamma "
+    "small, m >= 0.01) never meets them. "
+    "The error of a single-root choice is unbounded: at (m, m0, rho, gamma) = (1e-8, 0.01, 1, 1), r~ = 1.0e-4 "
+    "(u* = 1e-8) while the largest root, which np.roots lists first, gives 0.99999.")
+
+E_DLOG = Erratum(
+    "001-sec1.2-dlog", SEED, "Sec. 1.2, the plotted derivative",
+    "d log(r~)/dm: closer to 2 means l2-like, closer to 1 means l1-like",
+    "the exponent is d log r~ / d log|m| = m d log r~/dm (2 for r = m^2, 1 for r = |m| at every m); "
+    "d log(m^2)/dm = 2/m equals 2 only at m = 1. relu.log_slope is the log-log slope.", "")
+
+
+def _limit_inf(expr) -> tuple[bool, str]:
+    val = sp.limit(expr, u, sp.oo)
+    return val == sp.oo, f"lim_(u->oo) p = {val}"
+
+
+def _limit_zero_nonzero_m() -> tuple[bool, str]:
+    mp_ = sp.Symbol("m", positive=True)
+    vals = [sp.limit(P_SEED.subs(m, s * mp_), u, 0, "+") for s in (1, -1)]
+    return all(v == sp.oo for v in vals), f"lim_(u->0+) p = {vals[0]} (m > 0), {vals[1]} (m < 0)"
+
+
+def _limit_zero_m0() -> tuple[bool, str]:
+    val = sp.limit(P_SEED.subs(m, 0), u, 0, "+")
+    return val == sp.oo, f"m = 0: lim_(u->0+) p = {val}, finite"
+
+
+def _descartes() -> tuple[bool, str]:
+    """Exact Sturm counts at random rational points of every sign pattern of (m0 rho, gamma m)."""
+    rng = np.random.default_rng(0)
+    bad, three, tried = [], 0, 0
+    for _ in range(300):
+        mm, g = (float(x) for x in rng.choice([-1, 1], 2) * 10.0 ** rng.uniform(-2, 2, 2))
+        m00, r = float(10.0 ** rng.uniform(-2, 2)), float(rng.uniform(-1, 1))
+        n = stationary_points_exact(mm, m00, r, g).size
+        tried += 1
+        if not (m00 * r > 0 and g * mm > 0) and n != 1:
+            bad.append((mm, m00, r, g, n))
+        three += n == 3
+    return not bad, (f"{tried} random points: one positive root whenever m0 rho <= 0 or gamma m <= 0 "
+                     f"({'no exception' if not bad else bad[:2]}); {three} points with three")
+
+
+def _seed_root_choice(m_=1.0, m0_=3.0, rho_=1.0, g_=4.0) -> tuple[bool, str]:
+    """The seed's recipe at (1, 3, 1, 4): exact roots (SymPy) vs np.roots' first positive real root."""
+    uu = sp.Symbol("u")
+    poly = sp.Poly(uu**4 - m0_ * rho_ * uu**3 + g_ * m_ * uu - m_**2, uu)
+    pos = sorted(float(sp.N(r, 30)) for r in poly.real_roots() if r.is_positive)
+    pv = [float(P_STABLE.subs({m: m_, m0: m0_, rho: rho_, gamma: g_, u: x})) for x in pos]
+    roots = np.roots([1, -m0_ * rho_, 0, g_ * m_, -m_**2])
+    first = next(float(r.real) for r in roots if abs(r.imag) < 1e-12 and r.real > 0)
+    p_first = float(P_STABLE.subs({m: m_, m0: m0_, rho: rho_, gamma: g_, u: first}))
+    unique = len(pos) == 1
+    return unique, (f"(m, m0, rho, gamma) = ({m_:g}, {m0_:g}, {rho_:g}, {g_:g}): positive roots "
+                    f"{', '.join(f'{x:.6g}' for x in pos)} with p = {', '.join(f'{x:.6g}' for x in pv)}; np.roots' "
+                    f"first positive root {first:.6g} gives {p_first:.6g} vs r~ = {min(pv):.6g} "
+                    f"(+{100 * (p_first / min(pv) - 1):.0f}%)")
+
+
+kap_s, phi_s = sp.Symbol("kappa", positive=True), sp.Symbol("phi", positive=True)
+t_of = lambda k: sp.Rational(1, 4) + sp.cos(phi_s + 2 * sp.pi * k / 3) / 2  # noqa: E731
+KAPPA_OF_PHI = (1 - sp.cos(3 * phi_s)) / 8
+
+mpos = sp.Symbol("m", positive=True)
+p_u, p_m = sp.diff(P_SEED, u), sp.diff(P_SEED, m)
+CURV_RHO1 = (sp.diff(P_SEED, m, 2) - sp.diff(P_SEED, m, u) ** 2 / sp.diff(P_SEED, u, 2))
+AT_INIT = {rho: 1, u: m0, m: gamma * m0}
+
+
+def _qcurv():
+    from derivations.qpenalty import Q_SEED, z as zq
+
+    bb, kk = sp.Symbol("beta", real=True), sp.Symbol("k", positive=True)
+    return sp.diff(kk * Q_SEED.subs(zq, 2 * bb / kk), bb, 2).subs(bb, 0), 2 / kk, kk
+
+
+def _qcurv_step():
+    lhs, rhs, _ = _qcurv()
+    return Step("seed 000's Q-penalty has the same curvature at its initialization: d^2/dbeta^2 k q(2 beta/k) "
+                "= 2/k at beta = 0", lhs, rhs)
+
+
+DERIVATIONS_MAIN = Derivation(
+    "relu.penalty", "The per-unit penalty (3)-(11): reduction to one dimension, the quartic, the global minimum",
+    SEED, "Sec. 1.1, eqs (2)-(11)", ("relu.quartic", "relu.stationary_points", "relu.penalty", "relu.penalty_aux",
+                                    "relu.log_slope"),
+    (
+        Step("(2) = (4)-(5): R is the sum over units of the per-unit objective (H = 2, d = 2)", R_EQ2,
+             sum((C2[h] - gamma) ** 2 + _sq(X[h] - Y[h]) for h in range(2)),
+             "the constraints of (3) are per unit as well, so the minimum of the sum is the sum of the minima (4)"),
+        Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", sp.sqrt(_sq(u * W_HAT)), u,
+             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0"),
+        Step("(5) -> (6): the objective at w^(1) = u w_hat, w^(2) = m/u is p(u)",
+             (m / u - gamma) ** 2 + _sq(u * W_HAT - W0), P_EQ6),
+        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7),
+        Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7, _p8(RHO_SEED),
+             "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO),
+        Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7, _p8(RHO_TRUE)),
+        Step("(9): p'(u)", sp.diff(P_SEED, u), DP_SEED),
+        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", sp.expand(u**3 / 2 * DP_SEED),
+             sp.expand(QUARTIC_SEED)),
+        Step("relu.quartic: the coefficients of (10), highest degree first",
+             sp.Matrix(sp.Poly(QUARTIC_SEED, u).all_coeffs()), sp.Matrix([1, -m0 * rho, 0, gamma * m, -m**2])),
+        Step("(11) in a float-stable form: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho)(1 + rho), a sum of "
+             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED),
+        Step("p -> oo as u -> oo", check_fn=claim(lambda: _limit_inf(P_SEED), "SymPy limit")),
+        Step("p -> oo as u -> 0+ for m != 0", check_fn=claim(_limit_zero_nonzero_m, "SymPy limits, m > 0 and m < 0")),
+        Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included)", erratum=E_DIVERGE,
+             check_fn=claim(_limit_zero_m0, "SymPy limit at m = 0")),
+        Step("f'' = 6u(2u - m0 rho): the quartic is concave on (0, m0 rho/2) and convex beyond",
+             sp.diff(QUARTIC_SEED, u, 2), 6 * u * (2 * u - m0 * rho)),
+        Step("critical points of f: u = m0 rho t, 4t^3 - 3t^2 + kappa = 0 at t = 1/4 + cos(phi + 2 pi k/3)/2 with "
+             "cos(3 phi) = 1 - 8 kappa, kappa = gamma m/(m0 rho)^3",
+             (4 * t_of(0) ** 3 - 3 * t_of(0) ** 2 + KAPPA_OF_PHI), 0, domain={phi_s: (0.0, 1.0)}),
+        Step("the same for the middle critical point (k = 1)", (4 * t_of(1) ** 3 - 3 * t_of(1) ** 2 + KAPPA_OF_PHI), 0,
+             domain={phi_s: (0.0, 1.0)}),
+        Step("t_L = 1/4 + cos(phi - 2pi/3)/2 = sin(phi/2 + pi/3) sin(phi/2) (no cancellation at small kappa)",
+             t_of(-1), sp.sin(phi_s / 2 + sp.pi / 3) * sp.sin(phi_s / 2), domain={phi_s: (0.0, 1.0)}),
+        Step("phi = (2/3) asin(2 sqrt(kappa)) solves cos(3 phi) = 1 - 8 kappa (accurate at small kappa)",
+             sp.cos(2 * sp.asin(2 * sp.sqrt(kap_s))), 1 - 8 * kap_s, domain={kap_s: (0.001, 0.25)}),
+        Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes)",
+             check_fn=claim(_descartes, "exact Sturm counts at 300 random points")),
+        Step("(10)-(11): the positive root is unique and (11) at it is r~", erratum=E_UNIQUE,
+             check_fn=claim(_seed_root_choice, "exact roots (SymPy) and np.roots at (1, 3, 1, 4)")),
+        Step("rho = 1, gamma = m0: p(m/u) = p(u), so two local minima always tie (the minimizer jumps)",
+             P_SEED.subs({rho: 1, gamma: m0, u: mpos / u, m: mpos}), P_SEED.subs({rho: 1, gamma: m0, m: mpos})),
+        Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", p_m, 2 * (m / u - gamma) / u),
+        Step("log-slope forms agree at stationary points: m dp/dm - 2u(u - m0 rho) = -u p'(u)",
+             m * p_m - 2 * u * (u - m0 * rho), -u * p_u),
+    ))
+
+FIG_GAMMAS = (0.0, 0.01)   # the readout initialization of Fig. 1 is not stated: gamma = 0 and a small gamma
+
+
+def _r(m_, maux, rho_, g_):
+    return minimize_p(m_, np.sqrt(maux), rho_, g_, m0sq=maux)
+
+
+def _claim_rho1_order():
+    ms = np.linspace(0.5, 2.0, 16)
+    worst = min(float(np.min(_r(ms, 0.01, 1.0, g)["value"] - _r(ms, 100.0, 1.0, g)["value"])) for g in FIG_GAMMAS)
+    return worst > 0, (f"rho = 1, m in [0.5, 2], gamma in {FIG_GAMMAS}: r~(m_aux=0.01) - r~(m_aux=100) >= {worst:.4g} "
+                       f"(at m = 1: {float(_r(1.0, 0.01, 1.0, 0.0)['value']):.4g} vs {float(_r(1.0, 100.0, 1.0, 0.0)['value']):.4g})")
+
+
+def _claim_rho09_reversal():
+    ms = np.linspace(0.5, 2.0, 16)
+    worst = min(float(np.min(_r(ms, 100.0, 0.9, g)["value"] - _r(ms, 0.01, 0.9, g)["value"])) for g in FIG_GAMMAS)
+    return worst > 0, (f"rho = 0.9, m in [0.5, 2], gamma in {FIG_GAMMAS}: r~(m_aux=100) - r~(m_aux=0.01) >= {worst:.4g} "
+                       f"(at m = 1: {float(_r(1.0, 100.0, 0.9, 0.0)['value']):.4g} vs {float(_r(1.0, 0.01, 0.9, 0.0)['value']):.4g}; "
+                       f"the floor m_aux (1 - rho^2) = 19 dominates)")
+
+
+def _claim_gap():
+    ms = np.logspace(-2, 3, 101)
+    out = []
+    for rho_ in (1.0, 0.99):
+        for g in FIG_GAMMAS:
+            l1 = np.abs(_r(ms, 1.0, rho_, g)["slope"] - 1) <= 0.2
+            gap = _r(ms, 0.01, rho_, g)["value"] - _r(ms, 1.0, rho_, g)["value"]
+            out.append((rho_, g, float(np.min(gap[l1])), float(ms[l1][0])))
+    ok = all(x[2] > 0 for x in out)
+    return ok, "; ".join(f"rho = {a}, gamma = {b}: slope in [0.8, 1.2] from m = {d:.3g}, r~(0.01) - r~(1) >= {c:.4g} there"
+                         for a, b, c, d in out)
+
+
+def _slope_at_one(rho_):
+    return [float(_r(1.0, 1.0, rho_, g)["slope"]) for g in FIG_GAMMAS]
+
+
+def _claim_l1_like(rho_):
+    def run():
+        s = _slope_at_one(rho_)
+        return all(abs(x - 1) < abs(x - 2) for x in s), (
+            f"rho = {rho_}, m = m_aux = 1: d log r~/d log m = " + ", ".join(f"{x:.4f} (gamma = {g})" for x, g in
+                                                                          zip(s, FIG_GAMMAS))
+            + f"; rho = 1 gives {_slope_at_one(1.0)[0]:.4f}")
+    return run
+
+
+def _claim_max_slope():
+    ms = np.logspace(-3, 3, 2001)
+    mx = {r_: float(np.max(_r(ms, 1.0, r_, 0.0)["slope"])) for r_ in (1.0, 0.99, 0.9)}
+    return mx[0.99] < 2 and mx[0.9] < 2, ("gamma = 0 (r~ then scales: r~(m; m0) = m0^2 r~(m/m0^2; 1)): max over m of "
+                                          "the log-slope = " + ", ".join(f"{v:.4f} at rho = {k}" for k, v in mx.items()))
+
+
+def _claim_unique_on_figure():
+    ms = np.logspace(-2, 2, 401)
+    two = sum(int(np.sum(np.isfinite(_r(ms, a, r_, g)["gap"]))) for a in (0.01, 1.0, 100.0) for r_ in (1.0, 0.99, 0.9)
+              for g in FIG_GAMMAS)
+    return two == 0, f"{two} points with two local minima on Fig. 1's grid (m in [1e-2, 1e2], gamma in {FIG_GAMMAS})"
+
+
+E_RHO099 = Erratum(
+    "001-sec1.2-rho099", SEED, "Sec. 1.2, second finding",
+    "for rho < 1 (even rho = 0.99) the norm behaves similarly to an l1-norm in the m ~ 1 regime (m = m_aux)",
+    "at m = m_aux = 1 and rho = 0.99 the log-slope is 1.518 (gamma = 0; 1.535 at gamma = 0.01), hardly below "
+    "rho = 1's 1.568 and nearer 2 than 1; it is l1-like there only from rho ~ 0.9 (1.21). What rho < 1 does change: "
+    "the slope never reaches 2 (max 1.60 at rho = 0.99, 1.24 at rho = 0.9, for gamma = 0) and it falls towards 0 "
+    "below m ~ 0.1 m_aux, where the floor m_aux (1 - rho^2) makes r~ nearly constant.",
+    "Checked with the log-log slope (see 001-sec1.2-dlog); at m = 1 both derivatives coincide.")
+
+DERIVATIONS_CLAIMS = Derivation(
+    "relu.claims", "Sec. 1.2: the log-derivative, rho = 1 against seed 000's diagonal-network penalty",
+    SEED, "Sec. 1.2", ("relu.log_slope", "relu.penalty", "relu.penalty_aux"),
+    (
+        Step("the plotted d log(r~)/dm is 2 for the l2 norm r = m^2", sp.diff(sp.log(mpos**2), mpos), 2,
+             erratum=E_DLOG),
+        Step("the log-log slope m d log(r)/dm is 2 for r = m^2 and 1 for r = |m|",
+             sp.Matrix([mpos * sp.diff(sp.log(mpos**2), mpos), mpos * sp.diff(sp.log(mpos), mpos)]), sp.Matrix([2, 1])),
+        Step("rho = 1: r~ = 0 at m = gamma m0 (u* = m0, the initialization itself)", P_SEED.subs(AT_INIT), 0),
+        Step("rho = 1: p'(m0) = 0 there", p_u.subs(AT_INIT), 0),
+        Step("rho = 1: r~''(gamma m0) = p_mm - p_mu^2/p_uu = 2/(m0^2 + gamma^2) (implicit function theorem)",
+             CURV_RHO1.subs(AT_INIT), 2 / (m0**2 + gamma**2), domain={m0: (0.1, 3.0)}),
+        _qcurv_step(),
+        Step("Fig. 1a: rho = 1, m ~ 1: m_aux = 100 has a smaller penalty than m_aux = 0.01",
+             check_fn=claim(_claim_rho1_order, "relu.penalty_aux on m in [0.5, 2]")),
+        Step("Fig. 1a: rho = 0.9, m ~ 1: m_aux = 100 has a larger penalty than m_aux = 0.01 (the reversal)",
+             check_fn=claim(_claim_rho09_reversal, "relu.penalty_aux on m in [0.5, 2]")),
+        Step("rho near 1: in the l1-like regime a gap remains between m_aux = 1 and m_aux = 0.01",
+             check_fn=claim(_claim_gap, "relu.penalty_aux and relu.log_slope on m in [1e-2, 1e3]")),
+        Step("rho = 0.99: l1-like (log-slope nearer 1 than 2) at m = m_aux = 1", erratum=E_RHO099,
+             check_fn=claim(_claim_l1_like(0.99), "relu.log_slope")),
+        Step("rho = 0.9: l1-like (log-slope nearer 1 than 2) at m = m_aux = 1",
+             check_fn=claim(_claim_l1_like(0.9), "relu.log_slope")),
+        Step("rho < 1: the log-slope stays below 2 for every m (gamma = 0)",
+             check_fn=claim(_claim_max_slope, "relu.log_slope on m in [1e-3, 1e3]")),
+        Step("on Fig. 1's range p has a single local minimum (the seed's 'all empirical cases')",
+             check_fn=claim(_claim_unique_on_figure, "relu.penalty_aux's gap on the figure grid")),
+    ))
+
+DERIVATIONS = (DERIVATIONS_MAIN, DERIVATIONS_CLAIMS)

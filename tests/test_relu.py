@@ -1,0 +1,256 @@
+"""relu family: properties of the penalty (a global minimum), its symmetries, the exact log-slope, the quartic's
+roots, the seed's uniqueness conjecture (refuted), Fig. 1 data, and bad inputs."""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import theorylab
+from derivations import relu as R
+from theorylab import DomainError
+from helpers import run_cli
+
+penalty = theorylab.get("relu.penalty")
+penalty_aux = theorylab.get("relu.penalty_aux")
+log_slope = theorylab.get("relu.log_slope")
+stationary = theorylab.get("relu.stationary_points")
+quartic = theorylab.get("relu.quartic")
+EPS = np.finfo(float).eps
+
+
+def p_stable(u, m, m0, rho, gamma):
+    return (m / u - gamma) ** 2 + (u - m0 * rho) ** 2 + m0 * m0 * (1 - rho) * (1 + rho)
+
+
+@given(penalty.strategy())
+def test_penalty_is_nonnegative_and_below_p_everywhere(kw):
+    """r~ >= 0 and r~ <= p(u) for every u > 0 (it is the infimum): u on a log grid around every scale."""
+    r = penalty(**kw)
+    assert r >= 0
+    scale = max(math.sqrt(abs(kw["m"])), kw["m0"], abs(kw["gamma"]), 1e-300)
+    us = scale * np.logspace(-6, 3, 400)
+    with np.errstate(over="ignore"):
+        ps = p_stable(us, kw["m"], kw["m0"], kw["rho"], kw["gamma"])
+    # p(u) in float64: each nonnegative term to a few ulps, so 8 eps relative; r~ to ~1e-15 relative
+    assert np.all(r <= ps * (1 + 8 * EPS) + 1e-300)
+
+
+@given(penalty.strategy())
+@example({"m": 0.0, "m0": 1.0, "rho": 5e-324, "gamma": 0.0})  # m0 rho underflows in the scaled problem
+def test_penalty_equals_p_at_its_minimizer(kw):
+    res = R.minimize_p(kw["m"], kw["m0"], kw["rho"], kw["gamma"])
+    u = float(res["u"])
+    if not np.isfinite(u):  # m = 0 and m0 rho <= 0 (or below the float range): the infimum is not attained
+        assert kw["m"] == 0
+        inf = kw["gamma"] ** 2 + kw["m0"] ** 2 * (1 - max(kw["rho"], 0.0) ** 2)
+        assert abs(float(res["value"]) - inf) <= 4 * EPS * inf
+        return
+    val = p_stable(u, kw["m"], kw["m0"], kw["rho"], kw["gamma"])
+    # float64 p at the float u* carries ~8 eps of rounding plus cancellation in m/u - gamma, u - m0 rho:
+    # bounded by 4 eps (|m/u||m/u - gamma| + |m0 rho||u - m0 rho|) (the compensated path removes it from r~)
+    bound = 16 * EPS * val + 4 * EPS * (abs(kw["m"] / u) * abs(kw["m"] / u - kw["gamma"])
+                                        + abs(kw["m0"] * kw["rho"]) * abs(u - kw["m0"] * kw["rho"])) + 1e-300
+    assert abs(float(res["value"]) - val) <= bound + 4 * EPS * abs(val)
+
+
+@given(penalty.strategy())
+def test_sign_symmetry_and_power_of_two_scaling(kw):
+    """p(u; -m, -gamma) = p(u; m, gamma): r~(-m, gamma) = r~(m, -gamma); r~(4m, 2m0, rho, 2gamma) = 4 r~ (the
+    solver scales every point by a power of two, so this holds to the last bit when nothing overflows)."""
+    m, m0, rho, g = kw["m"], kw["m0"], kw["rho"], kw["gamma"]
+    a, b = penalty(m=-m, m0=m0, rho=rho, gamma=g), penalty(m=m, m0=m0, rho=rho, gamma=-g)
+    assert abs(a - b) <= 4 * EPS * abs(a)  # two evaluations each ~1e-15 relative
+    assert penalty(m=4 * m, m0=2 * m0, rho=rho, gamma=2 * g) == 4 * penalty(**kw)
+
+
+@given(penalty_aux.strategy())
+@example({"m": -31.622776601683793, "m_aux": 1000.0, "rho": 1.0, "gamma": -1.0})  # m = gamma * float(sqrt(m_aux))
+def test_penalty_aux_is_penalty_with_sqrt(kw):
+    """penalty_aux(m_aux) = penalty(m0 = sqrt(m_aux)) up to the rounding of sqrt(m_aux): by the envelope theorem
+    dr~/dm0 = 2 (m0 - u* rho) at the minimizer and d^2 r~/dm0^2 <= d^2 p/dm0^2 = 2 (a minimum over u), so a
+    rounding delta <= eps m0/2 of m0 moves r~ by at most 2 delta |m0 - u* rho| + delta^2."""
+    m0 = math.sqrt(kw["m_aux"])
+    a = penalty_aux(**kw)
+    res = R.minimize_p(kw["m"], m0, kw["rho"], kw["gamma"])
+    b, u = float(res["value"]), float(res["u"])
+    sens = 2 * m0 * abs(m0 - (u if np.isfinite(u) else 0.0) * kw["rho"])
+    assert abs(a - b) <= 4 * EPS * abs(b) + EPS * sens + (EPS * m0) ** 2 + 1e-300
+
+
+@given(stationary.strategy())
+@example({"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0})
+@example({"m": 1.0, "m0": 2.0, "rho": 1.0, "gamma": 2.0})
+def test_stationary_points_are_roots_and_descartes_holds(kw):
+    m, m0, rho, g = kw["m"], kw["m0"], kw["rho"], kw["gamma"]
+    roots = stationary(**kw)
+    assert np.all(roots > 0) and np.all(np.diff(roots) > 0)
+    if m == 0:
+        assert roots.size == (1 if m0 * rho > 0 else 0)
+        return
+    # Descartes: one positive root unless m0 rho > 0 and gamma m > 0; then one or three (a double root counts once)
+    if not (m0 * rho > 0 and g * m > 0):
+        assert roots.size == 1
+    assert roots.size in (1, 2, 3)
+    coeffs = quartic(**kw)
+    with mpmath.workdps(60):
+        cs = [mpmath.mpf(float(c)) for c in coeffs]
+        for r in roots:
+            x = mpmath.mpf(float(r))
+            # |f(r)| against its terms' size: a simple root rounded to float64 leaves f(r) ~ eps r |f'(r)|; a
+            # multiple root even less. The bound is eps times the sum of the terms' magnitudes (times u's error 4)
+            terms = sum(abs(c) * x ** (4 - i) for i, c in enumerate(cs))
+            assert abs(mpmath.polyval(cs, x)) <= 16 * EPS * terms
+    res = R.minimize_p(m, m0, rho, g)
+    # the minimizer is one of the stationary points (within sqrt(eps) for a multiple root)
+    assert np.min(np.abs(roots - res["u"])) <= 1e-7 * res["u"]
+
+
+@given(log_slope.strategy())
+@example({"m": -1.0, "m0": 1.0, "rho": 0.5, "gamma": -2.0})  # u* = 0.5: m/u* = gamma and u* = m0 rho, slope 0
+@settings(max_examples=40)  # each example runs three 120-digit mpmath minimizations
+def test_log_slope_is_the_high_precision_derivative(kw):
+    """The envelope formula against a central difference of the mpmath penalty in log|m| (step 1e-25 at 120 digits:
+    truncation ~1e-50); agreement 1e-10 relative (the contract)."""
+    s = log_slope(**kw)
+    ref = R.log_slope_reference(**kw)
+    assert abs(s - ref) <= 1e-10 * abs(ref)
+
+
+@given(log_slope.strategy())
+def test_log_slope_equals_both_envelope_forms(kw):
+    """d log r~/d log|m| = 2 (m/u - gamma)(m/u)/r~ = 2u(u - m0 rho)/r~ at the minimizer (derivation step)."""
+    res = R.minimize_p(kw["m"], kw["m0"], kw["rho"], kw["gamma"])
+    u, r = float(res["u"]), float(res["value"])
+    other = 2 * u * (u - kw["m0"] * kw["rho"]) / r
+    # the second form cancels in u - m0 rho: its error is eps |u| |m0 rho| / r~ (the first is compensated)
+    assert abs(float(res["slope"]) - other) <= 1e-12 * abs(other) + 8 * EPS * 2 * u * abs(kw["m0"] * kw["rho"]) / r
+
+
+def test_log_slope_limits():
+    """rho = 1, gamma = 0: l2-like (2) as m -> 0 and l1-like (-> 1) as m -> oo: r~ = 2m - 2 sqrt(m) m0 + 3m0^2/4 +
+    O(m^-1/2), so the slope is (1 - x/2)/(1 - x + ...) = 1 + x/2 + O(x^2), x = m0/sqrt(m); and r~ = m^2/m0^2 (1 + O(m^2))
+    near 0."""
+    assert log_slope(m=1e-6, m0=1.0, rho=1.0, gamma=0.0) == pytest.approx(2.0, abs=1e-9)
+    big = 1e10
+    assert log_slope(m=big, m0=1.0, rho=1.0, gamma=0.0) == pytest.approx(1 + 0.5 / math.sqrt(big), abs=2 / big)
+
+
+def test_uniqueness_conjecture_fails_at_1_3_1_4():
+    """Three positive roots; the global minimum is the smallest one; np.roots lists the largest first, +75%."""
+    kw = {"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0}
+    roots = stationary(**kw)
+    np.testing.assert_allclose(roots, [0.26235969, 1.47726, 2.35567429], rtol=1e-7)
+    vals = p_stable(roots, 1.0, 3.0, 1.0, 4.0)
+    assert penalty(**kw) == pytest.approx(vals[0], rel=1e-14) and vals[2] > vals[0]
+    seed = R.__dict__["_seed_root_choice"]()
+    assert not seed[0] and "+75%" in seed[1]
+
+
+def test_single_root_choice_error_is_unbounded():
+    """(1e-8, 0.01, 1, 1): the left local minimum u ~ m/gamma costs ~m0^2 = 1e-4, the right one u ~ m0 rho costs
+    ~(m/m0 - gamma)^2 ~ 1 (np.roots lists it first): choosing it is off by a factor ~1e4."""
+    kw = {"m": 1e-8, "m0": 0.01, "rho": 1.0, "gamma": 1.0}
+    roots = stationary(**kw)
+    assert roots.size == 3
+    vals = p_stable(roots, *kw.values())
+    assert penalty(**kw) == pytest.approx(min(vals), rel=1e-13)
+    assert vals[-1] / penalty(**kw) > 1e3
+
+
+def test_hypothesis_finds_two_local_minima_over_the_domain():
+    """Attack on the seed's 'unique positive root': Hypothesis searches the whole domain for two local minima."""
+    from hypothesis import find
+
+    hit = find(R._kwargs_strategy(), lambda kw: bool(np.isfinite(R.minimize_p(**kw)["gap"])),
+               settings=settings(max_examples=2000, database=None, derandomize=True))
+    assert R.stationary_points_exact(**hit).size == 3
+    assert hit["m0"] * hit["rho"] > 0 and hit["gamma"] * hit["m"] > 0
+
+
+def test_ties_and_the_zero_set_are_refused_by_log_slope():
+    # rho = 1, gamma = m0: p(m/u) = p(u), the two local minima tie (derivation step)
+    with pytest.raises(DomainError, match="tie"):
+        log_slope(m=1.0, m0=3.0, rho=1.0, gamma=3.0)
+    with pytest.raises(DomainError, match="penalty 0"):
+        log_slope(m=2.0, m0=1.0, rho=1.0, gamma=2.0)
+    # the penalty itself is fine at both
+    assert penalty(m=1.0, m0=3.0, rho=1.0, gamma=3.0) == 7.0 and penalty(m=2.0, m0=1.0, rho=1.0, gamma=2.0) == 0.0
+
+
+def test_m_zero_is_the_infimum_and_the_penalty_jumps_there():
+    """m = 0: gamma^2 + m0^2 (1 - max(rho, 0)^2), not attained for rho <= 0 (erratum 001-eq6-divergence); a tiny m
+    with gamma's sign costs ~m0^2 instead (u = m/gamma -> 0 keeps the readout)."""
+    assert penalty(m=0.0, m0=2.0, rho=-0.5, gamma=3.0) == 13.0
+    assert penalty(m=0.0, m0=2.0, rho=0.5, gamma=3.0) == pytest.approx(9 + 4 * 0.75, rel=1e-15)
+    assert penalty(m=1e-12, m0=2.0, rho=-0.5, gamma=3.0) == pytest.approx(4.0, rel=1e-11)
+    assert penalty(m=-1e-12, m0=2.0, rho=-0.5, gamma=3.0) == pytest.approx(13.0, rel=1e-5)
+
+
+def test_extreme_ranges_use_exact_arithmetic():
+    # |m| < 1e-125 max(m0, |gamma|)^2 leaves float64's range for the quartic: answered by mpmath, still 1e-10
+    for kw in ({"m": 1e-130, "m0": 1.0, "rho": 1.0, "gamma": 0.0}, {"m": -1e-140, "m0": 3.0, "rho": -0.3, "gamma": 0.5}):
+        assert penalty(**kw) == pytest.approx(penalty.reference_value(**kw), rel=1e-10)
+    assert log_slope(m=1e-130, m0=1.0, rho=1.0, gamma=0.0) == pytest.approx(2.0, rel=1e-12)
+
+
+def test_vectorized_equals_pointwise():
+    rng = np.random.default_rng(3)
+    from verify.relu import random_parameters
+
+    m, m0, rho, g = random_parameters(rng, 3000)
+    m[:5] = 0.0
+    batch = penalty(m=m, m0=m0, rho=rho, gamma=g)
+    assert batch.shape == (3000,)
+    np.testing.assert_array_equal(batch[::97], [penalty(m=a, m0=b, rho=c, gamma=d) for a, b, c, d in
+                                                zip(m[::97], m0[::97], rho[::97], g[::97])])
+    grid = penalty(m=np.ones((2, 3)), m0=np.array([1.0, 2.0, 3.0]), rho=0.5, gamma=0.0)
+    assert grid.shape == (2, 3)
+    assert quartic(m=np.array([1.0, 2.0]), m0=1.0, rho=0.5, gamma=3.0).shape == (2, 5)
+
+
+def test_quartic_coefficients():
+    np.testing.assert_array_equal(quartic(m=2.0, m0=3.0, rho=0.5, gamma=-1.0), [1.0, -1.5, 0.0, -2.0, -4.0])
+
+
+def test_figure1_data():
+    from verify.relu import figure1_data
+
+    d = figure1_data(ms=np.array([1e-4, 1.0, 1e4]))
+    assert d["penalty"].shape == (3, 3, 3) and d["log_slope"].shape == (3, 3, 3)
+    # gamma = 0: r~(m; m0, rho) = m0^2 r~(m/m0^2; 1, rho) (the scaling of the problem)
+    np.testing.assert_allclose(d["penalty"][:, 2, 1], 100 * penalty(m=0.01, m0=1.0, rho=np.array([1, .99, .9]),
+                                                                     gamma=0.0), rtol=1e-14)
+    assert d["log_slope"][0, 1, 0] == pytest.approx(2.0, abs=1e-7)   # rho = 1: l2 at small m
+    assert abs(d["log_slope"][1, 1, 0]) < 1e-3                      # rho = 0.99: flat on the floor m_aux (1 - rho^2)
+    assert d["log_slope"][0, 1, 2] == pytest.approx(1.0, abs=0.01)  # l1 at large m
+
+
+def test_bad_inputs():
+    with pytest.raises(DomainError, match="rho must be"):
+        penalty(m=1.0, m0=1.0, rho=1.5, gamma=0.0)
+    with pytest.raises(DomainError, match="m0 must be"):
+        penalty(m=1.0, m0=-1.0, rho=0.5, gamma=0.0)
+    with pytest.raises(DomainError, match="m_aux must be"):
+        penalty_aux(m=1.0, m_aux=-1.0, rho=0.5, gamma=0.0)
+    with pytest.raises(DomainError, match="m must not be 0"):
+        log_slope(m=0.0, m0=1.0, rho=0.5, gamma=0.0)
+    with pytest.raises(DomainError, match="gamma must be"):
+        penalty(m=1.0, m0=1.0, rho=0.5, gamma=float("nan"))
+    with pytest.raises(DomainError, match="m must be a real number .*scalars"):
+        stationary(m=[1.0, 2.0], m0=1.0, rho=0.5, gamma=0.0)
+    with pytest.raises(DomainError, match="not representable"):
+        penalty(m=1e300, m0=1.0, rho=0.5, gamma=-1e300)  # (m/u - gamma)^2 + u^2 >= 1e600 for every u
+    code, out, err = run_cli("eval", "relu.log_slope", "m=1", "m0=3", "rho=1", "gamma=3")
+    assert code == 2 and out == "" and err.startswith("error:") and "tie" in err
+
+
+def test_cli_penalty_at_the_counterexample():
+    import json
+
+    code, out, _ = run_cli("eval", "relu.penalty", "m=1", "m0=3", "rho=1", "gamma=4")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(7.530183669611409, rel=1e-15)
