@@ -6,12 +6,12 @@ Both run side by side in this process on the same 1e7 points; the figure reporte
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 
 import theorylab
+from _timing import timed
 
 
 def hand_q(z):
@@ -24,13 +24,6 @@ def hand_norm(beta, w1, w2):
     return float(np.sum(2 * beta * (a - np.tanh(a / 2))))
 
 
-def timed(fn, repeats):
-    out = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t)
-    return statistics.median(out)
 
 
 def main(argv=None):
