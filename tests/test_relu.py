@@ -8,7 +8,6 @@ import mpmath
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 import theorylab
 from derivations import relu as R
@@ -132,9 +131,9 @@ def test_log_slope_equals_both_envelope_forms(kw):
 
 
 def test_log_slope_limits():
-    """rho = 1, gamma = 0: l2-like (2) as m -> 0 and l1-like (-> 1) as m -> oo: r~ = 2m - 2 sqrt(m) m0 + 3m0^2/4 +
-    O(m^-1/2), so the slope is (1 - x/2)/(1 - x + ...) = 1 + x/2 + O(x^2), x = m0/sqrt(m); and r~ = m^2/m0^2 (1 + O(m^2))
-    near 0."""
+    """rho = 1, gamma = 0: l2-like (2) as m -> 0 and l1-like (-> 1) as m -> oo: r~ = 2m - 2 sqrt(m) m0 + 3m0^2/4
+    + O(m^-1/2), so the slope is (1 - x/2)/(1 - x + ...) = 1 + x/2 + O(x^2), x = m0/sqrt(m); and
+    r~ = m^2/m0^2 (1 + O(m^2)) near 0."""
     assert log_slope(m=1e-6, m0=1.0, rho=1.0, gamma=0.0) == pytest.approx(2.0, abs=1e-9)
     big = 1e10
     assert log_slope(m=big, m0=1.0, rho=1.0, gamma=0.0) == pytest.approx(1 + 0.5 / math.sqrt(big), abs=2 / big)
@@ -193,7 +192,8 @@ def test_m_zero_is_the_infimum_and_the_penalty_jumps_there():
 
 def test_extreme_ranges_use_exact_arithmetic():
     # |m| < 1e-125 max(m0, |gamma|)^2 leaves float64's range for the quartic: answered by mpmath, still 1e-10
-    for kw in ({"m": 1e-130, "m0": 1.0, "rho": 1.0, "gamma": 0.0}, {"m": -1e-140, "m0": 3.0, "rho": -0.3, "gamma": 0.5}):
+    for kw in ({"m": 1e-130, "m0": 1.0, "rho": 1.0, "gamma": 0.0},
+               {"m": -1e-140, "m0": 3.0, "rho": -0.3, "gamma": 0.5}):
         assert penalty(**kw) == pytest.approx(penalty.reference_value(**kw), rel=1e-10)
     assert log_slope(m=1e-130, m0=1.0, rho=1.0, gamma=0.0) == pytest.approx(2.0, rel=1e-12)
 

@@ -196,8 +196,8 @@ def _against_roots(ctx: Context) -> list[Evidence]:
                         "property", 0.0, worst, worst, worst, 0.0,
                         "erratum 001-eq10-unique reproduces when the first-root choice is wrong somewhere",
                         bool(wrong.any()),
-                        f"wrong on {int(wrong.sum())} of {n} points ({int((wrong & two).sum())} of the {int(two.sum())} "
-                        f"with two local minima); largest relative excess {worst:.3g}"))
+                        f"wrong on {int(wrong.sum())} of {n} points ({int((wrong & two).sum())} of the "
+                        f"{int(two.sum())} with two local minima); largest relative excess {worst:.3g}"))
     return out
 
 
@@ -230,8 +230,9 @@ def _vs_qpenalty(ctx: Context) -> list[Evidence]:
                             "(deviation O(beta), O(beta^2) at gamma = 0)",
                             bool(np.all(np.abs(rate - expect) <= 0.5 * expect)),
                             "deviations " + ", ".join(f"{x:.3g}" for x in dev)))
-    # far from the initialization: r~ = 2|m| - 2 sqrt|m| (m0 rho + gamma sgn m) + gamma^2 + m0^2 - (m0 rho - gamma sgn m)^2/4
-    # + O(|m|^-1/2), i.e. the plain ReLU l1 cost 2|m| minus a pretraining discount; k q(2m/k) ~ 2|m| log(2|m|/k)
+    # far from the initialization: r~ = 2|m| - 2 sqrt|m| (m0 rho + gamma sgn m) + gamma^2 + m0^2
+    # - (m0 rho - gamma sgn m)^2/4 + O(|m|^-1/2): the plain ReLU l1 cost 2|m| minus a pretraining discount,
+    # while k q(2m/k) ~ 2|m| log(2|m|/k)
     for m0, rho, gamma in ((1.0, 1.0, 0.0), (1.0, 1.0, 0.3), (2.0, 0.5, -0.7)):
         ms = np.array([1e4, 1e6, 1e8])
         r = minimize_p(ms, m0, rho, gamma)["value"]
