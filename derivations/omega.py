@@ -424,6 +424,26 @@ def _bounded_omega():
                                                 f"{', '.join(f'{x:.9f}' for x in vals[:4])}, ... decreases to 1, never attained")
 
 
+def _lemma5_reduction():
+    """(28) -> (29): min over s1, s2 >= 1 of omega1(s1) + omega2(s2) + d^2/(s1 s2)^2, minimized directly (2-D, scipy
+    from a grid's best point), equals omega~ of omega1 (+) omega2 as the entry computes it (nested 1-D minima)."""
+    from scipy.optimize import minimize
+
+    worst = 0.0
+    pairs = (("(z-1)**2", "Abs(z-1)"), ("Abs(z-1)**3", "(z-1)**2"), ("exp(z-1)-z", "Abs(z-1)"))
+    for o1, o2 in pairs:
+        e1, e2 = (sp.sympify(o, locals={"z": Z}) for o in (o1, o2))
+        f1, f2 = prepare(e1)[1], prepare(e2)[1]
+        for dval in (0.5, 2.0, 6.0):
+            G = lambda w: float(f1(1 + w[0] ** 2)) + float(f2(1 + w[1] ** 2)) + dval**2 / ((1 + w[0] ** 2) * (1 + w[1] ** 2)) ** 2  # noqa: E731
+            grid = [(a, b) for a in np.linspace(0, 4, 21) for b in np.linspace(0, 4, 21)]
+            start = min(grid, key=G)
+            direct = minimize(G, start, method="Nelder-Mead", options={"xatol": 1e-12, "fatol": 1e-14, "maxiter": 4000}).fun
+            entry = float(tilde_oplus(e1, e2, dval))
+            worst = max(worst, abs(direct - entry) / max(entry, 1e-300))
+    return worst < 1e-7, f"max relative difference between (28) minimized in 2-D and the nested form over 3 pairs x 3 d: {worst:.1e}"
+
+
 def _asymptote():
     # omega = (z-1)^2: stationarity z^4 - z^3 = v^2 parametrizes v by z; omega~ = (z-1)(2z-1)
     zz = sp.Symbol("zeta", positive=True)
@@ -489,6 +509,8 @@ DERIVATIONS = (
         Step("(26): p(p-1)|z-1|^(p-2) z' = 4v gives v z' = C v^(2/(p-1))",
              vv * vv ** (1 - 2 * (sp.Symbol("p", positive=True) - 2) / (sp.Symbol("p", positive=True) - 1)),
              vv ** (2 / (sp.Symbol("p", positive=True) - 1)), domain={sp.Symbol("p", positive=True): (1.5, 5.0)}),
+        Step("Lemma 5, (28)-(31): the per-singular-value problem equals omega~ of omega1 (+) omega2",
+             check_fn=claim(_lemma5_reduction, "2-D minimization of (28) vs the nested 1-D form")),
         Step("Prop. 4: omega1 (+) omega2 is strictly increasing on [1, oo) with value 0 at 1",
              check_fn=claim(_prop4, "increments on a grid, 9 pairs")),
         Step("A.1, (22): min_m m^2 + beta^2/m^2 = 2|beta| at m^2 = |beta|", (ss**2 + bb**2 / ss**2).subs(ss, sp.sqrt(bb)), 2 * bb),
