@@ -106,6 +106,50 @@ def _convex_on_ray(poly_expr: sp.Expr) -> bool:
 
 
 def _tilde_newton(poly: sp.Poly, fn, v: np.ndarray):
+    """Convex polynomial omega: Newton on the stationarity condition, written in x = z - 1 >= 0,
+    h(x) = omega'(1 + x) (1 + x)^3 = 2 v^2, vectorized.
+
+    h(0) = omega'(1+); where 2 v^2 <= h(0) the minimum is at z = 1. When h has nonnegative coefficients in x
+    (|z-1|^p, (z-1)^2 and their sums), h is increasing and convex on x >= 0 and every monomial bounds the
+    root from above: x* <= ((2v^2 - h_0)/h_k)^(1/k). Newton started from the smallest of these bounds
+    decreases monotonically to x* and converges quadratically (a handful of steps, no bracketing); working
+    in x keeps the root's relative accuracy when z* is within rounding of 1 (small v, where in z the root
+    is nearly double). Other convex polynomials take the bracketed route."""
+    x = sp.Symbol("x")
+    h = sp.Poly(sp.expand((sp.diff(poly.as_expr(), Z) * Z**3).subs(Z, x + 1)), x)
+    c = np.array([float(a) for a in h.all_coeffs()])  # highest power first
+    if np.any(c < 0) or c.size < 2:
+        return _tilde_bracketed(poly, fn, v)
+    d = np.polyder(c)
+    v2 = v * v
+    rhs = 2 * v2 - c[-1]
+    inner = rhs > 0
+    powers = np.arange(c.size - 1, 0, -1)
+    xx = np.zeros_like(v)
+    if inner.any():
+        r = rhs[inner]
+        with np.errstate(divide="ignore"):
+            bounds = [(r / ck) ** (1.0 / k) for ck, k in zip(c[:-1], powers) if ck > 0]
+        xi = np.minimum.reduce(bounds)
+        idx = np.arange(xi.size)
+        for _ in range(200):
+            hv = np.polyval(c, xi[idx]) - c[-1] - r[idx]
+            step = hv / np.polyval(d, xi[idx])
+            new = np.maximum(xi[idx] - step, 0.0)
+            done = np.abs(new - xi[idx]) <= 4e-16 * new
+            xi[idx] = new
+            idx = idx[~done]
+            if idx.size == 0:
+                break
+        xx[inner] = xi
+    zz = 1.0 + xx
+    # z = 1 is always a candidate (and the answer where the stationarity condition has no root x > 0)
+    at_one = _objective(fn, np.ones_like(v), v)
+    found = _objective(fn, zz, v)
+    return np.where(at_one <= found, at_one, found), np.where(at_one <= found, 1.0, zz)
+
+
+def _tilde_bracketed(poly: sp.Poly, fn, v: np.ndarray):
     """Convex polynomial omega: bracketed Newton on h(z) = omega'(z) z^3 - 2 v^2 over [1, z_hi], vectorized.
 
     h(1) = omega'(1) - 2v^2; where h(1) >= 0 the minimum is at z = 1. Otherwise the bracket [1, z_hi] with
