@@ -1,4 +1,4 @@
-"""The `theorylab` command: list, show, eval, check, verify, latex, errata.
+"""The `theorylab` command: list, show, eval, check, verify, latex, report, errata.
 
 Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
 """
@@ -114,8 +114,13 @@ def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple
             print(f"\n{d.key}: {d.title} [{d.where}]")
         for r in d.check(progress=None if quiet else _print_step):
             unexpected += not r.ok
-            records.append({"derivation": d.key, "step": r.step.label, "status": r.status,
-                            "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok})
+            rec = {"derivation": d.key, "title": d.title, "where": d.where, "step": r.step.label,
+                   "status": r.status, "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok}
+            e = r.step.erratum
+            if e is not None:  # the report's errata section is built from these, without rerunning anything
+                rec["erratum"] = {"key": e.key, "seed": e.seed, "where": e.where, "says": e.says, "truth": e.truth,
+                                  "note": e.note, "counterexample": r.outcome.counterexample}
+            records.append(rec)
     return unexpected, records
 
 
@@ -234,6 +239,20 @@ def cmd_latex(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .report import build
+
+    if args.rerun:
+        code = cmd_verify(argparse.Namespace(select=args.select, profile=args.profile, device=args.device,
+                                             seed=args.seed, json=args.evidence, verbose=False))
+        if code:
+            print("verify reported failures; the report shows them", file=sys.stderr)
+    summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
+    print(f"wrote {summary['index']} ({len(summary['figures'])} figures, {summary['evidence']} evidence records, "
+          f"{summary['failed']} failed, {summary['errata']} errata)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -262,6 +281,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("select", nargs="*")
     s.add_argument("-o", "--output")
     s.set_defaults(fn=cmd_latex)
+    s = sub.add_parser("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
+    s.add_argument("select", nargs="*", help="families or entries to verify first (with --rerun)")
+    s.add_argument("-o", "--output", default="report", help="the folder to write index.html and figures/ into")
+    s.add_argument("--evidence", default="theorylab-evidence.json", help="the record `theorylab verify` wrote")
+    s.add_argument("--rerun", action="store_true", help="run `theorylab verify` first (else nothing is rerun)")
+    s.add_argument("--profile", choices=("quick", "paper"), default="quick", help="with --rerun")
+    s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
+    s.add_argument("--seed", type=int, default=0, help="with --rerun")
+    s.set_defaults(fn=cmd_report)
     sub.add_parser("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
     return p
 

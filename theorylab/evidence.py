@@ -91,15 +91,19 @@ def compare(entry: str, check: str, kind: str, predicted: Any, observed: Any, *,
 
 
 def compare_mc(entry: str, check: str, predicted: float, mean: float, stderr: float, samples: int, *,
-               k: float = 4.0, bias: float = 0.0, bias_source: str = "", detail: str = "") -> Evidence:
-    """Monte Carlo comparison: passes when |pred - mean| <= k * stderr + bias (bias stated)."""
+               k: float = 4.0, bias: float = 0.0, bias_source: str = "", detail: str = "",
+               extra: dict | None = None) -> Evidence:
+    """Monte Carlo comparison: passes when |pred - mean| <= k * stderr + bias (bias stated).
+
+    `extra` carries what a figure needs to place the point (e.g. {"figure": "002-fig1c", "gamma": 0.5})."""
     tol = k * stderr + abs(bias)
     source = f"{k:g} standard errors ({samples} samples)"
     if bias:
         source += f" + finite-size bias {abs(bias):.3g} ({bias_source})"
     abs_err, rel_err, _ = _errors(predicted, mean)
     return Evidence(entry, check, "monte-carlo", float(predicted), float(mean), abs_err, rel_err, tol,
-                    source, bool(abs_err <= tol), detail, stderr=float(stderr), samples=int(samples))
+                    source, bool(abs_err <= tol), detail, stderr=float(stderr), samples=int(samples),
+                    extra=to_jsonable(extra or {}))
 
 
 def to_jsonable(x: Any) -> Any:

@@ -55,7 +55,8 @@ def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict
     counterexamples = counterexamples or {}
     chosen = list(entries)
     parts = [r"\documentclass[11pt]{article}", r"\usepackage[margin=2.2cm]{geometry}",
-             r"\usepackage{amsmath,amssymb}", r"\usepackage[T1]{fontenc}",
+             r"\usepackage{amsmath,amssymb}", r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
+             r"\emergencystretch=3em",  # long identifiers (seed file names, IDs) wrap instead of overflowing
              r"\title{theorylab: the catalogue of closed forms}", r"\date{}", r"\begin{document}", r"\maketitle",
              "Every closed form below is transcribed from its seed, machine-checked step by step, and "
              "evaluated numerically from the stated float-stable form.", ""]

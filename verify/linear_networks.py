@@ -242,7 +242,9 @@ def _slices(ctx: Context) -> list[Evidence]:
                               f"(n={n}, d={d}, theta=pi/4, sigma={sigma}; {int(ok.sum())}/{draws} draws converged)",
                               pred, float(t.mean()), float(t.std(ddof=1) / math.sqrt(t.size)), int(t.size), bias=bias,
                               bias_source="scratch runs' distance to X^+ y (alpha = 1e-3)",
-                              detail="prediction: exact finite-size scratch_risk_finite - linear_transfer_risk"))
+                              detail="prediction: exact finite-size scratch_risk_finite - linear_transfer_risk",
+                              extra={"figure": "002-fig1c", "source": "trained", "gamma": gamma, "theta": theta,
+                                     "sigma": sigma, "d": d}))
         if n < d:
             ft = train(dict(p), _empirical(X, y), TrainConfig(loss_tol=1e-18, max_steps=30_000))
             okf = (sc.converged & ft.converged).numpy()
@@ -264,7 +266,9 @@ def _slices(ctx: Context) -> list[Evidence]:
                                   float(np.std(tf - (r_sc[okf] - law), ddof=1) / math.sqrt(tf.size)), int(tf.size),
                                   bias=bias, bias_source="scratch runs' distance to X^+ y (alpha = 1e-3)",
                                   detail=f"per-draw depth law on the same draws; high-dim limit "
-                                         f"{tft(gamma=gamma, theta=theta, sigma=sigma):.4g}"))
+                                         f"{tft(gamma=gamma, theta=theta, sigma=sigma):.4g}",
+                                  extra={"figure": "002-fig2c", "source": "trained", "gamma": gamma, "theta": theta,
+                                         "sigma": sigma, "d": d}))
     return out
 
 

@@ -234,6 +234,65 @@ def _finetune_mc(ctx: Context) -> list[Evidence]:
                        detail=f"the seed's (14) gives {theorylab.get('transfer.scratch_risk')(gamma=gamma, sigma=sigma) + (1 - gamma) * (1 - 2 * math.cos(theta)):.6g}")]
 
 
+SLICE_THETAS = (math.pi / 8, math.pi / 4, 3 * math.pi / 8)
+
+
+def _rank_one_sampler(n: int, theta: float, sigma: float, lam: float = 0.0):
+    """Risk of (ridge) linear transfer on the rank-one pretrained feature beta_s (Theorem 3.4), per draw."""
+
+    def sample(rng, size):
+        z, w, e = (rng.standard_normal((size, n)) for _ in range(3))
+        y = math.cos(theta) * z + math.sin(theta) * w + sigma * e
+        b = np.sum(z * y, axis=1) / (np.sum(z * z, axis=1) + n * lam)
+        return 1 + b * b - 2 * b * math.cos(theta)
+
+    return sample
+
+
+def _slices_mc(ctx: Context) -> list[Evidence]:
+    """Fig. 1(c) points by simulation: T_lt = R_sc - R_lt at n = gamma d, each risk simulated with its own draws
+    (min-norm least squares at (n, d); rank-one transfer at n), against the exact finite-size prediction
+    scratch_risk_finite - linear_transfer_risk; the high-dimensional (11) is what the figure draws as lines."""
+    fin, lt = theorylab.get("transfer.scratch_risk_finite"), theorylab.get("transfer.linear_transfer_risk")
+    tlt = theorylab.get("transfer.linear_transferability")
+    d, sigma = (100, 0.2) if ctx.profile == "quick" else (500, 0.2)
+    gammas = (0.25, 0.5, 0.75, 1.5, 2.0) if ctx.profile == "quick" else (0.1, 0.25, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2.0)
+    out = []
+    for gamma in gammas:
+        n = int(round(gamma * d))
+        sc = estimate(min_norm_risk_sampler(n, d, sigma), _draws(ctx, 200, 1000), seed=ctx.seed, key=("fig1c", n),
+                      batch=50)
+        for theta in SLICE_THETAS:
+            tr = estimate(_rank_one_sampler(n, theta, sigma), _draws(ctx, 4000, 40000), seed=ctx.seed,
+                          key=("fig1c-lt", n, round(theta, 6)))
+            se = math.hypot(sc.stderr, tr.stderr)
+            out.append(compare_mc("transfer.linear_transferability", f"Fig. 1(c) point by simulation: gamma={gamma}, "
+                                  f"theta={theta:.4f} (d={d}, sigma={sigma})",
+                                  fin(n=n, d=d, sigma=sigma) - lt(n=n, theta=theta, sigma=sigma), sc.mean - tr.mean,
+                                  se, min(sc.samples, tr.samples),
+                                  detail=f"prediction: exact finite-size; high-dim limit (11) "
+                                         f"{tlt(gamma=gamma, theta=theta, sigma=sigma):.4g}",
+                                  extra={"figure": "002-fig1c", "source": "monte-carlo", "gamma": gamma,
+                                         "theta": theta, "sigma": sigma, "d": d}))
+    return out
+
+
+def _ridge_sweep(ctx: Context) -> list[Evidence]:
+    """Fig. 6 points: ridge linear transfer at gamma = 0.5 of d = 500 (n = 250) over lambda, simulated, against
+    the exact finite-n risk (125); the figure draws the n -> oo limit (13) as the line."""
+    theta, sigma, n = math.pi / 4, 0.2, 250
+    out = []
+    for lam in (0.0, 0.05, 0.1, 0.25, 0.5, 1.0):
+        est = estimate(_rank_one_sampler(n, theta, sigma, lam), _draws(ctx, 4000, 40000), seed=ctx.seed,
+                       key=("fig6", lam))
+        out.append(compare_mc("transfer.ridge_transfer_risk", f"Fig. 6 point: ridge transfer at lambda={lam} "
+                              f"(n={n}, theta=pi/4, sigma={sigma}) vs the exact finite-n risk (125)",
+                              ridge_finite(n, theta, sigma, lam), est.mean, est.stderr, est.samples,
+                              extra={"figure": "002-fig6", "source": "monte-carlo", "lam": lam, "n": n,
+                                     "theta": theta, "sigma": sigma}))
+    return out
+
+
 CHECKS = TRAINED_CHECKS + (
     Check("Monte Carlo: scratch risk", ("transfer.scratch_risk", "transfer.scratch_risk_finite"), "monte-carlo",
           _scratch, "Minimum-norm least squares on Gaussian data against (8) and its exact finite-size form."),
@@ -248,4 +307,8 @@ CHECKS = TRAINED_CHECKS + (
           _relu, "(150) by sampling x; (151) and (156) with sampled Gram matrices."),
     Check("Monte Carlo: fine-tuning", ("transfer.finetune_risk",), "monte-carlo", _finetune_mc,
           "The corrected fine-tuned predictor simulated against the finetune_risk limit."),
+    Check("Monte Carlo: Fig. 1(c) points", ("transfer.linear_transferability",), "monte-carlo", _slices_mc,
+          "Linear transferability by simulation at finite d along the slices of Fig. 1(c)."),
+    Check("Monte Carlo: Fig. 6 points", ("transfer.ridge_transfer_risk",), "monte-carlo", _ridge_sweep,
+          "Ridge linear transfer by simulation over lambda at n = 250 (Fig. 6)."),
 )
