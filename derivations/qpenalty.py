@@ -109,7 +109,7 @@ norm = Entry(
     dims={"D": (1, 5)},
 )
 
-beta_aux_p = vector("beta_aux", "D", "the pretrained (auxiliary-task) predictor", tex="beta^{aux}_d")
+beta_aux_p = vector("beta_aux", "D", "the pretrained (auxiliary-task) predictor", tex="beta_d^aux")
 gamma_p = scalar("gamma", "readout initialization (any real; enters as gamma^2)", tex="gamma")
 baux, gamma = beta_aux_p.symbol, gamma_p.symbol
 k_ft = sp.Abs(baux) + gamma**2

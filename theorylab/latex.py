@@ -7,7 +7,7 @@ from .catalogue import families
 from .derivation import Erratum
 from .entry import Entry
 
-__all__ = ["entry_block", "document", "escape"]
+__all__ = ["entry_block", "document", "escape", "well_formed"]
 
 
 def escape(text: str) -> str:
@@ -77,3 +77,39 @@ def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict
         parts.append(r"\end{enumerate}")
     parts.append(r"\end{document}")
     return "\n".join(parts) + "\n"
+
+
+def well_formed(tex: str) -> list[str]:
+    """Structural problems of a LaTeX document (empty list: none found), for machines without pdflatex.
+
+    Checks what breaks a compile most often in generated LaTeX: unbalanced braces (escaped \\{ \\} aside),
+    \\begin/\\end environments that do not nest, inline $...$ left open within a paragraph, and the document
+    frame (documentclass, begin/end document)."""
+    import re
+
+    problems = []
+    if not tex.lstrip().startswith("\\documentclass"):
+        problems.append("does not start with \\documentclass")
+    body = re.sub(r"\\\\|\\[{}$%&#_]", "", tex)          # drop escaped characters and \\\\ line breaks
+    body = re.sub(r"(?<!\\)%.*", "", body)                 # comments
+    depth = 0
+    for i, ch in enumerate(body):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            problems.append(f"unmatched }} near: {body[max(0, i - 40):i + 1]!r}")
+            depth = 0
+    if depth:
+        problems.append(f"{depth} unclosed {{")
+    stack = []
+    for m in re.finditer(r"\\(begin|end)\{([^}]*)\}", body):
+        if m.group(1) == "begin":
+            stack.append(m.group(2))
+        elif not stack or stack.pop() != m.group(2):
+            problems.append(f"\\end{{{m.group(2)}}} does not close the innermost environment")
+    problems += [f"\\begin{{{env}}} never closed" for env in stack]
+    for k, para in enumerate(body.split("\n\n")):
+        if para.count("$") % 2:
+            problems.append(f"odd number of $ in paragraph {k}: {para[:60]!r}")
+    if "\\begin{document}" not in body:
+        problems.append("no \\begin{document}")
+    return problems
