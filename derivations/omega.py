@@ -310,9 +310,13 @@ def oplus(omega1, omega2, v, n: int = 200):
     _, f2, _ = prepare(omega2, "omega2")
     v = np.asarray(v, dtype=float)
     F = lambda zz, vv: np.asarray(f1(zz), float) + np.asarray(f2(vv / zz), float)  # noqa: E731
-    lv = np.log(v)
+    # omega_i overflows float64 beyond some z_i (exp(z-1) - z beyond z ~ 711): the objective is finite only on
+    # [v/z_2, z_1], so the grid covers that interval; a grid over [1, v] can miss it entirely (v = 4.7e5)
+    lo_z = np.clip(v / _finite_limit(f2), 1.0, v)
+    hi_z = np.clip(np.minimum(v, _finite_limit(f1)), lo_z, None)
+    lv0, lv = np.log(lo_z), np.log(hi_z) - np.log(lo_z)
     t = np.linspace(0, 1, n)
-    grid = np.exp(lv[..., None] * t)
+    grid = np.exp(lv0[..., None] + lv[..., None] * t)
     vals = F(grid, v[..., None])
     k = np.argmin(vals, axis=-1)
     lo = np.log(np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0])
@@ -323,7 +327,60 @@ def oplus(omega1, omega2, v, n: int = 200):
         left = F(np.exp(a), v) <= F(np.exp(b), v)
         hi, lo = np.where(left, b, hi), np.where(left, lo, a)
     best = F(np.exp((lo + hi) / 2), v)
-    return np.minimum(np.minimum(best, F(np.ones_like(v), v)), F(v, v))
+    return np.minimum(np.minimum(best, F(lo_z, v)), F(hi_z, v))
+
+
+def _finite_limit(fn) -> float:
+    """The largest z (to 1e-12 relative) where the increasing omega is still finite in float64, or inf."""
+    with np.errstate(all="ignore"):
+        if np.isfinite(fn(1e300)):
+            return math.inf
+        lo, hi = 0.0, math.log(1e300)  # log z
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if np.isfinite(fn(math.exp(mid))) else (lo, mid)
+        return math.exp(lo)
+
+
+def _golden_mp(F, lo, hi, iters: int = 170):
+    """Golden-section minimization of F on [lo, hi] in the current mpmath precision (bracket from a grid)."""
+    g = (mpmath.sqrt(5) - 1) / 2
+    for _ in range(iters):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        if F(a) <= F(b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def _oplus_reference(omega1, omega2, v):
+    """Independent of `oplus`: a 401-point log grid evaluated in mpmath brackets the minimum, which golden-section
+    search refines at 40 digits; the endpoints z = 1 and z = v are candidates."""
+    f1 = sp.lambdify(Z, prepare(omega1, "omega1")[0], "mpmath")
+    f2 = sp.lambdify(Z, prepare(omega2, "omega2")[0], "mpmath")
+
+    def one(vv):
+        with mpmath.workdps(40):
+            vv = mpmath.mpf(float(vv))
+            F = lambda x: f1(x) + f2(vv / x)  # noqa: E731
+            grid = [vv ** (mpmath.mpf(k) / 400) for k in range(401)]
+            vals = [F(x) for x in grid]
+            k = min(range(401), key=vals.__getitem__)
+            zs = _golden_mp(F, grid[max(k - 1, 0)], grid[min(k + 1, 400)])
+            return float(min(F(zs), F(mpmath.mpf(1)), F(vv)))
+
+    vs = np.asarray(v, float)
+    out = np.array([one(a) for a in vs.ravel()]).reshape(vs.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _spectral_reference(B, omega):
+    """Singular values in 40-digit arithmetic (mpmath), each omega~ by the 40-digit reference of omega.tilde."""
+    with mpmath.workdps(40):
+        svals = mpmath.svd_r(mpmath.matrix(np.asarray(B, float).tolist()), compute_uv=False)
+        sv = np.array([float(x) for x in svals])
+    return float(mpmath.fsum(np.atleast_1d(_tilde_reference(omega, sv))))
 
 
 def tilde_oplus(omega1, omega2, v):
@@ -378,7 +435,7 @@ ENTRIES = (
           doc="min over 1 <= z <= v of omega1(z) + omega2(v/z), v >= 1 (Proposition 4: strictly increasing, 0 at 1).",
           params=(v1_p, o1_p, o2_p), lhs=r"(\omega_1\oplus\omega_2)(v)",
           display=r"\min_{1\le z\le v}\ \omega_1(z) + \omega_2(v/z)",
-          compute=lambda v, omega1, omega2: oplus(omega1, omega2, v),
+          compute=lambda v, omega1, omega2: oplus(omega1, omega2, v), reference=_oplus_reference,
           constraints=(_check_omega("omega1", "omega2"),)),
     Entry(id="omega.tilde_oplus", title="Effective penalty of the joint penalty", source=Source(SEED, "eqs (12), (15), (28)"),
           doc="min over s1, s2 >= 1 of omega1(s1) + omega2(s2) + v^2/(s1 s2)^2: the per-singular-value problem (15)/(28).",
@@ -390,7 +447,9 @@ ENTRIES = (
           source=Source(SEED, "eq (12), Theorem 2"), doc="The induced penalty on matrices through the singular values.",
           params=(matrix("B", "P", "Q", "the matrix (a layer's effective coefficients)", low=-1e6, high=1e6), omega_p),
           lhs=r"\widetilde\Omega_\omega(B)", display=r"\sum_j \tilde\omega(\sigma_j(B))",
-          compute=lambda B, omega: spectral_penalty(B, omega), constraints=(_check_omega("omega"),)),
+          compute=lambda B, omega: spectral_penalty(B, omega), reference=_spectral_reference,
+          reference_rtol_note="the sum of per-singular-value values, each within 1e-10 of its reference",
+          constraints=(_check_omega("omega"),)),
     Entry(id="omega.theorem1", title="Theorem 1: the structureless solution (s, theta - theta0, M)",
           source=Source(SEED, "Theorem 1, eq (8)"),
           doc=("s = argmin_{z >= 1} omega(z) + ||beta||^2/z^2 (smallest element of the argmin), theta_delta = beta/s, "
