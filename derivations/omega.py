@@ -440,7 +440,11 @@ def tilde_oplus(omega1, omega2, v):
     def joint(u):
         return oplus(omega1, omega2, np.maximum(np.asarray(u, float), 1.0), n=64)
 
-    return _tilde_search(joint, v)[0]
+    # the nested search holds (values x 257 x 64) floats at once: chunks keep that near 70 MB
+    flat = v.ravel()
+    out = np.concatenate([_tilde_search(joint, flat[i:i + 512])[0] for i in range(0, flat.size, 512)]
+                         or [np.zeros(0)])
+    return out.reshape(v.shape)
 
 
 def spectral_penalty(B, omega):
