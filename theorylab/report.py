@@ -296,19 +296,22 @@ def _entry_html(e) -> str:
     return "\n".join(parts)
 
 
+def _table(headers: list[str], rows: list[list[tuple[str, str]]], cls: str = "") -> str:
+    """An HTML table; each cell is (inner HTML, CSS class)."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "\n".join("<tr>" + "".join(f"<td class='{c}'>{x}</td>" if c else f"<td>{x}</td>" for x, c in row)
+                     + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>'
+
+
 def _evidence_table(rows: list[dict]) -> str:
-    out = ['<table class="evidence"><thead><tr><th>entry</th><th>check</th><th>kind</th><th>abs error</th>'
-           '<th>rel error</th><th>tolerance</th><th>tolerance from</th><th>result</th></tr></thead><tbody>']
-    for r in rows:
-        ok = r.get("passed")
-        out.append(f"<tr><td><code>{html.escape(r['entry'])}</code></td><td>{html.escape(r['check'])}"
-                   + (f"<br><small>{html.escape(r['detail'])}</small>" if r.get("detail") else "")
-                   + f"</td><td>{html.escape(r['kind'])}</td><td class='num'>{_num(r['abs_error'])}</td>"
-                   f"<td class='num'>{_num(r['rel_error'])}</td><td class='num'>{_num(r['tolerance'])}</td>"
-                   f"<td>{html.escape(r['tolerance_source'])}</td>"
-                   f"<td class='{'pass' if ok else 'fail'}'>{'pass' if ok else 'FAIL'}</td></tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
+    cells = [[(f"<code>{html.escape(r['entry'])}</code>", ""),
+              (html.escape(r["check"]) + (f"<br><small>{html.escape(r['detail'])}</small>" if r.get("detail") else ""),
+               ""), (html.escape(r["kind"]), ""), (_num(r["abs_error"]), "num"), (_num(r["rel_error"]), "num"),
+              (_num(r["tolerance"]), "num"), (html.escape(r["tolerance_source"]), ""),
+              ("pass", "pass") if r.get("passed") else ("FAIL", "fail")] for r in rows]
+    return _table(["entry", "check", "kind", "abs error", "rel error", "tolerance", "tolerance from", "result"], cells,
+                  "evidence")
 
 
 def _derivation_table(steps: list[dict]) -> str:
@@ -321,16 +324,11 @@ def _derivation_table(steps: list[dict]) -> str:
         d["errata"] += s["status"] == "erratum confirmed"
         d["unexpected"] += not s["ok"]
         d["numeric"] += "numeric" in (s.get("method") or "")
-    out = ['<table><thead><tr><th>derivation</th><th>where</th><th>steps</th><th>hold</th><th>seed errata '
-           'confirmed</th><th>checked numerically</th><th>unexpected</th></tr></thead><tbody>']
-    for key, d in by.items():
-        out.append(f"<tr><td><code>{html.escape(key)}</code> {html.escape(d['title'])}</td>"
-                   f"<td>{html.escape(d['where'])}</td><td class='num'>{d['steps']}</td>"
-                   f"<td class='num'>{d['holds']}</td><td class='num'>{d['errata']}</td>"
-                   f"<td class='num'>{d['numeric']}</td>"
-                   f"<td class='num {'fail' if d['unexpected'] else 'pass'}'>{d['unexpected']}</td></tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
+    cells = [[(f"<code>{html.escape(k)}</code> {html.escape(d['title'])}", ""), (html.escape(d["where"]), "")]
+             + [(str(d[c]), "num") for c in ("steps", "holds", "errata", "numeric")]
+             + [(str(d["unexpected"]), "num fail" if d["unexpected"] else "num pass")] for k, d in by.items()]
+    return _table(["derivation", "where", "steps", "hold", "seed errata confirmed", "checked numerically",
+                   "unexpected"], cells)
 
 
 def _errata_html(steps: list[dict]) -> str:
