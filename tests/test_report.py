@@ -204,3 +204,14 @@ def test_report_renders_in_headless_chromium(report_dir, tmp_path):
     empty = [i for i, (w, h, _) in enumerate(maths) if not (w > 0 and h > 0)]
     assert not empty, f"MathML elements with an empty box: {empty[:10]}"
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
+
+
+def test_verify_writes_its_record_into_new_folders(tmp_path):
+    target = tmp_path / "a" / "b" / "record.json"
+    code, out, err = run_cli("verify", "measure.participation_ratio", "--json", str(target))
+    assert code == 0, err
+    data = json.loads(target.read_text())
+    assert data["evidence"] and data["families"] == ["measure"]
+    assert not list(target.parent.glob(".evidence-*"))  # no temporary file left behind
+    code, out, err = run_cli("verify", "measure", "--json", str(tmp_path))
+    assert code == 2 and "--json must be a file path" in err and err.count("\n") == 1

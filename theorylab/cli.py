@@ -167,6 +167,10 @@ def _fmt(x: Any) -> str:
 
 def cmd_verify(args) -> int:
     ids, fams = catalogue.select(args.select)
+    import os
+
+    if os.path.isdir(args.json):  # found before minutes of work, not after
+        raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
     t0 = time.time()
     print(f"theorylab verify: profile {args.profile}, device {args.device}, families {', '.join(fams)}")
     unexpected, steps = _run_derivations(_derivations_for(ids), quiet=not args.verbose)
@@ -194,11 +198,27 @@ def cmd_verify(args) -> int:
     summary = {"profile": args.profile, "device": ctx.device, "seed": args.seed, "families": fams,
                "derivation_steps": steps, "evidence": [r.to_json() for r in evidence],
                "unexpected_steps": unexpected, "failed_evidence": failures, "seconds": round(time.time() - t0, 2)}
-    with open(args.json, "w") as fh:
-        json.dump(summary, fh, indent=1)
+    _write_json(args.json, summary)
     print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence)} evidence records "
           f"({failures} failed), {time.time() - t0:.1f} s; JSON record: {args.json}")
     return 1 if unexpected or failures else 0
+
+
+def _write_json(path: str, data: dict) -> None:
+    """Write the record whole or not at all (a temporary file renamed into place); parent folders are made."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".evidence-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _device(choice: str) -> str:
