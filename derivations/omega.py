@@ -676,3 +676,8 @@ DERIVATIONS = (
              check_fn=claim(_seed_like_abs, "ratio at v = 1e8")),
     )),
 )
+
+# the errata of the seed's text and proofs (eq (7), Props. 3-4, Lemma 5, Theorems 1-2), beside their corrections
+from .omega_proofs import DERIVATIONS as PROOF_DERIVATIONS  # noqa: E402
+
+DERIVATIONS = DERIVATIONS + PROOF_DERIVATIONS
