@@ -397,6 +397,24 @@ def _mp_roots(coeffs, dps: int):
     return [mpmath.mpc(complex(r)) * scale for r in np.roots([float(c) for c in scaled])]
 
 
+def _bracketed_positive_minima(f, p, spread: int, a, c, M, dps: int):
+    """Positive roots of f where it changes sign from - to + (the local minima of p), bracketed on a log grid of
+    8 points per decade over the Fujiwara bounds and refined by the Anderson-Bjorck method at `dps` digits."""
+    def lg(x):
+        return float(mpmath.log10(abs(x))) if x else None
+    hi = max(v for v in (lg(a), lg(c) / 3 if c else None, lg(M) / 4) if v is not None) + 1
+    lo = hi - spread - 2
+    grid = [mpmath.mpf(10) ** (lo + mpmath.mpf(k) / 8) for k in range(int((hi - lo) * 8) + 1)]
+    vals = [f(u) for u in grid]
+    cands, minima = [], []
+    for u0, u1, f0, f1 in zip(grid, grid[1:], vals, vals[1:]):
+        if f0 < 0 <= f1:
+            u = mpmath.findroot(f, (u0, u1), solver="anderson", verify=False)  # a bracket: no check needed
+            cands.append(u)
+            minima.append((p(u), u))
+    return cands, minima
+
+
 def _mp_minimize(m, m0sq, m0, rho, g, dps: int | None = None) -> dict[str, Any]:
     """min over u > 0 of p in mpmath (inputs exact: floats or mpf); also u*, the slope, the gap, p''/2."""
     with mpmath.workdps(30):
@@ -425,7 +443,9 @@ def _mp_minimize(m, m0sq, m0, rho, g, dps: int | None = None) -> dict[str, Any]:
             return (4 * u - 3 * a) * u * u + c
 
         cands, minima = [], []
-        for r in _mp_roots([1, -a, 0, c, -M], dps):
+        # roots more than 60 decades apart: Durand-Kerner loses the small cluster (and is slow trying), while
+        # bracketing on a log grid resolves it directly
+        for r in (_mp_roots([1, -a, 0, c, -M], dps) if spread <= 60 else []):
             u = mpmath.re(r)
             if u <= 0:
                 continue
@@ -445,6 +465,10 @@ def _mp_minimize(m, m0sq, m0, rho, g, dps: int | None = None) -> dict[str, Any]:
             cands.append(u)
             if real and fp(u) > 0:
                 minima.append((p(u), u))
+        if not cands:
+            # the root finder lost a cluster of tiny roots (|m| ~ 1e-283: roots 190 decades apart); f(0) = -M < 0
+            # and f -> +oo, so the positive roots are brackets of sign changes on a log grid over the bounds
+            cands, minima = _bracketed_positive_minima(f, p, spread, a, c, M, dps)
         best, ubest = min((p(u), u) for u in cands)
         minima.sort()
         gap = abs(minima[1][0] - minima[0][0]) / minima[0][0] if len(minima) > 1 and minima[0][0] > 0 else mpmath.inf

@@ -254,3 +254,15 @@ def test_cli_penalty_at_the_counterexample():
 
     code, out, _ = run_cli("eval", "relu.penalty", "m=1", "m0=3", "rho=1", "gamma=4")
     assert code == 0 and json.loads(out)["value"] == pytest.approx(7.530183669611409, rel=1e-15)
+
+
+def test_tiny_m_root_cluster_regression():
+    """|m| = 5.6e-283, rho = -1, gamma = 0: the quartic u^4 + u^3 - m^2 has a root cluster 190 decades below the
+    root at -1 (found by a Hypothesis test of verify/relu_networks.py; it raised 'min() arg is an empty
+    sequence'). r~ = min_u (m/u)^2 + (u + 1)^2 = 1 + 3 (m^2/4)^(1/3) + ..., i.e. 1 to float64."""
+    from derivations.relu import minimize_p
+
+    res = minimize_p(5.614306650391608e-283, 1.0, -1.0, 0.0)
+    assert float(res["value"]) == 1.0
+    # the minimizer solves 2u^3 (u + 1) = 2 m^2, so u ~ m^(2/3) to first order
+    assert abs(float(res["u"]) / 5.614306650391608e-283 ** (2 / 3) - 1) < 1e-10
