@@ -219,12 +219,135 @@ def _omega_fig2(ev):
     return fig
 
 
+def _arr(x) -> np.ndarray:
+    return np.asarray(x, dtype=float)  # JSON keeps non-finite values as the strings "nan"/"inf"
+
+
+def _no_data(ax, what: str):
+    ax.text(0.5, 0.5, f"no {what} in this evidence record", ha="center", va="center", transform=ax.transAxes)
+
+
+def _relu_fig1c(ev):
+    plt = _plt()
+    pts = _points(ev, "001-fig1c")
+    rhos = sorted({p["extra"]["rho"] for p in pts}, reverse=True) or [None]
+    mags = sorted({p["extra"]["magnitude"] for p in pts}, reverse=True) or [None]
+    fig, axes = plt.subplots(len(rhos), len(mags), figsize=(2.8 * len(mags) + 1, 2.1 * len(rhos) + 0.6),
+                             sharex=True, squeeze=False)
+    if not pts:
+        _no_data(axes[0, 0], "Fig. 1c runs")
+    for p in pts:
+        x = p["extra"]
+        ax = axes[rhos.index(x["rho"]), mags.index(x["magnitude"])]
+        n = _arr(x["n"])
+        for key, label, color in (("stl", "STL", "C0"), ("ptft", "PT+FT", "C3")):
+            ax.errorbar(n, _arr(x[key]), yerr=_arr(x[key + "_se"]), fmt="o-", ms=3, capsize=2, color=color,
+                        label=label)
+        ax.set_title(rf"$\rho$ = {x['rho']:g}, magnitude {x['magnitude']:g}", fontsize=8)
+        ax.set_yscale("log")
+    for ax in axes[-1]:
+        ax.set_xlabel("finetuning samples n")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("test error")
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _relu_ratio(ev):
+    plt = _plt()
+    pts = _points(ev, "001-deviation-ratio")
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    if not pts:
+        _no_data(ax, "trained units")
+    for i, rho in enumerate(sorted({p["extra"]["rho"] for p in pts}, reverse=True)):
+        mine = sorted((p["extra"] for p in pts if p["extra"]["rho"] == rho and p["extra"]["ratio_median"]),
+                      key=lambda x: x["init_scale"])
+        s = _arr([x["init_scale"] for x in mine])
+        med = _arr([x["ratio_median"] for x in mine])
+        lo, hi = med - _arr([x["ratio_min"] for x in mine]), _arr([x["ratio_max"] for x in mine]) - med
+        ax.errorbar(s * (1 + 0.04 * i), med - 1, yerr=[lo, hi], fmt="o-", capsize=3, label=rf"$\rho$ = {rho:g}")
+    ax.set_xscale("log"), ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_xlabel("initialization scale of finetuning"), ax.set_ylabel(r"deviation / $\tilde r$ $-$ 1")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _transfer_fig3ab(ev):
+    plt = _plt()
+    pts = [p for p in _points(ev, "002-fig3ab") if "K_model" in p["extra"]]
+    fig, axes = plt.subplots(max(len(pts), 1), 2, figsize=(6.4, 3.0 * max(len(pts), 1)), squeeze=False)
+    if not pts:
+        _no_data(axes[0, 0], "Gram matrices")
+    for row, p in zip(axes, pts):
+        x = p["extra"]
+        Km, Ks = _arr(x["K_model"]), _arr(x["K_source"])
+        vmax = max(Km.max(), Ks.max())
+        for ax, K, title in ((row[0], Km, "(a) pretrained model"), (row[1], Ks, "(b) source teacher")):
+            im = ax.imshow(K, cmap="viridis", vmin=0, vmax=vmax)
+            ax.set_title(rf"{title}, $\mu$ = {x['mu']:.2f}", fontsize=8)
+            ax.set_xticks([]), ax.set_yticks([])
+        fig.colorbar(im, ax=row, shrink=0.8)
+    return fig
+
+
+def _transfer_fig3_lt(ev):
+    plt = _plt()
+    pts = _points(ev, "002-fig3")
+    ladders = {round(p["extra"]["mu"], 6): p["extra"] for p in _points(ev, "002-fig3d")}
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    if not pts:
+        _no_data(ax, "transfer runs")
+    for i, mu in enumerate(sorted({round(p["extra"]["mu"], 6) for p in pts})):
+        mine = sorted((p for p in pts if round(p["extra"]["mu"], 6) == mu), key=lambda p: p["extra"]["n"])
+        n = _arr([p["extra"]["n"] for p in mine])
+        ax.errorbar(n, [p["observed"] for p in mine], yerr=[p["stderr"] for p in mine], fmt="o", ms=4, capsize=2,
+                    color=f"C{i}", label=rf"$\mu$ = {mu:.2f}: trained, mean $\pm$ SE")
+        ax.plot(n, [p["predicted"] for p in mine], "-", color=f"C{i}", lw=1, label=r"residual$_\tau$ + S/n")
+        if mu in ladders:
+            ax.axhline(ladders[mu]["ladder"][-1], color=f"C{i}", ls=":", lw=0.8)
+    ax.set_xscale("log"), ax.set_yscale("log")
+    ax.set_xlabel("target samples n"), ax.set_ylabel(r"$\|\hat f - f_t^*\|^2$")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def _omega_fig1(ev):
+    plt = _plt()
+    pts = _points(ev, "003-fig1")
+    al = [p for p in pts if p["check"].startswith("(a)")]
+    fit = [p for p in pts if p["check"].startswith("(c)")]
+    fig, axes = plt.subplots(1, 2, figsize=(8.0, 3.2))
+    if not al:
+        _no_data(axes[0], "tangent-kernel runs")
+    x = np.arange(len(al))
+    axes[0].bar(x - 0.2, [p["predicted"] for p in al], 0.4, label=r"initial NTK $K_0$")
+    axes[0].bar(x + 0.2, [p["observed"] for p in al], 0.4, label=r"adapted $\bar K$ (eq. 2)")
+    axes[0].set_xticks(x, [p["extra"]["task"] for p in al], fontsize=7)
+    axes[0].set_ylabel(r"cosine with $K_y$"), axes[0].legend(fontsize=7)
+    x = np.arange(len(fit))
+    axes[1].bar(x - 0.2, [p["predicted"] for p in fit], 0.4, label=r"$a K_0$ only")
+    axes[1].bar(x + 0.2, [p["observed"] for p in fit], 0.4, label=r"$a K_0 + b K_y$ (eq. 19)")
+    axes[1].set_xticks(x, [p["extra"]["task"] for p in fit], fontsize=7)
+    axes[1].set_ylabel("least-squares residual fraction"), axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 FIGURES: tuple[Figure, ...] = (
     Figure("qpenalty", "qpenalty-q", "Seed 000: q(z) of eq. (23) with its small- and large-|z| behaviour, and the "
            "PT+FT penalty of one coordinate, k q(2β/k) with k = |β^aux| + γ², for several β^aux and γ.", _qpenalty_q),
     Figure("relu", "relu-fig1ab", "Seed 001 Fig. 1a/b: r̃ (top) and its log-slope (bottom) against m for "
            "ρ ∈ {1, 0.99, 0.9} and m^aux ∈ {0.01, 1, 100} (γ = 0; the log-slope is left blank where it is "
            "undefined).", _relu_fig1),
+    Figure("relu", "relu-fig1c", "Seed 001 Fig. 1c: test error of single-task learning (STL) and pretraining + "
+           "finetuning (PT+FT) against the number of finetuning samples, for feature correlations ρ (rows) and "
+           "finetuning magnitudes (columns), mean ± SE over seeds (trained shallow ReLU networks).", _relu_fig1c),
+    Figure("relu", "relu-deviation-ratio", "Seed 001, penalty (2) vs r̃: per-unit deviation of finetuned ReLU "
+           "networks over its minimum r̃ (median, with min–max bars), against the finetuning initialization scale.",
+           _relu_ratio),
     Figure("transfer", "transfer-fig1ab", "Seed 002 Fig. 1(a)/(b): linear transferability (11), σ = 0.2; the "
            "surface is clipped to [−1, 1.5] (it diverges at γ = 1).",
            lambda ev: _surface("transfer.linear_transferability", 0.2, "linear transferability, σ = 0.2")),
@@ -246,6 +369,15 @@ FIGURES: tuple[Figure, ...] = (
     Figure("transfer", "transfer-fig7", "Seed 002 Fig. 7(a)/(b): linear transferability without label noise "
            "(σ = 0): negative for every γ > 1.",
            lambda ev: _surface("transfer.linear_transferability", 0.0, "linear transferability, σ = 0")),
+    Figure("transfer", "transfer-fig3ab", "Seed 002 Fig. 3(a)/(b): Gram matrix of the pretrained mean-field ReLU "
+           "network's kernel and of the source teacher's, on the same 40 points, for each ablation fraction μ.",
+           _transfer_fig3ab),
+    Figure("transfer", "transfer-fig3-lt", "Seed 002 §4, eq. (18): error of linear transfer on the pretrained "
+           "features against n (mean ± SE over target sets), with residual_τ + S/n (lines) and the out-of-RKHS "
+           "residual (dotted).", _transfer_fig3_lt),
+    Figure("omega", "omega-fig1", "Seed 003 Fig. 1 on scikit-learn's digits (2 vs 3): cosine of the initial and "
+           "the path-averaged tangent kernel with the label kernel for the linear-fit and binarized tasks, and the "
+           "eq. (19) least-squares fit of the adapted kernel.", _omega_fig1),
     Figure("omega", "omega-fig2", "Seed 003 Fig. 2: effective penalties for ω₁ = (v−1)², ω₂ = |v−1| and "
            "ω₃ = ω₁ ⊕ ω₂: all sub-quadratic, all like v² near 0.", _omega_fig2),
 )

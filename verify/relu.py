@@ -12,6 +12,8 @@ import theorylab
 from derivations.relu import FIG_GAMMAS, minimize_p
 from theorylab.evidence import Check, Context, Evidence, compare
 
+from .relu_networks import CHECKS as TRAINED_CHECKS
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Fig. 1 data
@@ -289,4 +291,4 @@ CHECKS = (
           "Same curvature 2/(m0^2 + gamma^2) at the initialization; l1-like far away, with a log factor only in Q."),
     Check("Fig. 1 data", ("relu.log_slope", "relu.penalty_aux"), "numeric", _figure,
           "Fig. 1a/1b data (figure1_data) and its log-slope against central differences."),
-)
+) + TRAINED_CHECKS

@@ -16,6 +16,7 @@ from theorylab.evidence import Check, Context, Evidence, compare, compare_mc
 from theorylab.montecarlo import estimate
 
 from .linear_networks import CHECKS as TRAINED_CHECKS
+from .relu_transfer import CHECKS as RELU_TRAINED_CHECKS
 
 
 def _draws(ctx: Context, quick: int, paper: int) -> int:
@@ -311,4 +312,4 @@ CHECKS = TRAINED_CHECKS + (
           "Linear transferability by simulation at finite d along the slices of Fig. 1(c)."),
     Check("Monte Carlo: Fig. 6 points", ("transfer.ridge_transfer_risk",), "monte-carlo", _ridge_sweep,
           "Ridge linear transfer by simulation over lambda at n = 250 (Fig. 6)."),
-)
+) + RELU_TRAINED_CHECKS

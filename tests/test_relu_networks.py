@@ -1,0 +1,115 @@
+"""Tests for verify/relu_networks.py (seed 001): the per-unit deviation (2), its bound by r~ on trained networks,
+the attained minimum, and bad input."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+
+from derivations.relu import minimize_p
+from theorylab.training import TrainConfig, train
+from verify.relu_networks import (_net, deviation_experiment, deviation_ratios, sample_efficiency, unit_coordinates,
+                                  unit_deviation)
+
+
+def test_unit_deviation_by_hand():
+    # w1 = (3, 4), w2 = 2, w0 = (1, 0), gamma = 0.5: (2 - 0.5)^2 + (2^2 + 4^2) = 22.25, exactly representable
+    w1, w2, w0 = np.array([[3.0, 4.0]]), np.array([2.0]), np.array([[1.0, 0.0]])
+    assert unit_deviation(w1, w2, w0, 0.5)[0] == 22.25
+    m, m0, rho, u = unit_coordinates(w1, w2, w0)
+    # m = ||w1|| w2 = 10, m0 = 1, rho = <w1, w0>/(||w1|| ||w0||) = 3/5
+    assert (m[0], m0[0], u[0]) == (10.0, 1.0, 5.0) and abs(rho[0] - 0.6) <= 1e-16
+    # the deviation is p(u) of eq. (8) at u = ||w1||: (10/5 - 0.5)^2 + 25 + 1 - 2*5*1*0.6 = 22.25 (rounding 1e-14)
+    d = deviation_ratios(w1, w2, w0, 0.5)
+    assert abs(d["deviation"][0] - ((10 / 5 - 0.5) ** 2 + 25 + 1 - 2 * 5 * 0.6)) <= 1e-13
+    assert d["ratio"][0] >= 1.0
+
+
+def test_penalty_attained_by_its_minimizer():
+    """Build the unit w1 = u* w_hat, w2 = m/u* from relu's minimizer: its deviation (2) equals r~ (ratio 1)."""
+    rng = np.random.default_rng(3)
+    H, d = 20, 5
+    w0 = rng.normal(size=(H, d))
+    w_hat = rng.normal(size=(H, d))
+    w_hat /= np.linalg.norm(w_hat, axis=1, keepdims=True)
+    m = rng.normal(size=H) * 3
+    gamma = 0.1
+    m0 = np.linalg.norm(w0, axis=1)
+    rho = np.sum(w_hat * w0, axis=1) / m0
+    u_star = minimize_p(m, m0, rho, gamma)["u"]
+    w1 = u_star[:, None] * w_hat
+    res = deviation_ratios(w1, m / u_star, w0, gamma)
+    # r~ to ~1e-12 relative; the deviation and the recomputed (m, rho) round at ~1e-15: 1e-10 relative
+    np.testing.assert_allclose(res["ratio"], 1.0, rtol=0, atol=1e-10)
+    # and an independent scalar minimization of (5) along w1 = t w_hat (bounded Brent to 1e-12 in t)
+    for h in range(3):
+        f = lambda t: (m[h] / t - gamma) ** 2 + float(np.sum((t * w_hat[h] - w0[h]) ** 2))  # noqa: E731
+        ts = np.logspace(-3, 2, 2001)
+        i = int(np.argmin([f(t) for t in ts]))
+        br = minimize_scalar(f, bounds=(ts[max(i - 1, 0)], ts[min(i + 1, 2000)]), method="bounded",
+                             options={"xatol": 1e-12})
+        # Brent's t within 1e-12 leaves f within p'' dt^2 ~ 1e-22 of its minimum: 1e-10 relative
+        assert abs(br.fun - res["penalty"][h]) <= 1e-10 * res["penalty"][h]
+
+
+unit = st.floats(-3, 3, allow_nan=False)
+# |w2| >= 1e-3 keeps m inside float64's joint range of the quartic (below ~1e-125 relu.penalty goes to mpmath)
+readout = st.floats(1e-3, 3) | st.floats(-3, -1e-3)
+
+
+@given(st.lists(unit, min_size=3, max_size=3), readout, st.lists(unit, min_size=3, max_size=3), unit)
+def test_deviation_bounds_penalty(w1, w2, w0, gamma):
+    """Any parameterization of a unit costs at least r~ (eq. (5) minimizes over them): ratio >= 1 - 1e-9."""
+    w1, w0 = np.array([w1]), np.array([w0])
+    if np.linalg.norm(w1) < 1e-3 or np.linalg.norm(w0) < 1e-3:
+        return
+    res = deviation_ratios(w1, np.array([w2]), w0, gamma)
+    scale = np.sum(w1**2) + np.sum(w0**2) + w2**2 + gamma**2
+    # solver 1e-9 relative; rounding of m, rho and the sums 1e-13 of the scale
+    assert res["deviation"][0] >= res["penalty"][0] * (1 - 1e-9) - 1e-13 * scale
+
+
+def test_trained_tiny_network_ratio_at_least_one():
+    """Finetune a tiny ReLU net (1) from (W0, gamma) to interpolation; every unit: deviation (2) >= r~."""
+    torch.manual_seed(0)
+    R, H, d, n, gamma = 2, 4, 3, 4, 0.05
+    gen = torch.Generator().manual_seed(1)
+    W0 = torch.randn(R, H, d, generator=gen, dtype=torch.float64)
+    X = torch.randn(R, n, d, generator=gen, dtype=torch.float64)
+    # a realizable target: a nearby network (1) with readout 1
+    Wt = W0 + 0.5 * torch.randn(R, H, d, generator=gen, dtype=torch.float64)
+    y = _net(Wt, torch.ones(R, H, dtype=torch.float64), X)
+
+    def loss(p):
+        return ((_net(p["W1"], p["w2"], X) - y) ** 2).sum(1) / (y * y).sum(1)
+
+    res = train({"W1": W0, "w2": torch.full((R, H), gamma, dtype=torch.float64)}, loss,
+                TrainConfig(loss_tol=1e-10, max_steps=20_000))
+    conv = res.converged.numpy()
+    assert conv.any(), res.summary()
+    for r in np.flatnonzero(conv):  # non-converged runs are excluded, as in the checks
+        out = deviation_ratios(res.params["W1"][r].numpy(), res.params["w2"][r].numpy(), W0[r].numpy(), gamma)
+        moved = out["penalty"] > 0
+        assert np.all(out["deviation"] >= out["penalty"] * (1 - 1e-9) - 1e-12)
+        # report the ratios (a finding, not a bound): GD from (W0, gamma) lands near, not at, the minimum
+        print("ratios", np.round(out["ratio"][moved], 6))
+        assert np.all(np.isfinite(out["ratio"][moved]))
+
+
+def _one_line_value_error(fn, name):
+    with pytest.raises(ValueError) as exc:
+        fn()
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(name)
+    return msg
+
+
+def test_bad_input():
+    _one_line_value_error(lambda: sample_efficiency("slow"), "profile")
+    _one_line_value_error(lambda: deviation_experiment("fast"), "profile")
+    msg = _one_line_value_error(lambda: deviation_experiment("quick", init_scales=(-1.0,)), "init_scale")
+    assert "-1.0" in msg
+    _one_line_value_error(lambda: sample_efficiency("quick", magnitudes=(0.0,)), "magnitude")
