@@ -212,6 +212,9 @@ def _write_json(path: str, data: dict) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".evidence-", suffix=".json", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private; the record is an ordinary output file
     try:
         with os.fdopen(fd, "w") as fh:
             json.dump(data, fh, indent=1)

@@ -11,6 +11,8 @@ import theorylab
 from theorylab.evidence import Check, Context, Evidence, compare
 from theorylab.params import Z
 
+from .tangent_features import CHECKS as TANGENT_CHECKS
+
 
 def _joint_problem(G: np.ndarray, r: np.ndarray, rng: np.random.Generator, starts: int):
     """min over M (P x P) and delta = theta - theta0 of sum_j (sigma_j(M) - 1)^2 + ||delta||^2
@@ -108,4 +110,4 @@ CHECKS = (
           "Direct numerical solution of (4) over (M, theta) on small random instances; the adapted kernel (9)."),
     Check("effective penalties vs brute force", ("omega.tilde", "omega.oplus"), "numeric", _scalar,
           "omega-tilde and the joint penalty against generic scalar minimization."),
-)
+) + TANGENT_CHECKS

@@ -1,0 +1,456 @@
+"""Trained-network evidence for the adaptive tangent feature picture (seed 003, Fig. 1, eqs (2), (9), (19)):
+a bias-free 3-layer ReLU MLP on scikit-learn's digits 2 vs 3, its path-averaged tangent kernel and label alignment.
+
+Setting (seed 003, App. B.1, with the bundled 8x8 digits standing in for MNIST): each image is vectorized and
+normalized to zero mean and unit variance; labels are -1 (digit 2) and +1 (digit 3). The network is
+f(x) = w3 . relu(W2 relu(W1 x)) without biases, Gaussian initialization N(0, 2/fan_in) for W1, W2 (He) and
+N(0, 1/fan_in) for w3. Targets: y = z(x)^T b*, the least-squares fit of the +-1 labels with the last-layer
+features z(x) = relu(W2 relu(W1 x)) of an independent random network, and sign(y). Both tasks are trained from
+the same fresh initialization theta0 (a paired design, so the task comparison is not swamped by initialization
+noise) by full-batch gradient descent on 1/(2N) sum (f - y)^2 (the seed used SGD with momentum; only the end
+point theta enters eq (2)). The adapted kernel is eq (7)'s K = G_bar G_bar^T with G_bar the average tangent
+features of eq (2) along the straight line theta0 -> theta (midpoint rule, >= 50 nodes, as the seed's App. B.1
+"50 points along the linear path"); K0 = G0 G0^T is the initial NTK.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+
+import numpy as np
+import torch
+from torch.func import jacrev, vmap
+
+from theorylab.evidence import Check, Context, Evidence, compare
+
+__all__ = ["CHECKS", "PROFILES", "digits_2_3", "init_params", "mlp", "last_layer_features", "linear_fit_targets",
+           "tangent_features", "path_averaged_features", "tangent_kernel", "alignment", "fit_kernel",
+           "alignment_experiment", "train_heavy_ball"]
+
+ENTRIES = ("omega.theorem1",)
+MIN_PATH_POINTS = 50
+
+# quick: CPU in CI (~1 minute); N/width = 4 as the seed's 500/128; paper: the seed's width 128 on all 360 digits 2 and 3
+PROFILES = {
+    "quick": dict(per_class=64, width=32, seeds=12, path_points=50, loss_tol=1e-6, max_steps=20_000),
+    "paper": dict(per_class=None, width=128, seeds=12, path_points=50, loss_tol=1e-8, max_steps=100_000),
+}
+
+
+def _profile(profile: str) -> dict:
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}; got profile={profile!r}")
+    return PROFILES[profile]
+
+
+def digits_2_3(per_class: int | None, seed: int, dtype=torch.float64, device="cpu"):
+    """Digits 2 and 3 of scikit-learn's bundled digits (seed 003, App. B.1 uses MNIST 2 vs 3): X (N, 64)
+    with each image normalized to zero mean and unit variance, labels -1 (digit 2) / +1 (digit 3).
+    per_class=None takes all 360 images; otherwise a seeded random subset of per_class images per class."""
+    from sklearn.datasets import load_digits
+
+    if per_class is not None and (not isinstance(per_class, int) or per_class < 2):
+        raise ValueError(f"per_class must be None or an integer >= 2; got per_class={per_class!r}")
+    data = load_digits()
+    rng = np.random.default_rng(seed)
+    idx = []
+    for digit in (2, 3):
+        cls = np.flatnonzero(data.target == digit)
+        if per_class is not None:
+            if per_class > cls.size:
+                raise ValueError(f"per_class must be <= {cls.size} (images of digit {digit}); "
+                                 f"got per_class={per_class}")
+            cls = np.sort(rng.choice(cls, per_class, replace=False))
+        idx.append(cls)
+    idx = np.concatenate(idx)
+    X = data.data[idx].astype(np.float64)
+    X = (X - X.mean(1, keepdims=True)) / X.std(1, keepdims=True)
+    labels = np.where(data.target[idx] == 3, 1.0, -1.0)
+    return (torch.as_tensor(X, dtype=dtype, device=device), torch.as_tensor(labels, dtype=dtype, device=device))
+
+
+def init_params(D: int, width: int, gen: torch.Generator, dtype=torch.float64, device="cpu") -> dict:
+    """Gaussian initialization of the bias-free 3-layer MLP: He N(0, 2/fan_in) for the ReLU layers, N(0, 1/fan_in)
+    for the readout (seed 003, App. B.1: "a random Gaussian initialization")."""
+    def g(*shape):
+        return torch.randn(*shape, generator=gen, dtype=torch.float64).to(device=device, dtype=dtype)
+
+    return {"W1": g(width, D) * math.sqrt(2 / D), "W2": g(width, width) * math.sqrt(2 / width),
+            "w3": g(width) * math.sqrt(1 / width)}
+
+
+def last_layer_features(params: dict, X: torch.Tensor) -> torch.Tensor:
+    """z(x) = relu(W2 relu(W1 x)) (seed 003, eq (19)'s z), rows of the (N, width) result."""
+    return torch.relu(torch.relu(X @ params["W1"].T) @ params["W2"].T)
+
+
+def mlp(params: dict, X: torch.Tensor) -> torch.Tensor:
+    """f(x) = w3 . z(x) for the rows of X; a single x (shape (D,)) gives a scalar (used under vmap)."""
+    return last_layer_features(params, X) @ params["w3"]
+
+
+def linear_fit_targets(X: torch.Tensor, labels: torch.Tensor, params_random: dict):
+    """Seed 003, Fig. 1 / Sec. 5: y = z(x)^T b* with b* the least-squares fit of the +-1 labels on the
+    last-layer features of a random network. Returns (y, accuracy of sign(y) on the labels)."""
+    Z = last_layer_features(params_random, X)
+    b = torch.linalg.lstsq(Z, labels.unsqueeze(1), driver="gelsd" if Z.device.type == "cpu" else None).solution[:, 0]
+    y = Z @ b
+    return y, float((torch.sign(y) == labels).double().mean())
+
+
+def _flatten(jac: dict, N: int) -> torch.Tensor:
+    return torch.cat([jac[k].reshape(N, -1) for k in ("W1", "W2", "w3")], dim=1)
+
+
+def tangent_features(params: dict, X: torch.Tensor) -> torch.Tensor:
+    """The (N, P) matrix of per-example gradients grad_theta f_theta(x_i) (seed 003, eq (2)'s integrand),
+    by torch.func (vmap of jacrev over the examples); P = width*D + width^2 + width, in W1, W2, w3 order."""
+    jac = vmap(jacrev(mlp), in_dims=(None, 0))(params, X)
+    return _flatten(jac, X.shape[0])
+
+
+def path_averaged_features(params0: dict, params1: dict, X: torch.Tensor, points: int = MIN_PATH_POINTS,
+                           chunk: int | None = None) -> torch.Tensor:
+    """Seed 003, eq (2): G_bar = int_0^1 grad f at theta0 + t (theta - theta0) dt by the midpoint rule on
+    `points` nodes (>= 50, the seed's App. B.1), so that G_bar (theta - theta0) = f_theta - f_theta0 up to the
+    quadrature error. Nodes are vmapped in chunks to bound memory (chunk x N x P numbers at a time; by default
+    about 2e7 numbers, 160 MB in float64)."""
+    if not isinstance(points, (int, np.integer)) or isinstance(points, bool) or points < MIN_PATH_POINTS:
+        raise ValueError(f"points must be an integer >= {MIN_PATH_POINTS} (nodes on the path); got points={points!r}")
+    N = X.shape[0]
+    if chunk is None:
+        chunk = max(1, int(2e7 // (N * sum(v.numel() for v in params0.values()))))
+    if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer; got chunk={chunk!r}")
+    ts = (torch.arange(points, dtype=X.dtype, device=X.device) + 0.5) / points
+    per_node = vmap(vmap(jacrev(mlp), in_dims=(None, 0)), in_dims=(0, None))
+    total = None
+    for start in range(0, points, chunk):
+        t = ts[start:start + chunk]
+        p_t = {k: params0[k] + t.view(-1, *([1] * params0[k].dim())) * (params1[k] - params0[k]) for k in params0}
+        jac = per_node(p_t, X)
+        G = torch.cat([jac[k].reshape(t.numel(), N, -1) for k in ("W1", "W2", "w3")], dim=2).sum(0)
+        total = G if total is None else total + G
+    return total / points
+
+
+def tangent_kernel(G: torch.Tensor) -> torch.Tensor:
+    """Seed 003, eq (7): K = G G^T (N x N) from (N, P) tangent features."""
+    return G @ G.T
+
+
+def alignment(K, L) -> float:
+    """Cosine similarity <K, L>_F / (||K||_F ||L||_F) (seed 003, Fig. 1's "cosine similarity"); in [-1, 1]."""
+    K, L = np.asarray(K, dtype=float), np.asarray(L, dtype=float)
+    if K.shape != L.shape:
+        raise ValueError(f"L must have the shape of K {K.shape}; got L.shape={L.shape}")
+    nk, nl = np.linalg.norm(K), np.linalg.norm(L)
+    if nk == 0 or nl == 0:
+        raise ValueError("K and L must be non-zero matrices; got a zero matrix")
+    return float(np.sum(K * L) / (nk * nl))
+
+
+def fit_kernel(K, K0, Ky) -> dict:
+    """Seed 003, eq (19)'s picture K ~ a K0 + b K_yhat: least squares over (a, b) in the Frobenius norm.
+    Returns a, b and the residual fraction ||K - a K0 - b Ky||_F / ||K||_F."""
+    K, K0, Ky = (np.asarray(m, dtype=float) for m in (K, K0, Ky))
+    if not (K.shape == K0.shape == Ky.shape):
+        raise ValueError(f"K0 and Ky must have the shape of K {K.shape}; got K0.shape={K0.shape}, Ky.shape={Ky.shape}")
+    A = np.stack([K0.ravel(), Ky.ravel()], axis=1)
+    (a, b), *_ = np.linalg.lstsq(A, K.ravel(), rcond=None)
+    resid = np.linalg.norm(K.ravel() - A @ np.array([a, b])) / np.linalg.norm(K)
+    return {"a": float(a), "b": float(b), "residual": float(resid)}
+
+
+def _batched_loss(X: torch.Tensor, Y: torch.Tensor):
+    """Per-run loss 1/(2N) sum (f - y)^2 for runs stacked on a leading axis (one run per target vector)."""
+    def loss(p):
+        h = torch.relu(torch.einsum("nd,rhd->rnh", X, p["W1"]))
+        h = torch.relu(torch.einsum("rnh,rkh->rnk", h, p["W2"]))
+        f = torch.einsum("rnk,rk->rn", h, p["w3"])
+        return 0.5 * ((f - Y) ** 2).mean(1)
+    return loss
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """The matrices here are small (at most 360 x 128): intra-op threads only add synchronization, and on a
+    loaded 2-core machine 2 threads measured 90x slower than 1 on the training loop. Restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _lambda_max(loss, params: dict, iters: int = 8) -> torch.Tensor:
+    """Largest Hessian eigenvalue of each run's loss by power iteration on Hessian-vector products."""
+    ps = {k: v.detach().requires_grad_(True) for k, v in params.items()}
+    grads = torch.autograd.grad(loss(ps).sum(), list(ps.values()), create_graph=True)
+    gen = torch.Generator(device=grads[0].device).manual_seed(0)
+    v = [torch.randn(g.shape, generator=gen, dtype=g.dtype, device=g.device) for g in grads]
+    lam = None
+    for _ in range(iters):
+        norm = torch.sqrt(sum((u * u).flatten(1).sum(1) for u in v))
+        v = [u / norm.view(-1, *([1] * (u.dim() - 1))) for u in v]
+        hv = torch.autograd.grad(grads, list(ps.values()), grad_outputs=v, retain_graph=True)
+        lam = sum((a * b).flatten(1).sum(1) for a, b in zip(v, hv)).abs()
+        v = [h.detach() for h in hv]
+    return lam.detach()
+
+
+def train_heavy_ball(params: dict, loss, loss_tol: float, max_steps: int, momentum: float = 0.9,
+                     curvature_every: int = 500) -> dict:
+    """Full-batch gradient descent with heavy-ball momentum (the seed's App. B.1 used SGD with momentum 0.9),
+    one run per leading index. Step eta = 1/lambda_max per run, re-estimated every `curvature_every` steps:
+    heavy ball is stable for eta < 2(1 + momentum)/lambda_max, so curvature may grow 3.8x between estimates.
+    A run has converged when its loss <= loss_tol; it is then frozen. Non-converged runs are reported."""
+    with _one_thread():
+        return _heavy_ball(params, loss, loss_tol, max_steps, momentum, curvature_every)
+
+
+def _heavy_ball(params, loss, loss_tol, max_steps, momentum, curvature_every) -> dict:
+    params = {k: v.detach().clone() for k, v in params.items()}
+    vel = {k: torch.zeros_like(v) for k, v in params.items()}
+    R = next(iter(params.values())).shape[0]
+    dev = next(iter(params.values())).device
+    done = torch.zeros(R, dtype=torch.bool, device=dev)
+    steps = torch.full((R,), max_steps, dtype=torch.long, device=dev)
+    lr = None
+    for step in range(max_steps):
+        if step % curvature_every == 0:
+            lr = 1.0 / _lambda_max(loss, params).clamp_min(1e-12)
+        ps = {k: v.requires_grad_(True) for k, v in params.items()}
+        value = loss(ps)
+        grads = torch.autograd.grad(value.sum(), list(ps.values()))
+        value = value.detach()
+        newly = (value <= loss_tol) & ~done
+        steps = torch.where(newly, torch.full_like(steps, step), steps)
+        done |= newly
+        if bool(done.all()) or not bool(torch.isfinite(value[~done]).all()):
+            break
+        alive = (~done).to(value.dtype)
+        with torch.no_grad():
+            for (k, p), g in zip(list(params.items()), grads):
+                shape = (-1, *([1] * (p.dim() - 1)))
+                # converged runs stop at once: their velocity is zeroed along with their step
+                vel[k] = alive.view(shape) * (momentum * vel[k] - lr.view(shape) * g)
+                params[k] = (p + vel[k]).detach()
+    with torch.no_grad():
+        final = loss(params)
+    return {"params": {k: v.detach() for k, v in params.items()}, "loss": final,
+            "converged": final <= loss_tol, "steps": steps}
+
+
+def _seed_run(cfg: dict, seed: int, device, progress: bool) -> dict:
+    """One seed: data subset, random target network, theta0, both tasks trained, kernels and their statistics."""
+    dtype = torch.float64
+    gen = torch.Generator().manual_seed(seed)
+    X, labels = digits_2_3(cfg["per_class"], seed, dtype, device)
+    width = cfg["width"]
+    y, acc = linear_fit_targets(X, labels, init_params(X.shape[1], width, gen, dtype, device))
+    theta0 = init_params(X.shape[1], width, gen, dtype, device)
+    Y = torch.stack([y, torch.sign(y)])  # task 0: linear-fit targets y; task 1: binarized sign(y)
+    res = train_heavy_ball({k: v.expand(2, *v.shape).clone() for k, v in theta0.items()}, _batched_loss(X, Y),
+                           cfg["loss_tol"], cfg["max_steps"])
+    G0 = tangent_features(theta0, X)
+    K0 = tangent_kernel(G0).cpu().numpy()
+    f0 = mlp(theta0, X)
+    out = {"accuracy": acc, "converged": res["converged"].cpu().numpy(), "loss": res["loss"].cpu().numpy(),
+           "steps": res["steps"].cpu().numpy(), "y": y.cpu().numpy(), "K0": K0, "tasks": []}
+    for task in range(2):
+        theta = {k: v[task] for k, v in res["params"].items()}
+        Gbar = path_averaged_features(theta0, theta, X, cfg["path_points"])
+        K = tangent_kernel(Gbar).cpu().numpy()
+        target = Y[task].cpu().numpy()
+        Ky = np.outer(target, target)                      # label kernel of the task's own targets
+        df = (mlp(theta, X) - f0)
+        Kdf = np.outer(df.cpu().numpy(), df.cpu().numpy())  # eq (9)'s K_yhat = (f - f0)(f - f0)^T
+        # eq (2) identity: G_bar (theta - theta0) = f_theta - f_theta0 up to the midpoint-rule error
+        delta = torch.cat([(theta[k] - theta0[k]).reshape(-1) for k in ("W1", "W2", "w3")])
+        path_err = float(torch.linalg.norm(Gbar @ delta - df) / torch.linalg.norm(df))
+        fit = fit_kernel(K, K0, Ky)
+        out["tasks"].append({
+            "K": K, "Ky": Ky, "align": alignment(K, Ky), "align0": alignment(K0, Ky),
+            "align_df": alignment(K, Kdf), "align_y": alignment(K, np.outer(out["y"], out["y"])),
+            "fit": fit, "fit_K0_only": float(np.linalg.norm(K - np.sum(K * K0) / np.sum(K0 * K0) * K0)
+                                             / np.linalg.norm(K)),
+            "path_identity_error": path_err,
+            "relative_move": float(torch.linalg.norm(delta) / torch.linalg.norm(
+                torch.cat([theta0[k].reshape(-1) for k in ("W1", "W2", "w3")]))),
+        })
+    return out
+
+
+def alignment_experiment(profile: str = "quick", seed: int = 0, device="cpu", progress: bool = False) -> dict:
+    """Seed 003, Fig. 1 on digits: for each of the profile's seeds (seed, seed+1, ...), alignment of the initial
+    and adapted kernels with the label kernel for both tasks, and the eq (19) fit K ~ a K0 + b K_y.
+
+    Returns per-seed arrays (index 0: linear-fit targets y, index 1: binarized sign(y)) plus the kernels of the
+    first seed ordered by y (for a figure), the profile's settings and the wall time."""
+    cfg = _profile(profile)
+    t0 = time.perf_counter()
+    with _one_thread():
+        runs = [_seed_run(cfg, seed + i, torch.device(device), progress) for i in range(cfg["seeds"])]
+
+    def per(key, sub=None):
+        return np.array([[t[key][sub] if sub else t[key] for t in r["tasks"]] for r in runs])
+
+    first = runs[0]
+    order = np.argsort(first["y"])
+    return {
+        "profile": profile, "config": dict(cfg), "seeds": [seed + i for i in range(cfg["seeds"])],
+        "tasks": ("y (linear fit)", "sign(y)"),
+        "converged": np.array([r["converged"] for r in runs]), "final_loss": np.array([r["loss"] for r in runs]),
+        "steps": np.array([r["steps"] for r in runs]), "target_accuracy": np.array([r["accuracy"] for r in runs]),
+        "align": per("align"), "align0": per("align0"), "align_df": per("align_df"), "align_y": per("align_y"),
+        "a": per("fit", "a"), "b": per("fit", "b"), "residual": per("fit", "residual"),
+        "residual_K0_only": per("fit_K0_only"), "path_identity_error": per("path_identity_error"),
+        "relative_move": per("relative_move"),
+        "figure": {"y": first["y"][order], "K0": first["K0"][np.ix_(order, order)],
+                   "K": [t["K"][np.ix_(order, order)] for t in first["tasks"]],
+                   "Ky": [t["Ky"][np.ix_(order, order)] for t in first["tasks"]]},
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    x = np.asarray(x, dtype=float)
+    return float(x.mean()), (float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan"))
+
+
+def _fmt(x) -> str:
+    m, s = _mean_se(x)
+    return f"{m:.4f} +- {s:.4f}"
+
+
+def _implementation(ctx: Context) -> list[Evidence]:
+    """The torch.func tangent features and path average against independent evaluations on a tiny network."""
+    dtype = torch.float64  # the comparisons are at float64 rounding, so they run in float64 on the CPU
+    gen = torch.Generator().manual_seed(ctx.seed)
+    D, width, N = 5, 4, 7
+    X = torch.randn(N, D, generator=gen, dtype=dtype)
+    p0, p1 = init_params(D, width, gen), init_params(D, width, gen)
+    names = ("W1", "W2", "w3")
+    out = []
+    # (1) per-example gradients by an autograd loop (one backward pass per example)
+    G = tangent_features(p0, X)
+    ps = {k: v.clone().requires_grad_(True) for k, v in p0.items()}
+    rows = [torch.cat([g.reshape(-1) for g in torch.autograd.grad(mlp(ps, X[i]), [ps[k] for k in names])])
+            for i in range(N)]
+    out.append(compare("omega.theorem1", f"torch.func per-example tangent features vs an autograd loop "
+                       f"(N={N}, D={D}, width={width}, P={G.shape[1]})", "numeric", torch.stack(rows).numpy(),
+                       G.numpy(), rtol=1e-12, source="the same chain rule in another order: float64 rounding, a "
+                       "few ops x 2.2e-16, held to 1e-12 of max|G|"))
+    # (2) directional derivatives by central differences: f is piecewise cubic in the step along a direction
+    v = {k: torch.randn(p0[k].shape, generator=gen, dtype=dtype) for k in names}
+    h = 1e-6
+    fd = (mlp({k: p0[k] + h * v[k] for k in names}, X) - mlp({k: p0[k] - h * v[k] for k in names}, X)) / (2 * h)
+    Gv = G @ torch.cat([v[k].reshape(-1) for k in names])
+    out.append(compare("omega.theorem1", "tangent features times a random direction vs central differences "
+                       "(h = 1e-6)", "numeric", fd.numpy(), Gv.numpy(), rtol=1e-7,
+                       source="central-difference error h^2 |f'''|/6 ~ 1e-12 plus rounding eps|f|/h ~ 1e-10 "
+                              "(no ReLU switches within h: checked by the result), held to 1e-7 of max|Gv|"))
+    # (3) the path average of eq (2) vs an explicit loop over the 50 midpoint nodes
+    T = MIN_PATH_POINTS
+    loop = sum(tangent_features({k: p0[k] + (j + 0.5) / T * (p1[k] - p0[k]) for k in names}, X)
+               for j in range(T)) / T
+    Gbar = path_averaged_features(p0, p1, X, T, chunk=7)
+    out.append(compare("omega.theorem1", f"path-averaged features (eq 2, {T} midpoint nodes, vmapped in chunks of 7) "
+                       "vs a loop over the nodes", "numeric", loop.numpy(), Gbar.numpy(), rtol=1e-12,
+                       source="same summands, another summation order: 50 x 2.2e-16, held to 1e-12 of max|G_bar|"))
+    # (4) a constant path: the average is the initial features (K = K0 when theta = theta0)
+    out.append(compare("omega.theorem1", "path average on the constant path theta = theta0 equals the initial "
+                       "tangent features", "numeric", G.numpy(), path_averaged_features(p0, p0, X, T).numpy(),
+                       rtol=1e-13, source="the mean of 50 equal matrices: 50 x 2.2e-16 rounding"))
+    return out
+
+
+def _figure1(ctx: Context) -> list[Evidence]:
+    """Seed 003, Fig. 1 on digits 2 vs 3, several seeds; statistics of converged runs only."""
+    r = alignment_experiment(ctx.profile, ctx.seed, ctx.device, ctx.progress)
+    cfg, n = r["config"], len(r["seeds"])
+    ok = r["converged"].all(axis=1)  # a seed counts only when both of its (paired) tasks converged
+    setting = (f"digits 2 vs 3, N={2 * cfg['per_class'] if cfg['per_class'] else 360}, width {cfg['width']}, "
+               f"{int(ok.sum())}/{n} seeds with both tasks converged, {cfg['path_points']} path nodes")
+    e = "omega.theorem1"
+    out = [Evidence(e, f"training convergence of both tasks ({setting})", "training", cfg["loss_tol"],
+                    float(np.max(r["final_loss"])), float(np.max(r["final_loss"])), float("nan"), cfg["loss_tol"],
+                    f"convergence rule: 1/(2N) sum (f - y)^2 <= {cfg['loss_tol']:g} within {cfg['max_steps']} "
+                    "heavy-ball steps", bool(ok.all()),
+                    f"steps per run {int(r['steps'].min())}..{int(r['steps'].max())}; sign(y) matches the labels "
+                    f"on {_fmt(r['target_accuracy'])} of the images (seed: 95.2% on MNIST)")]
+    if ok.sum() < 3:
+        return out
+    names = ("linear-fit targets y", "binarized targets sign(y)")
+    A, A0 = r["align"][ok], r["align0"][ok]
+    for t in range(2):
+        gain = A[:, t] - A0[:, t]
+        m, s = _mean_se(gain)
+        out.append(Evidence(e, f"(a) {names[t]}: the adapted kernel aligns with its label kernel K_y = y y^T (y the "
+                            f"task's targets) more than the initial NTK K0 does ({setting})", "training",
+                            float(A0[:, t].mean()),
+                            float(A[:, t].mean()), m, m / float(A0[:, t].mean()), 3 * s,
+                            "one-sided: the mean gain cos(K, K_y) - cos(K0, K_y) over seeds must exceed 3 standard "
+                            "errors", bool(m > 3 * s), f"cos(K0, K_y) = {_fmt(A0[:, t])}, cos(K, K_y) = "
+                            f"{_fmt(A[:, t])}, gain {m:.4f} +- {s:.4f} (mean +- SE over seeds, {m / s:.1f} SE), "
+                            f"positive in {int(np.sum(gain > 0))}/{gain.size} seeds", stderr=s, samples=int(ok.sum()),
+                            extra={"figure": "003-fig1", "task": names[t]}))
+    diff = A[:, 1] - A[:, 0]
+    m, s = _mean_se(diff)
+    out.append(Evidence(e, f"(b) seed 003 Fig. 1: the harder (binarized) task has the higher label-kernel alignment, "
+                        f"cos(K_sign, K_sign(y)) - cos(K_lin, K_y), paired over seeds ({setting})", "training", 0.0, m,
+                        m, float("nan"), 2 * s, "one-sided test at 2 standard errors (about 2% false confirmations): "
+                        "the paired mean difference over seeds must exceed 2 SE", bool(m > 2 * s),
+                        f"{'confirmed' if m > 2 * s else 'NOT confirmed'} at this scale: linear {_fmt(A[:, 0])}, "
+                        f"binarized {_fmt(A[:, 1])}; difference {m:.4f} +- {s:.4f} ({m / s:.1f} SE), positive in "
+                        f"{int(np.sum(diff > 0))}/{diff.size} seeds (the seed shows one pair of networks)",
+                        stderr=s, samples=int(ok.sum()), extra={"figure": "003-fig1"}))
+    for key, what in (("align_df", "eq (9)'s K_yhat = (f - f0)(f - f0)^T of each network"),
+                      ("align_y", "the linear task's K_y = y y^T for both networks")):
+        d = r[key][ok][:, 1] - r[key][ok][:, 0]
+        md, sd = _mean_se(d)
+        out.append(Evidence(e, f"(b') the task comparison with {what}", "training", 0.0, md, md, float("nan"), 0.0,
+                            "reported, not asserted: the seed does not say which label kernel Fig. 1 uses", True,
+                            f"linear {_fmt(r[key][ok][:, 0])}, binarized {_fmt(r[key][ok][:, 1])}; difference "
+                            f"{md:.4f} +- {sd:.4f} (mean +- SE), positive in {int(np.sum(d > 0))}/{d.size} seeds",
+                            stderr=sd, samples=int(ok.sum())))
+    res, res0 = r["residual"][ok], r["residual_K0_only"][ok]
+    for t in range(2):
+        out.append(Evidence(e, f"(c) eq (19): least-squares fit K ~ a K0 + b K_y, {names[t]} ({setting})", "training",
+                            float(res0[:, t].mean()), float(res[:, t].mean()), float(res[:, t].mean()),
+                            float(res[:, t].mean()), 0.0, "a bound by construction: adding K_y cannot raise the "
+                            "least-squares residual ||K - a K0 - b K_y||_F/||K||_F above the K0-only fit's",
+                            bool(np.all(res[:, t] <= res0[:, t] * (1 + 1e-12))),
+                            f"residual fraction {_fmt(res[:, t])} (K0 alone: {_fmt(res0[:, t])}); "
+                            f"a = {_fmt(r['a'][ok][:, t])}, b = {_fmt(r['b'][ok][:, t])} (K_y = y y^T unnormalized)",
+                            extra={"figure": "003-fig1", "task": names[t]}))
+    d = res[:, 1] - res[:, 0]
+    md, sd = _mean_se(d)
+    out.append(Evidence(e, "(c') eq (19) fits the linear task better than the binarized one (residual fraction, "
+                        "binarized - linear, paired)", "training", 0.0, md, md, float("nan"), 0.0,
+                        "reported, not asserted: Sec. 5 says only that (19) is the expected picture for the linear "
+                        "task and that the binarized kernel has more structure", True,
+                        f"difference {md:.4f} +- {sd:.4f} (mean +- SE), positive in {int(np.sum(d > 0))}/{d.size} "
+                        "seeds", stderr=sd, samples=int(ok.sum())))
+    pe = r["path_identity_error"][ok]
+    out.append(compare(e, "eq (2): G_bar (theta - theta0) = f_theta - f_theta0 at the trained end points (relative "
+                       "l2 error, all runs)", "training", 0.0, float(pe.max()), atol=0.05,
+                       source=f"midpoint rule with {cfg['path_points']} nodes on an integrand with ReLU-switch jumps: "
+                              "error O(1/nodes), measured ~0.5%, held to 5%",
+                       detail=f"mean {pe.mean():.2e}; relative parameter move ||theta - theta0||/||theta0|| = "
+                              f"{_fmt(r['relative_move'][ok].ravel())}; quick-profile wall time {r['seconds']:.1f} s"))
+    return out
+
+
+CHECKS = (
+    Check("tangent kernel implementation", ENTRIES, "numeric", _implementation,
+          "torch.func per-example tangent features and the path average of eq (2) against an autograd loop, "
+          "central differences and a node loop on a tiny bias-free ReLU MLP."),
+    Check("adaptive tangent features: seed 003 Fig. 1 on digits", ENTRIES, "training", _figure1,
+          "Bias-free 3-layer ReLU MLPs trained on linear-fit and binarized targets (digits 2 vs 3): alignment of "
+          "the path-averaged tangent kernel with the label kernel, the task comparison (mean +- SE over seeds), "
+          "and eq (19)'s fit K ~ a K0 + b K_y."),
+)
