@@ -286,14 +286,7 @@ def _tilde_reference(omega, v):
                                            if abs(mpmath.im(r)) < mpmath.mpf(10) ** -20 and mpmath.re(r) >= 1]
                 return float(min(F(c) for c in cands))
             lo, hi = max(mpmath.mpf(1), mpmath.mpf(float(zz)) * (1 - mpmath.mpf(10) ** -3)), mpmath.mpf(float(zz)) * (1 + mpmath.mpf(10) ** -3) + mpmath.mpf(10) ** -6
-            g = (mpmath.sqrt(5) - 1) / 2
-            for _ in range(150):
-                a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-                if F(a) <= F(b):
-                    hi = b
-                else:
-                    lo = a
-            return float(min(F((lo + hi) / 2), F(mpmath.mpf(1))))
+            return float(min(F(_golden_mp(F, lo, hi, 150)), F(mpmath.mpf(1))))
 
     vs, zs = np.broadcast_arrays(np.asarray(v, float), np.asarray(z0, float))
     out = np.array([one(a, b) for a, b in zip(vs.ravel(), zs.ravel())]).reshape(vs.shape)

@@ -38,16 +38,10 @@ def _mp(text: str):
 
 
 def _golden(F, lo, hi, iters=160):
-    """Minimize a unimodal mpmath function on [lo, hi] (golden section; enough iterations for 30 digits)."""
-    g = (mpmath.sqrt(5) - 1) / 2
-    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
-    for _ in range(iters):
-        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-        if F(a) <= F(b):
-            hi = b
-        else:
-            lo = a
-    x = (lo + hi) / 2
+    """Minimize a unimodal mpmath function on [lo, hi]: the family's golden-section search; returns (x, F(x))."""
+    from .omega import _golden_mp  # imported lazily: omega.py imports this module at its end
+
+    x = _golden_mp(F, mpmath.mpf(lo), mpmath.mpf(hi), iters)
     return x, F(x)
 
 
