@@ -21,3 +21,21 @@ def test_ci_runs_the_readme_test_command():
     command = re.search(r"<!-- test-command -->\n```bash\n(.*?)\n```", readme, flags=re.S).group(1).strip()
     ci_lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
     assert command in ci_lines
+
+
+def test_reproduce_commands_are_valid():
+    """Every command of the 'Reproduce the papers' table parses, and each seed's families exist."""
+    import shlex
+
+    from theorylab import catalogue
+    from theorylab.cli import build_parser
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- reproduce:start -->\n(.*?)\n<!-- reproduce:end -->", text, flags=re.S).group(1)
+    commands = re.findall(r"`(theorylab [^`]*)`", block)
+    assert len(commands) >= 5
+    names = {f.name for f in catalogue.families()}
+    for cmd in commands:
+        for part in cmd.split("&&"):
+            args = build_parser().parse_args(shlex.split(part)[1:])
+            assert set(getattr(args, "select", []) or []) <= names

@@ -268,6 +268,7 @@ def _relu_ratio(ev):
         lo, hi = med - _arr([x["ratio_min"] for x in mine]), _arr([x["ratio_max"] for x in mine]) - med
         ax.errorbar(s * (1 + 0.04 * i), med - 1, yerr=[lo, hi], fmt="o-", capsize=3, label=rf"$\rho$ = {rho:g}")
     ax.set_xscale("log"), ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_ylim(bottom=0)  # the ratio is >= 1 by definition (the bound the check asserts)
     ax.set_xlabel("initialization scale of finetuning"), ax.set_ylabel(r"deviation / $\tilde r$ $-$ 1")
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -304,7 +305,8 @@ def _transfer_fig3_lt(ev):
         n = _arr([p["extra"]["n"] for p in mine])
         ax.errorbar(n, [p["observed"] for p in mine], yerr=[p["stderr"] for p in mine], fmt="o", ms=4, capsize=2,
                     color=f"C{i}", label=rf"$\mu$ = {mu:.2f}: trained, mean $\pm$ SE")
-        ax.plot(n, [p["predicted"] for p in mine], "-", color=f"C{i}", lw=1, label=r"residual$_\tau$ + S/n")
+        ax.plot(n, [p["predicted"] for p in mine], "-", color=f"C{i}", lw=1,
+                label=r"residual$_\tau$ + S/n" if i == 0 else None)
         if mu in ladders:
             ax.axhline(ladders[mu]["ladder"][-1], color=f"C{i}", ls=":", lw=0.8)
     ax.set_xscale("log"), ax.set_yscale("log")
