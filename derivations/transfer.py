@@ -52,12 +52,14 @@ LINEAR_TRANSFER = sp.sin(th) ** 2 + (s**2 + sp.sin(th) ** 2) / (n - 2)          
 TRANSFERABILITY = SCRATCH - sp.sin(th) ** 2                                                      # eq (11)
 T_LT_OVER = SCRATCH.args[0][0] - sp.sin(th) ** 2    # gamma < 1 branch of (11)
 T_LT_UNDER = SCRATCH.args[1][0] - sp.sin(th) ** 2   # gamma > 1 branch
-# one fraction per branch (the terms ~1/(1-gamma) of the seed's form no longer cancel against sin^2 theta), and
-# smooth everywhere, so torch gradients stay finite: gamma < 1, (gamma^2 - B gamma + cos^2 theta)/(1 - gamma)
-# with B = 1 + cos^2 theta - sigma^2; gamma > 1, (sigma^2 - sin^2 theta (gamma - 1))/(gamma - 1)
-_B = 1 + sp.cos(th) ** 2 - s**2
-TRANSFERABILITY_STABLE = sp.Piecewise(((g**2 - _B * g + sp.cos(th) ** 2) / (1 - g), g < 1),
-                                      ((s**2 - sp.sin(th) ** 2 * (g - 1)) / (g - 1), True))
+# gamma < 1: (1 - gamma) - sin^2 theta + gamma sigma^2/(1 - gamma) -- the seed's (1-gamma)^2/(1-gamma) cancelled
+# by hand, so nothing ~1/(1-gamma) cancels; 1 - gamma is exact for gamma >= 1/2 (Sterbenz), and below 1/2 the
+# equal cos^2 theta - gamma keeps theta ~ pi/2 accurate. The only cancellation left is the true zero of T_lt.
+# gamma > 1: sigma^2/(gamma - 1) - sin^2 theta. Every branch is smooth, so torch gradients stay finite.
+_NOISE_OVER = g * s**2 / (1 - g)
+TRANSFERABILITY_STABLE = sp.Piecewise((sp.cos(th) ** 2 - g + _NOISE_OVER, g < sp.Rational(1, 2)),
+                                      ((1 - g) - sp.sin(th) ** 2 + _NOISE_OVER, g < 1),
+                                      (s**2 / (g - 1) - sp.sin(th) ** 2, True))
 RIDGE = 1 - (1 + 2 * lam) / (1 + lam) ** 2 * sp.cos(th) ** 2                                     # eq (13)
 RIDGE_STABLE = sp.sin(th) ** 2 + sp.cos(th) ** 2 * lam**2 / (1 + lam) ** 2   # no cancellation at theta ~ 0
 FT_SEED_OVER = SCRATCH.args[0][0] + (1 - g) * (1 - 2 * sp.cos(th))                               # eq (14), gamma <= 1
@@ -125,6 +127,19 @@ def _finetune_transferability(gamma, theta, sigma, depth):
     return np.where(under, -(1 - gamma) * (c * c - 2 * c * np.cos(theta)), 0.0)
 
 
+def _bisect_mp(f, lo, iters: int = 200):
+    """The root of an increasing-through-zero f on [lo, oo) with f(lo) <= 0: doubling for a bracket, then
+    bisection (200 halvings: below 1e-50 relative, whatever the bracket; no convergence test that can fail, as
+    the Anderson-Bjorck finder did at gamma = 0.99999, where f spans 1e10 over the bracket)."""
+    hi = 2 * lo
+    while f(hi) <= 0:
+        lo, hi = hi, 2 * hi
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) <= 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
 def _ft_reference(gamma, theta, sigma, depth, transferability=False):
     def one(gm, tt, sg, dp):
         with mpmath.workdps(40):
@@ -133,9 +148,7 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
                 return 0.0 if transferability else float(sg**2 / (gm - 1))
             e = mpmath.mpf(2 * dp) / (dp - 1)
             K = gm + sg**2 * gm / (1 - gm)
-            hi = mpmath.sqrt(K / gm)
-            c = mpmath.mpf(1) if sg == 0 else mpmath.findroot(lambda c: c**e - (1 - gm) * c**2 - K, (1, hi),
-                                                                  solver="anderson")
+            c = mpmath.mpf(1) if sg == 0 else _bisect_mp(lambda c: c**e - (1 - gm) * c**2 - K, mpmath.mpf(1))
             extra = (1 - gm) * (c**2 - 2 * c * mpmath.cos(tt))
             return float(-extra) if transferability else float(((1 - gm) ** 2 + gm * sg**2) / (1 - gm) + extra)
 
@@ -591,8 +604,9 @@ DERIVATIONS = (
              GAMMA_PM[0] ** 2 - Bq * GAMMA_PM[0] + sp.cos(th) ** 2, 0),
         Step("T_lt < 0 <=> gamma^2 - B gamma + cos^2 theta < 0 (times (1-gamma) > 0)",
              T_LT_OVER * (1 - g), g**2 - Bq * g + sp.cos(th) ** 2, domain={g: (0.05, 0.95)}),
-        Step("stable form of (11), gamma < 1", TRANSFERABILITY_STABLE.args[0][0], T_LT_OVER),
-        Step("stable form of (11), gamma > 1", TRANSFERABILITY_STABLE.args[1][0], T_LT_UNDER),
+        Step("stable form of (11), gamma < 1/2", TRANSFERABILITY_STABLE.args[0][0], T_LT_OVER),
+        Step("stable form of (11), 1/2 <= gamma < 1", TRANSFERABILITY_STABLE.args[1][0], T_LT_OVER),
+        Step("stable form of (11), gamma > 1", TRANSFERABILITY_STABLE.args[2][0], T_LT_UNDER),
         Step("fine-tuning risk as a sum of squares: E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c-cos)^2 + sin^2) + "
              "sigma^2 g/(1-g)", SCRATCH.args[0][0] + (1 - g) * (sp.Symbol("c") ** 2 - 2 * sp.Symbol("c") * sp.cos(th)),
              (1 - g) * ((sp.Symbol("c") - sp.cos(th)) ** 2 + sp.sin(th) ** 2) + s**2 * g / (1 - g)),
