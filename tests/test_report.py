@@ -215,3 +215,15 @@ def test_verify_writes_its_record_into_new_folders(tmp_path):
     assert not list(target.parent.glob(".evidence-*"))  # no temporary file left behind
     code, out, err = run_cli("verify", "measure", "--json", str(tmp_path))
     assert code == 2 and "--json must be a file path" in err and err.count("\n") == 1
+
+
+def test_report_rerun_verifies_the_selection_first(tmp_path):
+    record, out = tmp_path / "rec" / "evidence.json", tmp_path / "site"
+    code, stdout, err = run_cli("report", "measure.participation_ratio", "--rerun", "--evidence", str(record),
+                                "-o", str(out))
+    assert code == 0, err
+    assert json.loads(record.read_text())["families"] == ["measure"]
+    page = (out / "index.html").read_text()
+    assert 'id="family-measure"' in page and 'id="family-omega"' not in page  # only what was verified
+    code, _, err = run_cli("report", "measure", "--evidence", str(record), "-o", str(out))
+    assert code == 2 and "needs --rerun" in err and err.count("\n") == 1

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from typing import Any, Sequence
 
@@ -167,8 +169,6 @@ def _fmt(x: Any) -> str:
 
 def cmd_verify(args) -> int:
     ids, fams = catalogue.select(args.select)
-    import os
-
     if os.path.isdir(args.json):  # found before minutes of work, not after
         raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
     t0 = time.time()
@@ -206,9 +206,6 @@ def cmd_verify(args) -> int:
 
 def _write_json(path: str, data: dict) -> None:
     """Write the record whole or not at all (a temporary file renamed into place); parent folders are made."""
-    import os
-    import tempfile
-
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".evidence-", suffix=".json", dir=folder)
@@ -265,6 +262,10 @@ def cmd_latex(args) -> int:
 def cmd_report(args) -> int:
     from .report import build
 
+    code = 0
+    if args.select and not args.rerun:
+        raise DomainError(f"select (families or entries to verify) needs --rerun; got select={' '.join(args.select)} "
+                          f"without --rerun (the report of {args.evidence} shows the whole record)")
     if args.rerun:
         code = cmd_verify(argparse.Namespace(select=args.select, profile=args.profile, device=args.device,
                                              seed=args.seed, json=args.evidence, verbose=False))
@@ -273,7 +274,7 @@ def cmd_report(args) -> int:
     summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
     print(f"wrote {summary['index']} ({len(summary['figures'])} figures, {summary['evidence']} evidence records, "
           f"{summary['failed']} failed, {summary['errata']} errata)")
-    return 0
+    return code  # with --rerun, verify's status: a failing check fails the command, after the report shows it
 
 
 def build_parser() -> argparse.ArgumentParser:
