@@ -134,7 +134,9 @@ def _tilde_newton(poly: sp.Poly, fn, v: np.ndarray):
         idx = np.arange(xi.size)
         for _ in range(200):
             hv = np.polyval(c, xi[idx]) - c[-1] - r[idx]
-            step = hv / np.polyval(d, xi[idx])
+            dv = np.polyval(d, xi[idx])
+            # h' = 0 only at x = 0 when r underflows the bound to 0: x = 0 is then the answer to rounding
+            step = np.divide(hv, dv, out=np.zeros_like(hv), where=dv > 0)
             new = np.maximum(xi[idx] - step, 0.0)
             done = np.abs(new - xi[idx]) <= 4e-16 * new
             xi[idx] = new

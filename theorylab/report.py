@@ -87,7 +87,7 @@ def _qpenalty_q(ev):
     ax[0].plot(z, z**2 / 4, "--", label=r"$z^2/4$ (small $|z|$)")
     ax[0].plot(z, np.abs(z) * np.log(np.abs(z) + 1e-300) - np.abs(z), ":", label=r"$|z|\log|z| - |z|$ (large $|z|$)")
     ax[0].set_ylim(-1, 25)
-    ax[0].set_xlabel("z"), ax[0].set_title("q(z), eq. (23)"), ax[0].legend(fontsize=7)
+    ax[0].set_xlabel("z"), ax[0].set_title("q(z), eq. (23)"), _legend(ax[0], fontsize=7)
     fin = catalogue.get("qpenalty.finetune")
     b = np.linspace(-3, 3, 241)
     for aux, style in ((0.0, "-"), (1.0, "--"), (4.0, ":")):
@@ -115,7 +115,7 @@ def _relu_fig1(ev):
         ax[1, j].set_ylim(0.5, 2.5)
     ax[0, 0].set_ylabel(r"$\tilde r$  (a)")
     ax[1, 0].set_ylabel(r"d log $\tilde r$ / d log m  (b)")
-    ax[0, 0].legend(fontsize=7)
+    _legend(ax[0, 0], fontsize=7)
     fig.tight_layout()
     return fig
 
@@ -175,7 +175,7 @@ def _slices(entry_id: str, figure: str, ylabel: str, thetas, ylim=None):
         ax.set_xlabel(r"$\gamma = n/d$"), ax.set_ylabel(ylabel)
         if ylim:
             ax.set_ylim(*ylim)
-        ax.legend(fontsize=6)
+        _legend(ax, fontsize=6)
         fig.tight_layout()
         return fig
 
@@ -198,7 +198,7 @@ def _ridge(ev):
                     fmt="o", ms=4, capsize=2, label="Monte Carlo ± SE")
     ax.set_xlabel(r"ridge parameter $\lambda$"), ax.set_ylabel("generalization error")
     ax.set_title(r"$\gamma$ = 0.5, $\theta$ = $\pi/4$, $\sigma$ = 0.2")
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     fig.tight_layout()
     return fig
 
@@ -214,13 +214,19 @@ def _omega_fig2(ev):
             label=r"$\tilde\omega_3$, $\omega_3 = \omega_1 \oplus \omega_2$")
     ax.plot(v, v**2, "k:", lw=0.8, label=r"$v^2$")
     ax.set_ylim(0, 5), ax.set_xlabel("v"), ax.set_ylabel("effective penalty")
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     fig.tight_layout()
     return fig
 
 
 def _arr(x) -> np.ndarray:
     return np.asarray(x, dtype=float)  # JSON keeps non-finite values as the strings "nan"/"inf"
+
+
+def _legend(ax, **kw):
+    """A legend only where something is labelled (a record without points draws only the theory)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
 
 
 def _no_data(ax, what: str):
@@ -249,7 +255,7 @@ def _relu_fig1c(ev):
         ax.set_xlabel("finetuning samples n")
     for ax in axes[:, 0]:
         ax.set_ylabel("test error")
-    axes[0, 0].legend(fontsize=7)
+    _legend(axes[0, 0], fontsize=7)
     fig.tight_layout()
     return fig
 
@@ -270,7 +276,7 @@ def _relu_ratio(ev):
     ax.set_xscale("log"), ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_ylim(bottom=0)  # the ratio is >= 1 by definition (the bound the check asserts)
     ax.set_xlabel("initialization scale of finetuning"), ax.set_ylabel(r"deviation / $\tilde r$ $-$ 1")
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     fig.tight_layout()
     return fig
 
@@ -311,7 +317,7 @@ def _transfer_fig3_lt(ev):
             ax.axhline(ladders[mu]["ladder"][-1], color=f"C{i}", ls=":", lw=0.8)
     ax.set_xscale("log"), ax.set_yscale("log")
     ax.set_xlabel("target samples n"), ax.set_ylabel(r"$\|\hat f - f_t^*\|^2$")
-    ax.legend(fontsize=6)
+    _legend(ax, fontsize=6)
     fig.tight_layout()
     return fig
 
@@ -328,12 +334,12 @@ def _omega_fig1(ev):
     axes[0].bar(x - 0.2, [p["predicted"] for p in al], 0.4, label=r"initial NTK $K_0$")
     axes[0].bar(x + 0.2, [p["observed"] for p in al], 0.4, label=r"adapted $\bar K$ (eq. 2)")
     axes[0].set_xticks(x, [p["extra"]["task"] for p in al], fontsize=7)
-    axes[0].set_ylabel(r"cosine with $K_y$"), axes[0].legend(fontsize=7)
+    axes[0].set_ylabel(r"cosine with $K_y$"), _legend(axes[0], fontsize=7)
     x = np.arange(len(fit))
     axes[1].bar(x - 0.2, [p["predicted"] for p in fit], 0.4, label=r"$a K_0$ only")
     axes[1].bar(x + 0.2, [p["observed"] for p in fit], 0.4, label=r"$a K_0 + b K_y$ (eq. 19)")
     axes[1].set_xticks(x, [p["extra"]["task"] for p in fit], fontsize=7)
-    axes[1].set_ylabel("least-squares residual fraction"), axes[1].legend(fontsize=7)
+    axes[1].set_ylabel("least-squares residual fraction"), _legend(axes[1], fontsize=7)
     fig.tight_layout()
     return fig
 
