@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from . import catalogue
 from .derivation import Derivation, StepResult
-from .evidence import Context, Evidence, to_jsonable
+from .evidence import Context, Evidence, Finding, to_jsonable
 from .params import DomainError
 
 __all__ = ["main"]
@@ -105,7 +105,7 @@ def cmd_show(args) -> int:
 
 def _print_step(r: StepResult) -> None:
     mark = {"holds": "ok ", "erratum confirmed": "ERR"}.get(r.status, "!! ")
-    print(f"  {mark} {r.step.label}\n        {r.status}; checked by {r.outcome.method}"
+    print(f"  {mark} [{r.step.relation}] {r.step.label}\n        {r.status} ({r.strength}); {r.outcome.method}"
           + (f"; {r.outcome.detail}" if r.outcome.detail else ""))
 
 
@@ -114,10 +114,15 @@ def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple
     for d in derivs:
         if not quiet:
             print(f"\n{d.key}: {d.title} [{d.where}]")
-        for r in d.check(progress=None if quiet else _print_step):
+        results = d.check(progress=None if quiet else _print_step)
+        weakest = d.weakest(results)
+        if not quiet and weakest is not None:
+            print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
+        for r in results:
             unexpected += not r.ok
             rec = {"derivation": d.key, "title": d.title, "where": d.where, "step": r.step.label,
-                   "status": r.status, "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok}
+                   "status": r.status, "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok,
+                   "relation": r.step.relation, "strength": r.strength, "points": r.outcome.points}
             e = r.step.erratum
             if e is not None:  # the report's errata section is built from these, without rerunning anything
                 rec["erratum"] = {"key": e.key, "seed": e.seed, "where": e.where, "says": e.says, "truth": e.truth,
@@ -134,8 +139,10 @@ def cmd_check(args) -> int:
     ids, _ = catalogue.select(args.select)
     derivs = _derivations_for(ids)
     unexpected, records = _run_derivations(derivs)
+    held = [r for r in records if r["status"] == "holds"]
+    by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
     print(f"\n{len(records)} steps in {len(derivs)} derivations: "
-          f"{sum(r['status'] == 'holds' for r in records)} hold, "
+          f"{len(held)} hold ({by}), "
           f"{sum(r['status'] == 'erratum confirmed' for r in records)} seed errata confirmed, {unexpected} unexpected")
     return 1 if unexpected else 0
 
@@ -177,7 +184,7 @@ def cmd_verify(args) -> int:
     print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
     ctx = Context(profile=args.profile, device=_device(args.device), seed=args.seed,
                   progress=sys.stderr.isatty())  # bars on a terminal, clean logs in CI
-    evidence: list[Evidence] = []
+    evidence: list[Evidence | Finding] = []
     failures = 0
     for check in catalogue.checks():
         if not set(check.entries) & ids:
@@ -186,10 +193,14 @@ def cmd_verify(args) -> int:
         try:
             recs = check.run(ctx)
         except Exception as exc:  # a crashing check is a failed check, reported with its reason
-            recs = [Evidence(check.entries[0], check.name, check.kind, None, None, float("nan"), float("nan"),
-                             0.0, "the check raised", False, f"{type(exc).__name__}: {exc}")]
+            recs = [Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None,
+                             observed=None, tolerance=0.0, tolerance_source="the check raised",
+                             detail=f"{type(exc).__name__}: {exc}")]
         for r in recs:
             evidence.append(r)
+            if isinstance(r, Finding):  # reported, never counted as a pass or a failure
+                print(f"  NOTE {r.entry:32s} {r.check}: {r.text}")
+                continue
             failures += not r.passed
             print(f"  {'PASS' if r.passed else 'FAIL'} {r.entry:32s} {r.check}: predicted {_fmt(r.predicted)}, "
                   f"observed {_fmt(r.observed)}, abs err {r.abs_error:.3g}, rel err {r.rel_error:.3g}, "
@@ -199,8 +210,9 @@ def cmd_verify(args) -> int:
                "derivation_steps": steps, "evidence": [r.to_json() for r in evidence],
                "unexpected_steps": unexpected, "failed_evidence": failures, "seconds": round(time.time() - t0, 2)}
     _write_json(args.json, summary)
-    print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence)} evidence records "
-          f"({failures} failed), {time.time() - t0:.1f} s; JSON record: {args.json}")
+    findings = sum(isinstance(r, Finding) for r in evidence)
+    print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence) - findings} evidence "
+          f"records ({failures} failed), {findings} findings, {time.time() - t0:.1f} s; JSON record: {args.json}")
     return 1 if unexpected or failures else 0
 
 

@@ -1,37 +1,56 @@
-"""Derivations: ordered steps, each an equation checked by SymPy or by a labelled numeric identity test.
+"""Derivations: ordered steps, each a relation (=, <=, <, >=, >) between two expressions, checked by the engine.
 
-A step marked as a seed erratum must fail its check and an unmarked step must pass, so the errata ledger
-can never go stale: `Derivation.check()` reports an unexpected result for either.
+A step states what the paper states and the engine alone decides it: SymPy proves it, or a numeric search at
+real points evaluates both sides (points, minimum slack and digits stated), or a counterexample refutes it.
+A step cannot carry its own verdict: there is no check function, only points to evaluate the sides at, and
+an erratum's verdict is the relation evaluated at its counterexample (a corrected paper flips it). Steps that
+cannot fail (both sides the same expression) are refused when they are declared.
 """
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import signal
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-__all__ = ["Erratum", "Step", "StepResult", "Derivation", "claim", "check_equal"]
+__all__ = ["Erratum", "Step", "StepResult", "Derivation", "Outcome", "TrivialStepError", "check_equal",
+           "RELATIONS", "STRENGTHS"]
 
 SYMPY_TIMEOUT_S = 20
 NUMERIC_DIGITS = 50
 NUMERIC_POINTS = 24
+RELATIONS = ("==", "<=", "<", ">=", ">")
+# weakest first: a derivation is as strong as its weakest step
+STRENGTHS = ("refuted", "searched", "certified", "proved")
+
+
+class TrivialStepError(ValueError):
+    """A step that cannot fail (or cannot be evaluated) refused at declaration."""
 
 
 @dataclass(frozen=True)
 class Erratum:
-    """A statement of a seed that does not hold, with what holds instead."""
+    """A statement of a paper that does not hold, with what holds instead.
+
+    `at` is the counterexample: a point (parameter name -> value) at which the engine evaluates the step's two
+    sides; the erratum is confirmed only when the stated relation fails there. Without `at`, the step's own
+    search must find a counterexample.
+    """
 
     key: str          # stable identifier, e.g. "000-A-eq18"
-    seed: str         # seed file name
+    seed: str         # the paper's source file name
     where: str        # equation numbers / section
-    says: str         # what the seed states (as written)
+    says: str         # what the paper states (as written)
     truth: str        # what holds, the correction the package uses
     note: str = ""    # why it matters / what it affects
+    at: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -40,15 +59,38 @@ class Outcome:
     method: str
     detail: str = ""
     counterexample: str | None = None
+    strength: str = "searched"   # proved | certified | searched | refuted | error
+    points: int = 0              # points at which both sides were evaluated
+    min_slack: float | None = None
+
+
+def _is_numeric_side(x: Any) -> bool:
+    return callable(x) and not isinstance(x, (sp.Basic, sp.MatrixBase))
+
+
+def _sympify(x: Any) -> Any:
+    return x if isinstance(x, sp.MatrixBase) else sp.sympify(x)
+
+
+def _name(k: Any) -> str:
+    return k.name if isinstance(k, sp.Symbol) else str(k)
 
 
 @dataclass(frozen=True)
 class Step:
-    """One equation `lhs = rhs` of a derivation (or a claim checked by a function).
+    """One step of a derivation: `lhs <relation> rhs`, as the paper states it.
 
-    `domain` maps symbols to (low, high) intervals for the numeric test; otherwise symbols are sampled
-    from their SymPy assumptions (positive -> (0, 3], real -> [-3, 3]). `check_fn`, when given,
-    replaces the equation check (for claims about roots, limits over sets, inequalities).
+    lhs, rhs     SymPy expressions (or matrices) in the derivation's symbols, or numeric sides: callables
+                 `side(**point) -> number or array` that evaluate the paper's expression on numbers (a solver's
+                 output, an expectation, a minimum over a set). Both are required; a step whose two sides are
+                 the same expression is refused (`TrivialStepError`).
+    relation     "==", "<=", "<", ">=" or ">".
+    domain       symbol -> (low, high): where the numeric search samples (default from SymPy assumptions).
+    search       a callable returning the points (dicts of parameter values) at which the engine evaluates both
+                 sides; required for numeric sides. Simple points first, so a counterexample is small.
+    tol, rtol    numeric sides only: |lhs - rhs| <= tol + rtol * max(|lhs|, |rhs|) for "==" (slack margin for
+                 inequalities); `tol_source` says where the tolerance comes from (required when either > 0).
+    premises     labels of the earlier steps this one follows from.
     """
 
     label: str
@@ -57,29 +99,194 @@ class Step:
     why: str = ""
     domain: dict = field(default_factory=dict)
     erratum: Erratum | None = None
-    check_fn: Callable[[], Outcome] | None = field(default=None, compare=False)
+    relation: str = "=="
+    search: Callable[[], Iterable[Mapping[str, Any]]] | None = field(default=None, compare=False, repr=False)
+    tol: float = 0.0
+    rtol: float = 0.0
+    tol_source: str = ""
     symbolic: bool = True  # False: go straight to the numeric identity test (simplify too slow)
     points: int | None = None  # random points of the numeric test (default NUMERIC_POINTS)
+    premises: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        where = f"step {self.label!r}"
+        if self.relation not in RELATIONS:
+            raise TrivialStepError(f"{where}: relation must be one of {', '.join(RELATIONS)}; got {self.relation!r}")
+        if self.lhs is None or self.rhs is None:
+            raise TrivialStepError(f"{where}: a step states a relation between two expressions (lhs and rhs); "
+                                   "a claim in words alone cannot be checked")
+        numeric = self.numeric
+        if not numeric:
+            a, b = _sympify(self.lhs), _sympify(self.rhs)
+            if (isinstance(a, sp.MatrixBase) == isinstance(b, sp.MatrixBase)) and a == b:
+                raise TrivialStepError(f"{where}: both sides are the same expression ({sp.sstr(a)[:80]}); "
+                                       "a step that cannot fail checks nothing (state the paper's two sides, "
+                                       "unevaluated where SymPy would decide at construction)")
+        elif self.lhs is self.rhs:
+            raise TrivialStepError(f"{where}: both sides are the same callable")
+        if numeric and self.search is None and (self.erratum is None or self.erratum.at is None):
+            raise TrivialStepError(f"{where}: a step with numeric sides needs `search` (the points to evaluate at)")
+        if (self.tol or self.rtol) and not self.tol_source:
+            raise TrivialStepError(f"{where}: a tolerance needs `tol_source` (the error bound it comes from)")
+        if self.tol < 0 or self.rtol < 0:
+            raise TrivialStepError(f"{where}: tol and rtol must be >= 0")
+
+    @property
+    def numeric(self) -> bool:
+        """True when a side is a callable evaluated on numbers (not a SymPy expression)."""
+        return _is_numeric_side(self.lhs) or _is_numeric_side(self.rhs)
+
+    def _side_text(self, side: Any) -> str:
+        if _is_numeric_side(side):
+            return getattr(side, "__doc__", None) and side.__doc__.strip().splitlines()[0] or getattr(
+                side, "__name__", "a numeric routine")
+        return sp.sstr(side)
 
     def statement(self) -> str:
-        if self.lhs is None:
-            return self.why
-        return f"{sp.sstr(self.lhs)} = {sp.sstr(self.rhs)}"
+        return f"{self._side_text(self.lhs)} {self.relation} {self._side_text(self.rhs)}"
 
     def latex(self) -> str:
-        if self.lhs is None:
+        if self.numeric:
             return ""
-        return f"{sp.latex(self.lhs)} = {sp.latex(self.rhs)}"
+        rel = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}[self.relation]
+        return f"{sp.latex(self.lhs)} {rel} {sp.latex(self.rhs)}"
 
     def check(self) -> Outcome:
-        if self.check_fn is not None:
-            return self.check_fn()
-        if self.erratum is not None:
-            # an erratum is expected to fail: a numeric counterexample settles it without slow simplification
-            numeric = check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=False, points=self.points)
-            if not numeric.holds:
-                return numeric
-        return check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=self.symbolic, points=self.points)
+        if self.erratum is not None and self.erratum.at is not None:
+            return _evaluate_at(self, [dict(self.erratum.at)], "the erratum's counterexample")
+        if self.numeric:
+            return _evaluate_at(self, self.search(), "search")
+        if self.relation == "==":
+            if self.erratum is not None:
+                # an erratum is expected to fail: a numeric counterexample settles it without slow simplification
+                numeric = check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=False, points=self.points)
+                if not numeric.holds:
+                    return numeric
+            return check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=self.symbolic, points=self.points)
+        return check_inequality(self.lhs, self.rhs, self.relation, domain=self.domain, symbolic=self.symbolic,
+                                points=self.points, search=self.search)
+
+
+def _to_mp(x: Any) -> Any:
+    """A side's value as mpmath numbers (scalars) or a float ndarray (arrays)."""
+    if isinstance(x, sp.Basic):
+        return sp.N(x, NUMERIC_DIGITS)
+    if isinstance(x, dict):
+        return np.concatenate([np.ravel(np.asarray(_to_float(v), dtype=float)) for _, v in sorted(x.items())])
+    return x
+
+
+def _to_float(x: Any) -> Any:
+    if isinstance(x, dict):
+        return np.concatenate([np.ravel(np.asarray(_to_float(v), dtype=float)) for _, v in sorted(x.items())])
+    if isinstance(x, sp.Basic):
+        return float(x)
+    return x
+
+
+def _side_value(side: Any, point: Mapping[str, Any]) -> Any:
+    if _is_numeric_side(side):
+        return side(**point)
+    expr = _sympify(side)
+    subs = {s: point[s.name] for s in (expr.free_symbols if not isinstance(expr, sp.MatrixBase)
+                                       else set().union(*[e.free_symbols for e in expr])) if s.name in point}
+    out = expr.subs({s: sp.nsimplify(v) if isinstance(v, float) else v for s, v in subs.items()})
+    if isinstance(out, sp.MatrixBase):
+        return np.array([float(sp.N(e.doit(), NUMERIC_DIGITS)) for e in out], dtype=float)
+    return sp.N(out.doit(), NUMERIC_DIGITS)
+
+
+def _slack(lhs: Any, rhs: Any, relation: str, tol: float, rtol: float) -> float:
+    """The margin by which `lhs relation rhs` holds (>= 0 holds; < 0 fails; strict relations need > 0)."""
+    import mpmath
+
+    def arr(x):
+        if isinstance(x, sp.Basic):
+            if x.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not x.is_number:
+                raise ValueError(f"a side is not a finite number ({x})")
+            return mpmath.mpf(str(sp.re(x))) if x.is_real is not False else None
+        return x
+
+    a, b = arr(lhs), arr(rhs)
+    if a is None or b is None:
+        raise ValueError("a side is complex at this point")
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        if a.shape != b.shape and a.size != 1 and b.size != 1:
+            raise ValueError(f"sides have shapes {a.shape} and {b.shape}")
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise ValueError("a side is not finite at this point")
+        margin = tol + rtol * np.maximum(np.abs(a), np.abs(b))
+        if relation == "==":
+            return float(np.min(margin - np.abs(a - b)))
+        d = (b - a) if relation in ("<=", "<") else (a - b)
+        return float(np.min(d + (margin if relation in ("<=", ">=") else -margin)))
+    a = mpmath.mpf(a) if not isinstance(a, mpmath.mpf) else a
+    b = mpmath.mpf(b) if not isinstance(b, mpmath.mpf) else b
+    if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
+        raise ValueError("a side is not finite at this point")
+    if tol == 0 and rtol == 0 and (isinstance(lhs, sp.Basic) or isinstance(rhs, sp.Basic)) and relation == "==":
+        # SymPy sides: 50-digit evaluation, equality to NUMERIC_DIGITS - 15 digits
+        margin = mpmath.mpf(10) ** (-(NUMERIC_DIGITS - 15)) * max(1, abs(a), abs(b))
+    else:
+        margin = tol + rtol * max(abs(a), abs(b))
+    if relation == "==":
+        return float(margin - abs(a - b))
+    d = (b - a) if relation in ("<=", "<") else (a - b)
+    return float(d + margin if relation in ("<=", ">=") else d - margin)
+
+
+def _fmt_point(point: Mapping[str, Any]) -> str:
+    def f(v):
+        if isinstance(v, np.ndarray):
+            return np.array2string(v, precision=6, separator=", ", threshold=12)
+        if isinstance(v, float):
+            return f"{v:.12g}"
+        return str(v)
+    return ", ".join(f"{_name(k)}={f(v)}" for k, v in point.items())
+
+
+def _fmt_val(x: Any) -> str:
+    if isinstance(x, np.ndarray):
+        return np.array2string(x, precision=10, threshold=8)
+    try:
+        return sp.sstr(sp.N(x, 12)) if isinstance(x, sp.Basic) else f"{float(x):.12g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _evaluate_at(step: Step, points: Iterable[Mapping[str, Any]], how: str) -> Outcome:
+    return _evaluate(step.lhs, step.rhs, step.relation, points, how, tol=step.tol, rtol=step.rtol,
+                     tol_source=step.tol_source, at=step.erratum is not None and step.erratum.at is not None)
+
+
+def _evaluate(lhs_side: Any, rhs_side: Any, relation: str, points: Iterable[Mapping[str, Any]], how: str, *,
+              tol: float = 0.0, rtol: float = 0.0, tol_source: str = "", at: bool = False) -> Outcome:
+    """Evaluate both sides at each point; the verdict is the relation's slack, computed here, never given."""
+    tried, worst, skipped = 0, math.inf, 0
+    strict = relation in ("<", ">")
+    for point in points:
+        point = {_name(k): v for k, v in point.items()}
+        try:
+            lhs, rhs = _side_value(lhs_side, point), _side_value(rhs_side, point)
+            slack = _slack(lhs, rhs, relation, tol, rtol)
+        except (ValueError, ZeroDivisionError, ArithmeticError, TypeError) as exc:
+            if at:
+                return Outcome(False, "error", f"the counterexample cannot be evaluated: {exc}", strength="error")
+            skipped += 1
+            continue
+        tried += 1
+        worst = min(worst, slack)
+        if slack < 0 or (strict and slack <= 0):
+            text = f"{_fmt_point(point)}: lhs = {_fmt_val(lhs)}, rhs = {_fmt_val(rhs)}"
+            return Outcome(False, f"counterexample ({how})", "at " + text, text, strength="refuted",
+                           points=tried, min_slack=slack)
+    if tried == 0:
+        return Outcome(False, "undecided", f"no point could be evaluated ({skipped} skipped)", strength="error")
+    tol = f"; tolerance {tol:g} + {rtol:g} rel ({tol_source})" if tol or rtol else ""
+    return Outcome(True, f"searched: {tried} points ({how})", f"minimum slack {worst:.3g}{tol}"
+                   + (f"; {skipped} points not evaluable" if skipped else ""),
+                   strength="searched", points=tried, min_slack=worst)
 
 
 @dataclass(frozen=True)
@@ -90,10 +297,18 @@ class StepResult:
     @property
     def ok(self) -> bool:
         """True when the result is what the ledger says: errata fail, other steps hold."""
+        if self.outcome.strength == "error":
+            return False
         return self.outcome.holds != (self.step.erratum is not None)
 
     @property
+    def strength(self) -> str:
+        return self.outcome.strength
+
+    @property
     def status(self) -> str:
+        if self.outcome.strength == "error":
+            return "ERROR (not evaluated)"
         if self.step.erratum is None:
             return "holds" if self.outcome.holds else "FAILS (unexpected)"
         return "erratum confirmed" if not self.outcome.holds else "ERRATUM NOT REPRODUCED (step holds)"
@@ -101,7 +316,7 @@ class StepResult:
 
 @dataclass(frozen=True)
 class Derivation:
-    """The steps from a seed's premises to a closed form, each machine-checked."""
+    """The steps from a paper's premises to a closed form, each machine-checked."""
 
     key: str
     title: str
@@ -110,9 +325,17 @@ class Derivation:
     entries: tuple[str, ...]
     steps: tuple[Step, ...]
 
-    def check(self, progress: Callable[[StepResult], None] | None = None) -> list[StepResult]:
-        """Check every step (results are cached per process: the steps are pure)."""
-        cached = _RESULTS.get(id(self))
+    def __post_init__(self):
+        labels = [s.label for s in self.steps]
+        for s in self.steps:
+            missing = [p for p in s.premises if p not in labels[:labels.index(s.label)]]
+            if missing:
+                raise TrivialStepError(f"step {s.label!r} of {self.key}: premises must be earlier steps; "
+                                       f"got {missing}")
+
+    def check(self, progress: Callable[[StepResult], None] | None = None, *, cache: bool = True) -> list[StepResult]:
+        """Check every step (results are cached per process: the steps are pure; cache=False recomputes)."""
+        cached = _RESULTS.get(id(self)) if cache else None
         if cached is not None and cached[0] is self:
             for r in cached[1]:
                 if progress:
@@ -123,30 +346,26 @@ class Derivation:
             try:
                 outcome = step.check()
             except Exception as exc:  # a crashing check is a failed check, reported as such
-                outcome = Outcome(False, "error", f"{type(exc).__name__}: {exc}")
+                outcome = Outcome(False, "error", f"{type(exc).__name__}: {exc}", strength="error")
             result = StepResult(step, outcome)
             results.append(result)
             if progress:
                 progress(result)
-        _RESULTS[id(self)] = (self, tuple(results))
+        if cache:
+            _RESULTS[id(self)] = (self, tuple(results))
         return results
 
     @property
     def errata(self) -> list[Erratum]:
         return [s.erratum for s in self.steps if s.erratum is not None]
 
+    def weakest(self, results: Sequence[StepResult] | None = None) -> StepResult | None:
+        """The weakest link among the steps that hold (the derivation is as strong as it)."""
+        held = [r for r in (results or self.check()) if r.step.erratum is None and r.outcome.holds]
+        return min(held, key=lambda r: STRENGTHS.index(r.strength), default=None)
+
 
 _RESULTS: dict[int, tuple[Derivation, tuple[StepResult, ...]]] = {}
-
-
-def claim(fn: Callable[[], tuple[bool, str]], method: str, counterexample: Callable[[], str] | None = None):
-    """Wrap a predicate `fn() -> (holds, detail)` as a step check labelled with `method`."""
-
-    def run() -> Outcome:
-        holds, detail = fn()
-        return Outcome(bool(holds), method, detail, None if holds else detail)
-
-    return run
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,10 +476,10 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
     domain = domain or {}
     lhs_el, rhs_el = _elements(lhs), _elements(rhs)
     if len(lhs_el) != len(rhs_el):
-        return Outcome(False, "shape", f"sides have {len(lhs_el)} and {len(rhs_el)} entries")
+        return Outcome(False, "shape", f"sides have {len(lhs_el)} and {len(rhs_el)} entries", strength="error")
     diffs = [sp.sympify(a) - sp.sympify(b) for a, b in zip(lhs_el, rhs_el)]
     if symbolic and all(_symbolic_zero(d) for d in diffs):
-        return Outcome(True, "sympy: simplifies to 0")
+        return Outcome(True, "sympy: simplifies to 0", strength="proved")
     rng = random.Random(seed)
     lhs_el = [_replace_functions(sp.sympify(e), rng) for e in lhs_el]
     rng = random.Random(seed)
@@ -285,9 +504,190 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
         if bad is not None:
             where = ", ".join(f"{s}={v}" for s, v in point.items())
             text = f"{where}: lhs = {sp.N(bad[0], 12)}, rhs = {sp.N(bad[1], 12)}"
-            return Outcome(False, "numeric counterexample", "at " + text, text)
+            return Outcome(False, "numeric counterexample", "at " + text, text, strength="refuted", points=tested + 1)
         tested += 1
     if tested == 0:
-        return Outcome(False, "undecided", "SymPy could not simplify and no point could be evaluated")
+        return Outcome(False, "undecided", "SymPy could not simplify and no point could be evaluated", strength="error")
     return Outcome(True, f"numeric identity test ({tested} real points, {NUMERIC_DIGITS} digits)",
-                   "SymPy did not simplify the difference to 0" if symbolic else "")
+                   "SymPy did not simplify the difference to 0" if symbolic else "", strength="searched",
+                   points=tested)
+
+
+# --------------------------------------------------------------------------------------------
+# inequality checks: proof, certification on a box, adversarial search
+
+
+def _provably_nonnegative(slack: sp.Expr) -> bool:
+    """SymPy decides slack >= 0 from the symbols' assumptions (after simplification)."""
+    if slack.is_nonnegative:
+        return True
+    for transform in (sp.factor, sp.simplify, sp.cancel, lambda e: sp.sqf(sp.together(e))):
+        try:
+            t = _with_timeout(lambda: transform(slack), SYMPY_TIMEOUT_S)
+        except _Timeout:
+            return False
+        except Exception:  # noqa: BLE001 - a transform SymPy cannot apply does not decide
+            continue
+        if t.is_nonnegative:
+            return True
+    return False
+
+
+_IV_FUNCS = {sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.sqrt: "sqrt", sp.atan: "atan",
+             sp.tanh: "tanh", sp.cosh: "cosh", sp.sinh: "sinh"}
+
+
+def _iv_eval(expr: sp.Expr, box: Mapping[sp.Symbol, Any]):
+    """Interval enclosure of expr over the box (mpmath.iv), by structural recursion; TypeError if unsupported."""
+    import mpmath
+
+    iv = mpmath.iv
+    if expr.is_Symbol:
+        return box[expr]
+    if expr.is_Rational:
+        return iv.mpf(expr.p) / iv.mpf(expr.q)
+    if expr.is_Number or expr.is_NumberSymbol:
+        v = sp.N(expr, 40)
+        return iv.mpf([str(v - sp.Float(10, 40) ** -35), str(v + sp.Float(10, 40) ** -35)])
+    if expr.is_Add:
+        out = iv.mpf(0)
+        for a in expr.args:
+            out = out + _iv_eval(a, box)
+        return out
+    if expr.is_Mul:
+        out = iv.mpf(1)
+        for a in expr.args:
+            out = out * _iv_eval(a, box)
+        return out
+    if expr.is_Pow:
+        base, e = expr.args
+        b = _iv_eval(base, box)
+        if e.is_Integer:
+            n = int(e)
+            if n >= 0:
+                return b ** n
+            return iv.mpf(1) / (b ** (-n))
+        if e == sp.Rational(1, 2):
+            return iv.sqrt(b)
+        if e == -sp.Rational(1, 2):
+            return iv.mpf(1) / iv.sqrt(b)
+        return iv.exp(_iv_eval(e, box) * iv.log(b))
+    if isinstance(expr, sp.Abs):
+        a = _iv_eval(expr.args[0], box)
+        lo, hi = a.a, a.b
+        if lo >= 0:
+            return a
+        if hi <= 0:
+            return -a
+        return iv.mpf([0, max(-lo, hi)])
+    if expr.func in _IV_FUNCS:
+        return getattr(iv, _IV_FUNCS[expr.func])(_iv_eval(expr.args[0], box))
+    raise TypeError(f"no interval rule for {expr.func}")
+
+
+def certify_on_box(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, strict: bool = False,
+                   max_boxes: int = 20000) -> tuple[bool | None, str, int]:
+    """Certify slack >= 0 (> 0 if strict) on a closed box by interval arithmetic with bisection.
+
+    Returns (True, detail, boxes) when every sub-box's enclosure is >= 0, (False, point, boxes) when a sub-box's
+    midpoint violates it, (None, reason, boxes) when the budget runs out or an operation has no interval rule.
+    """
+    import mpmath
+
+    syms = sorted(box, key=lambda s: s.name)
+    stack = [tuple((float(box[s][0]), float(box[s][1])) for s in syms)]
+    done = 0
+    while stack:
+        if done >= max_boxes:
+            return None, f"undecided after {done} boxes", done
+        cell = stack.pop()
+        done += 1
+        try:
+            enc = _iv_eval(slack, {s: mpmath.iv.mpf([lo, hi]) for s, (lo, hi) in zip(syms, cell)})
+        except (TypeError, ZeroDivisionError, ValueError) as exc:
+            return None, f"interval arithmetic cannot evaluate it ({exc})", done
+        if enc.a > 0 or (enc.a >= 0 and not strict):
+            continue
+        mid = {s: sp.Rational(round((lo + hi) / 2 * 10**12), 10**12) for s, (lo, hi) in zip(syms, cell)}
+        val = sp.N(slack.subs(mid), 30)
+        if val.is_number and (val < 0 or (strict and val <= 0)):
+            return False, ", ".join(f"{s}={float(v):.12g}" for s, v in mid.items()), done
+        k = max(range(len(syms)), key=lambda i: cell[i][1] - cell[i][0])
+        lo, hi = cell[k]
+        m = (lo + hi) / 2
+        if hi - lo < 1e-12:
+            return None, f"enclosure does not decide near {cell}", done
+        for half in ((lo, m), (m, hi)):
+            stack.append(cell[:k] + (half,) + cell[k + 1:])
+    return True, f"{done} boxes", done
+
+
+def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None = None, symbolic: bool = True,
+                     points: int | None = None, search: Callable | None = None, seed: int = 0) -> Outcome:
+    """Decide lhs <relation> rhs over the domain: proved (SymPy), certified on a bounded box of at most three
+    variables (interval arithmetic), else searched (simple and random points, then a local minimizer of the slack
+    from the best points, each re-evaluated at NUMERIC_DIGITS digits); refuted with the first violating point."""
+    domain = domain or {}
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    slack = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
+    strict = relation in ("<", ">")
+    syms = sorted(slack.free_symbols, key=lambda s: s.name)
+    if symbolic and not strict and _provably_nonnegative(slack):
+        return Outcome(True, "sympy: the slack is manifestly nonnegative", strength="proved")
+    if symbolic and strict and slack.is_positive:
+        return Outcome(True, "sympy: the slack is positive", strength="proved")
+    rng = random.Random(seed)
+    npts = NUMERIC_POINTS if points is None else points
+    cands = list(itertools.islice(_candidate_points(syms, domain, rng, npts), npts + 40))
+    if search is not None:
+        cands = [{next(s for s in syms if s.name == _name(k)) if any(s.name == _name(k) for s in syms) else k: v
+                  for k, v in p.items()} for p in search()] + cands
+    scored = []
+    for p in cands:
+        out = _evaluate(lhs, rhs, relation, [p], "simple and random points")
+        if out.strength == "refuted":
+            return out
+        if out.min_slack is not None:
+            scored.append((out.min_slack, p))
+    tried = len(scored)
+    if tried == 0:
+        return Outcome(False, "undecided", "no point of the domain could be evaluated", strength="error")
+    # adversarial refinement: minimize the slack from the five tightest points (Nelder-Mead in the box)
+    if syms:
+        from scipy.optimize import minimize
+
+        f = sp.lambdify(syms, slack, modules=["mpmath"])
+        bounds = [_interval(s, domain) for s in syms]
+
+        def obj(x):
+            x = [min(max(v, lo), hi) for v, (lo, hi) in zip(x, bounds)]
+            try:
+                return float(sp.re(f(*x)))
+            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+                return math.inf
+
+        for _, p in sorted(scored, key=lambda t: t[0])[:5]:
+            x0 = [float(p[s]) for s in syms]
+            res = minimize(obj, x0, method="Nelder-Mead", options={"maxiter": 200 * len(syms), "xatol": 1e-10})
+            x = [min(max(v, lo), hi) for v, (lo, hi) in zip(res.x, bounds)]
+            pt = {s: sp.Rational(round(v * 10**12), 10**12) for s, v in zip(syms, x)}
+            out = _evaluate(lhs, rhs, relation, [pt], "local minimization of the slack")
+            tried += 1
+            if out.strength == "refuted":
+                return out
+            if out.min_slack is not None:
+                scored.append((out.min_slack, pt))
+    worst = min(s for s, _ in scored)
+    box = {s: _interval(s, domain) for s in syms}
+    if 0 < len(syms) <= 3 and all(math.isfinite(lo) and math.isfinite(hi) for lo, hi in box.values()):
+        ok, detail, n = certify_on_box(slack, box, strict=strict)
+        if ok:
+            where = ", ".join(f"{s} in [{lo:g}, {hi:g}]" for s, (lo, hi) in box.items())
+            return Outcome(True, f"certified on the box {where}", f"interval arithmetic, {detail}",
+                           strength="certified", points=tried, min_slack=worst)
+        if ok is False:
+            return Outcome(False, "counterexample (interval bisection)", "at " + detail, detail,
+                           strength="refuted", points=tried)
+    return Outcome(True, f"searched: {tried} points (simple, random, local minimization of the slack)",
+                   f"minimum slack {worst:.3g} at {NUMERIC_DIGITS} digits", strength="searched",
+                   points=tried, min_slack=worst)

@@ -11,28 +11,98 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Evidence", "Check", "Context", "compare", "compare_mc", "to_jsonable"]
+__all__ = ["Evidence", "Finding", "Check", "Context", "compare", "compare_mc", "to_jsonable"]
 
 
-@dataclass(frozen=True)
+RECORD_RELATIONS = ("==", "<=", ">=")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Evidence:
+    """A prediction against an observation, with the tolerance and where it comes from; the verdict is computed.
+
+    relation "==": passes when |predicted - observed| <= tolerance (elementwise=True: each element within
+    `tolerance` relative to |predicted_i|); "<=": observed <= predicted + tolerance (an upper bound holds);
+    ">=": observed >= predicted - tolerance. There is no way to pass a verdict in: a record without numbers to
+    compare (a crashed check) fails.
+    """
+
     entry: str
     check: str
     kind: str               # "numeric" | "monte-carlo" | "training" | "property"
     predicted: Any
     observed: Any
-    abs_error: float
-    rel_error: float
-    tolerance: float        # the bound the absolute error is held to
-    tolerance_source: str   # where the tolerance comes from, in words
-    passed: bool
+    tolerance: float        # the bound the error is held to
+    tolerance_source: str   # where the tolerance comes from, in words (an error bound, k SE + stated bias)
+    relation: str = "=="
+    elementwise: bool = False
     detail: str = ""
     stderr: float | None = None
     samples: int | None = None
     extra: dict = field(default_factory=dict)
+    abs_error: float = field(init=False)
+    rel_error: float = field(init=False)
+    passed: bool = field(init=False)
+
+    def __post_init__(self):
+        if self.relation not in RECORD_RELATIONS:
+            raise ValueError(f"relation must be one of {RECORD_RELATIONS}; got {self.relation!r}")
+        tol = float(self.tolerance)
+        if not (tol >= 0) or math.isnan(tol):
+            raise ValueError(f"tolerance must be a number >= 0; got {self.tolerance!r}")
+        if self.predicted is None or self.observed is None:
+            abs_err, rel_err, passed = math.nan, math.nan, False
+        else:
+            abs_err, rel_err, passed = _verdict(self.predicted, self.observed, tol, self.relation, self.elementwise)
+        object.__setattr__(self, "predicted", to_jsonable(self.predicted))
+        object.__setattr__(self, "observed", to_jsonable(self.observed))
+        object.__setattr__(self, "extra", to_jsonable(self.extra))
+        object.__setattr__(self, "abs_error", abs_err)
+        object.__setattr__(self, "rel_error", rel_err)
+        object.__setattr__(self, "passed", passed)
 
     def to_json(self) -> dict:
-        return to_jsonable(asdict(self))
+        return {"record": "evidence", **to_jsonable(asdict(self))}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    """An observation reported, not asserted: it never counts as a pass (nor as a failure).
+
+    Use it for what a paper claims only qualitatively, or for what an honest check showed at a scale that
+    cannot decide; `values` holds the numbers behind `text`.
+    """
+
+    entry: str
+    check: str
+    kind: str
+    text: str
+    values: dict = field(default_factory=dict)
+    passed: bool = field(init=False, default=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", to_jsonable(self.values))
+
+    def to_json(self) -> dict:
+        return {"record": "finding", **to_jsonable(asdict(self))}
+
+
+def _verdict(predicted: Any, observed: Any, tol: float, relation: str, elementwise: bool) -> tuple[float, float, bool]:
+    p = np.asarray(predicted, dtype=float)
+    o = np.asarray(observed, dtype=float)
+    if not (np.all(np.isfinite(p)) and np.all(np.isfinite(o))):
+        abs_err, rel_err, _ = _errors(np.nan_to_num(p), np.nan_to_num(o))
+        return abs_err, rel_err, False
+    abs_err, rel_err, _ = _errors(p, o)
+    if relation == "<=":
+        return abs_err, rel_err, bool(np.all(o <= p + tol))
+    if relation == ">=":
+        return abs_err, rel_err, bool(np.all(o >= p - tol))
+    if elementwise:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(p != 0, np.abs(p - o) / np.abs(p), np.where(o == p, 0.0, np.inf))
+        return abs_err, float(np.max(rel)) if rel.size else 0.0, bool(np.all(np.abs(p - o) <= tol * np.abs(p)))
+    return abs_err, rel_err, bool(abs_err <= tol)
 
 
 @dataclass(frozen=True)
@@ -47,7 +117,7 @@ class Context:
 
 @dataclass(frozen=True)
 class Check:
-    """A verify procedure for one or more entries; `run(ctx)` returns evidence records."""
+    """A verify procedure for one or more entries; `run(ctx)` returns Evidence and Finding records."""
 
     name: str
     entries: tuple[str, ...]
@@ -70,24 +140,22 @@ def _errors(predicted: Any, observed: Any) -> tuple[float, float, float]:
 
 
 def compare(entry: str, check: str, kind: str, predicted: Any, observed: Any, *, atol: float = 0.0,
-            rtol: float = 0.0, source: str, detail: str = "", elementwise: bool = False,
+            rtol: float = 0.0, source: str, detail: str = "", elementwise: bool = False, relation: str = "==",
             **extra: Any) -> Evidence:
     """Deterministic comparison: passes when max|pred - obs| <= atol + rtol * max|pred|.
 
     With elementwise=True each element is held to atol + rtol * |pred_i| (values spanning many decades);
     the record's tolerance is then the relative one and its rel_error the largest elementwise one.
     """
-    abs_err, rel_err, scale = _errors(predicted, observed)
     if elementwise:
-        p, o = np.asarray(predicted, dtype=float), np.asarray(observed, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(p != 0, np.abs(p - o) / np.abs(p), np.where(o == p, 0.0, np.inf))
-        passed = bool(np.all(np.abs(p - o) <= atol + rtol * np.abs(p)))
-        return Evidence(entry, check, kind, to_jsonable(predicted), to_jsonable(observed), abs_err,
-                        float(np.max(rel)), rtol, source + " (elementwise relative)", passed, detail, **extra)
-    tol = atol + rtol * scale
-    return Evidence(entry, check, kind, to_jsonable(predicted), to_jsonable(observed), abs_err, rel_err,
-                    tol, source, bool(abs_err <= tol), detail, **extra)
+        if atol:
+            raise ValueError("elementwise comparison takes rtol only")
+        return Evidence(entry=entry, check=check, kind=kind, predicted=predicted, observed=observed, tolerance=rtol,
+                        tolerance_source=source + " (elementwise relative)", elementwise=True, detail=detail, **extra)
+    _, _, scale = _errors(predicted, observed)
+    return Evidence(entry=entry, check=check, kind=kind, predicted=predicted, observed=observed,
+                    tolerance=atol + rtol * scale, tolerance_source=source, detail=detail, relation=relation,
+                    **extra)
 
 
 def compare_mc(entry: str, check: str, predicted: float, mean: float, stderr: float, samples: int, *,
@@ -96,14 +164,17 @@ def compare_mc(entry: str, check: str, predicted: float, mean: float, stderr: fl
     """Monte Carlo comparison: passes when |pred - mean| <= k * stderr + bias (bias stated).
 
     `extra` carries what a figure needs to place the point (e.g. {"figure": "002-fig1c", "gamma": 0.5})."""
+    if not (stderr >= 0):
+        raise ValueError(f"stderr must be >= 0; got {stderr!r}")
+    if bias and not bias_source:
+        raise ValueError("a finite-size bias needs bias_source (the independent computation it comes from)")
     tol = k * stderr + abs(bias)
     source = f"{k:g} standard errors ({samples} samples)"
     if bias:
         source += f" + finite-size bias {abs(bias):.3g} ({bias_source})"
-    abs_err, rel_err, _ = _errors(predicted, mean)
-    return Evidence(entry, check, "monte-carlo", float(predicted), float(mean), abs_err, rel_err, tol,
-                    source, bool(abs_err <= tol), detail, stderr=float(stderr), samples=int(samples),
-                    extra=to_jsonable(extra or {}))
+    return Evidence(entry=entry, check=check, kind="monte-carlo", predicted=float(predicted), observed=float(mean),
+                    tolerance=tol, tolerance_source=source, detail=detail, stderr=float(stderr),
+                    samples=int(samples), extra=extra or {})
 
 
 def to_jsonable(x: Any) -> Any:

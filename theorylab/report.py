@@ -454,6 +454,16 @@ def _evidence_table(rows: list[dict]) -> str:
                   "evidence")
 
 
+def _findings_html(rows: list[dict]) -> str:
+    items = "".join(f"<li><code>{html.escape(r['entry'])}</code> <b>{html.escape(r['check'])}</b>: "
+                    f"{html.escape(r['text'])}</li>" for r in rows)
+    return f"<h3>Findings ({len(rows)}: reported, not asserted)</h3><ul class='findings'>{items}</ul>"
+
+
+def _is_finding(r: dict) -> bool:
+    return r.get("record") == "finding"
+
+
 def _derivation_table(steps: list[dict]) -> str:
     by: dict[str, dict] = {}
     for s in steps:
@@ -463,11 +473,11 @@ def _derivation_table(steps: list[dict]) -> str:
         d["holds"] += s["status"] == "holds"
         d["errata"] += s["status"] == "erratum confirmed"
         d["unexpected"] += not s["ok"]
-        d["numeric"] += "numeric" in (s.get("method") or "")
+        d["numeric"] += s.get("strength", "searched" if "numeric" in (s.get("method") or "") else "") == "searched"
     cells = [[(f"<code>{html.escape(k)}</code> {html.escape(d['title'])}", ""), (html.escape(d["where"]), "")]
              + [(str(d[c]), "num") for c in ("steps", "holds", "errata", "numeric")]
              + [(str(d["unexpected"]), "num fail" if d["unexpected"] else "num pass")] for k, d in by.items()]
-    return _table(["derivation", "where", "steps", "hold", "seed errata confirmed", "checked numerically",
+    return _table(["derivation", "where", "steps", "hold", "errata confirmed", "searched (not proved)",
                    "unexpected"], cells)
 
 
@@ -503,13 +513,15 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
     from tqdm import tqdm
 
     svgs = {f.name: _svg(f.draw(evidence)) for f in tqdm(figures, desc="figures", disable=not progress)}
+    findings = [r for r in evidence if _is_finding(r)]
+    evidence = [r for r in evidence if not _is_finding(r)]
     failed = sum(not r.get("passed") for r in evidence)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = [f"<header><h1>theorylab report</h1><p class='meta'>Evidence record <code>"
             f"{html.escape(str(evidence_path))}</code>: profile <b>{html.escape(str(data['profile']))}</b>, device "
             f"{html.escape(str(data.get('device')))}, seed {html.escape(str(data.get('seed')))}, "
             f"{html.escape(str(data.get('seconds')))} s. {len(steps)} derivation steps "
-            f"({data.get('unexpected_steps', 0)} unexpected), {len(evidence)} evidence records ({failed} failed). "
+            f"({data.get('unexpected_steps', 0)} unexpected), {len(evidence)} evidence records ({failed} failed), {len(findings)} findings. "
             f"Report written {when}.</p>",
             "<nav>" + "".join(f'<a href="#family-{html.escape(f)}">{html.escape(f)}</a>' for f in fams)
             + '<a href="#derivations">derivations</a><a href="#errata">errata</a></nav></header>']
@@ -526,6 +538,9 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
         rows = [r for r in evidence if r["entry"] in ids]
         body.append(f"<h3>Evidence ({len(rows)} records)</h3>" + (_evidence_table(rows) if rows else
                                                                     "<p>No evidence records in this run.</p>"))
+        notes = [r for r in findings if r["entry"] in ids]
+        if notes:
+            body.append(_findings_html(notes))
         body.append("</section>")
     body.append(f'<section id="derivations"><h2>Derivations</h2>{_derivation_table(steps)}</section>')
     body.append(f'<section id="errata"><h2>Errata</h2>{_errata_html(steps)}</section>')
