@@ -79,8 +79,8 @@ def test_numeric_identity_test_is_labelled_and_finds_small_counterexamples():
 
 
 def test_erratum_that_holds_is_reported_as_not_reproduced():
-    e = Erratum("t-1", "seed", "eq 1", "x = x", "x = x")
-    d = Derivation("t", "t", "seed", "eq 1", (), (Step("holds but marked", x, x, erratum=e),
+    e = Erratum("t-1", "seed", "eq 1", "(x+1)^2 = x^2 + 2x + 1", "(x+1)^2 = x^2 + 2x + 1")
+    d = Derivation("t", "t", "seed", "eq 1", (), (Step("holds but marked", (x + 1) ** 2, x**2 + 2 * x + 1, erratum=e),
                                                    Step("fails unmarked", x, 2 * x)))
     results = d.check()
     assert [r.ok for r in results] == [False, False]
@@ -105,4 +105,104 @@ def test_unknown_id_and_usage_errors_follow_the_bad_input_rule():
 def test_check_lists_every_step_with_its_method():
     code, out, _ = run_cli("check", "qpenalty")
     assert code == 0
-    assert "erratum confirmed" in out and "checked by sympy" in out and "numeric identity test" in out
+    assert "erratum confirmed" in out and "(proved); sympy" in out and "numeric identity test" in out
+    assert "chain strength:" in out
+
+
+# -- the guards: a check that cannot fail is refused, a verdict is always computed ---------------------------
+
+y = sp.Symbol("y", positive=True)
+
+
+def test_structurally_identical_sides_are_refused_at_declaration():
+    from theorylab.derivation import TrivialStepError
+
+    with pytest.raises(TrivialStepError, match="same expression"):
+        Step("copy", sp.sqrt(y) + 1, sp.sqrt(y) + 1)
+    # SymPy decides some statements while building them: d/dy of an affine function is already the constant
+    with pytest.raises(TrivialStepError, match="same expression"):
+        Step("affine derivative", sp.diff(3 * y + 1, y), 3)
+    # stated unevaluated, the same statement is a real step that the engine decides
+    ok = Step("affine derivative", sp.Derivative(3 * y + 1, y), 3).check()
+    assert ok.holds and ok.strength == "proved"
+    bad = Step("wrong derivative", sp.Derivative(3 * y + 1, y), 4).check()
+    assert not bad.holds and bad.strength == "refuted"
+    with pytest.raises(TrivialStepError, match="two expressions"):
+        Step("words alone")
+    f = lambda y: y  # noqa: E731
+    with pytest.raises(TrivialStepError, match="same callable"):
+        Step("same callable", f, f, search=lambda: [{"y": 1.0}])
+    with pytest.raises(TrivialStepError, match="needs `search`"):
+        Step("numeric without points", lambda y: y, lambda y: y + 0.0)
+    with pytest.raises(TrivialStepError, match="tol_source"):
+        Step("unexplained tolerance", lambda y: y, lambda y: y + 1e-9, tol=1e-8, search=lambda: [{"y": 1.0}])
+    with pytest.raises(TypeError):
+        Step("old style", x, 2 * x, check_fn=lambda: None)  # the check-function escape hatch is gone
+
+
+def test_erratum_verdict_is_computed_at_its_counterexample_and_flips_when_the_paper_is_corrected():
+    e = Erratum("t-2", "seed", "eq 2", "y^2 >= y", "y^2 >= y only for y >= 1", at={"y": sp.Rational(1, 2)})
+    wrong = Step("the paper's claim", y**2, y, relation=">=", erratum=e).check()
+    assert not wrong.holds and wrong.strength == "refuted" and "y=1/2" in wrong.counterexample
+    corrected = Step("a corrected paper", y**2 + sp.Rational(1, 4), y, relation=">=", erratum=e).check()
+    assert corrected.holds  # the ledger would report ERRATUM NOT REPRODUCED: it cannot go stale
+
+
+def test_numeric_sides_are_evaluated_by_the_engine_at_the_search_points():
+    calls = []
+
+    def solver(y):
+        calls.append(y)
+        return y**0.5
+
+    step = Step("sqrt by a solver", solver, lambda y: np.exp(0.5 * np.log(y)), rtol=1e-15,
+                tol_source="a few ulps of exp and log",
+                search=lambda: [{"y": v} for v in (1.0, 2.0, 9.0)])
+    out = step.check()
+    assert out.holds and out.strength == "searched" and out.points == 3 and calls == [1.0, 2.0, 9.0]
+    planted = Step("planted", lambda y: 2 * y**0.5, lambda y: y**0.5, search=lambda: [{"y": 4.0}]).check()
+    assert not planted.holds and "y=4" in planted.counterexample
+
+
+def test_inequalities_are_proved_certified_searched_or_refuted():
+    a, b = sp.symbols("a b", real=True)
+    assert Step("AM-GM", a**2 + b**2, 2 * a * b, relation=">=").check().strength == "proved"
+    cert = Step("exp bound on a box", sp.exp(y), 1 + y, relation=">=", domain={y: (0.5, 2)}, symbolic=False).check()
+    assert cert.holds and cert.strength == "certified" and "box" in cert.method
+    false = Step("planted false inequality", sp.sin(a) + sp.cos(b), sp.Rational(13, 10), relation="<=",
+                 domain={a: (-3, 3), b: (-3, 3)}).check()
+    assert not false.holds and false.strength == "refuted"
+    lhs, rhs = false.counterexample.split(": ")[1].split(", ")
+    assert float(lhs.split("= ")[1]) > 1.3
+
+
+def test_derivation_names_its_weakest_link():
+    d = Derivation("w", "w", "seed", "eq 3", (), (
+        Step("proved", (y + 1) ** 2, y**2 + 2 * y + 1),
+        Step("searched", sp.gamma(y + 1), y * sp.gamma(y), symbolic=False)))
+    assert d.weakest().step.label == "searched"
+
+
+def test_evidence_verdict_is_computed_never_given():
+    from theorylab.evidence import Evidence, Finding, compare, compare_mc
+
+    with pytest.raises(TypeError):
+        Evidence(entry="e", check="c", kind="numeric", predicted=1.0, observed=2.0, tolerance=0.1,
+                 tolerance_source="t", passed=True)
+    with pytest.raises(TypeError):
+        Evidence("e", "c", "numeric", 1.0, 2.0, 0.1, "t")  # keyword-only
+    ev = Evidence(entry="e", check="c", kind="numeric", predicted=1.0, observed=1.05, tolerance=0.1,
+                  tolerance_source="a bound")
+    assert ev.passed and abs(ev.abs_error - 0.05) < 1e-12
+    assert not Evidence(entry="e", check="c", kind="numeric", predicted=1.0, observed=1.2, tolerance=0.1,
+                        tolerance_source="a bound").passed
+    assert not Evidence(entry="e", check="c", kind="numeric", predicted=None, observed=None, tolerance=0.0,
+                        tolerance_source="the check raised").passed
+    assert Evidence(entry="e", check="c", kind="training", predicted=1.0, observed=0.5, tolerance=0.0,
+                    tolerance_source="upper bound", relation="<=").passed
+    assert not compare("e", "c", "numeric", 1.0, 0.5, atol=0.1, source="s", relation=">=").passed
+    assert not compare_mc("e", "c", 1.0, 1.5, 0.1, 100).passed
+    with pytest.raises(ValueError, match="bias_source"):
+        compare_mc("e", "c", 1.0, 1.5, 0.1, 100, bias=0.6)
+    f = Finding(entry="e", check="c", kind="training", text="reported, not asserted", values={"x": np.float64(1)})
+    assert f.passed is False and f.to_json()["record"] == "finding"

@@ -1,4 +1,4 @@
-"""The `theorylab` command: list, show, eval, check, verify, latex, report, errata.
+"""The `theorylab` command: list, show, eval, check, verify, latex, report, mutate, errata.
 
 Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
 """
@@ -289,6 +289,43 @@ def cmd_report(args) -> int:
     return code  # with --rerun, verify's status: a failing check fails the command, after the report shows it
 
 
+def cmd_mutate(args) -> int:
+    from . import mutate
+
+    ids, fams = catalogue.select(args.select)
+    chosen = [e for e in catalogue.entries() if e.id in ids]
+    layers = tuple(args.layers.split(",")) if args.layers else mutate.LAYERS
+    bad = [x for x in layers if x not in mutate.LAYERS]
+    if bad:
+        raise DomainError(f"--layers must be a comma-separated subset of {','.join(mutate.LAYERS)}; got {args.layers}")
+    print(f"theorylab mutate: profile {args.profile}, layers {', '.join(layers)}, {len(chosen)} entries")
+    t0 = time.time()
+
+    def show(r):
+        state = ("equivalent (excluded)" if r.equivalent else
+                 f"caught by {', '.join(r.caught_by)}" if r.caught_by else "SURVIVED")
+        print(f"  {'ok ' if not r.survived else '!! '}{r.mutant.entry:32s} {r.mutant.target:11s} {r.mutant.op:18s} "
+              f"{state}  [{r.detail[:140]}]")
+
+    results = mutate.run(chosen, profile=args.profile, progress=show, layers=layers)
+    print()
+    for fam in fams:
+        rs = [r for r in results if r.mutant.entry.split(".")[0] == fam]
+        caught, counted, frac = mutate.score(rs)
+        print(f"mutation score {fam}: {caught}/{counted} caught ({100 * frac:.0f}%)"
+              f"{'' if caught == counted else ', ' + str(counted - caught) + ' SURVIVED'}"
+              f"; {sum(r.equivalent for r in rs)} equivalent mutants excluded")
+    caught, counted, frac = mutate.score(results)
+    by_layer = {layer: sum(layer in r.caught_by for r in results) for layer in layers}
+    print(f"total: {caught}/{counted} caught ({100 * frac:.0f}%), by layer "
+          + ", ".join(f"{k} {v}" for k, v in by_layer.items()) + f"; {time.time() - t0:.1f} s")
+    if args.json:
+        _write_json(args.json, {"profile": args.profile, "layers": list(layers), "families": fams,
+                                "mutants": [r.to_json() for r in results],
+                                "score": {"caught": caught, "counted": counted}})
+    return 1 if caught < counted else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -326,6 +363,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
     s.add_argument("--seed", type=int, default=0, help="with --rerun")
     s.set_defaults(fn=cmd_report)
+    s = sub.add_parser("mutate", help="plant standard mistakes in entries and report which check catches each")
+    s.add_argument("select", nargs="*")
+    s.add_argument("--profile", choices=("quick", "full"), default="quick",
+                   help="quick: layers in order, first catch wins; full: every layer on every mutant, more samples")
+    s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
+    s.add_argument("--json", default="", help="write the mutants and their fate here")
+    s.set_defaults(fn=cmd_mutate)
     sub.add_parser("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
     return p
 
