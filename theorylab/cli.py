@@ -326,6 +326,33 @@ def cmd_mutate(args) -> int:
     return 1 if caught < counted else 0
 
 
+def cmd_accuracy(args) -> int:
+    from . import accuracy
+
+    ids, _ = catalogue.select(args.select)
+    chosen = [e for e in catalogue.entries() if e.id in ids]
+    t0 = time.time()
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(chosen), desc="accuracy", disable=not sys.stderr.isatty())
+    maps = accuracy.measure_all(chosen, args.profile, jobs=args.jobs, progress=lambda m: bar.update())
+    bar.close()
+    failing = [m for m in maps if not m.meets]
+    if args.json:
+        _write_json(args.json, {"profile": args.profile, "entries": [m.to_json() for m in maps],
+                                "seconds": round(time.time() - t0, 2)})
+    print(accuracy.table(maps))
+    for m in maps:
+        for text in m.disagreements[:3] + m.problems[:3]:
+            print(f"note {m.entry}: {text}")
+        if m.note:
+            print(f"bound {m.entry}: {m.note}")
+    print(f"\n{len(maps)} entries, {len(maps) - len(failing)} meet their contract bound"
+          + (f"; NOT met: {', '.join(m.entry for m in failing)}" if failing else "")
+          + f"; {time.time() - t0:.1f} s")
+    return 1 if failing else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -363,6 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
     s.add_argument("--seed", type=int, default=0, help="with --rerun")
     s.set_defaults(fn=cmd_report)
+    s = sub.add_parser("accuracy", help="worst relative error of each entry per output and region, vs references")
+    s.add_argument("select", nargs="*")
+    s.add_argument("--profile", choices=("quick", "thorough"), default="quick")
+    s.add_argument("--json", default="", help="write the accuracy maps here")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores)")
+    s.set_defaults(fn=cmd_accuracy)
     s = sub.add_parser("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
