@@ -63,22 +63,27 @@ def _int_asinh(x):
     return mp.quad(mp.asinh, [0, 1]) + x * mp.quad(lambda w: mp.asinh(x * mp.exp(-w)) * mp.exp(-w), pts)
 
 
+def _q_integral(z):
+    """q(z) = int_0^|z| asinh(t/2) dt = 2 int_0^{|z|/2} asinh(u) du, by quadrature (mpmath, 30 digits; an mpf)."""
+    import mpmath as mp
+
+    with mp.workdps(30):
+        return +(2 * _int_asinh(abs(mp.mpf(float(z))) / 2))
+
+
 def _q_reference(z):
     """q(z) = int_0^|z| asinh(t/2) dt = 2 int_0^{|z|/2} asinh(u) du, by quadrature (mpmath, 30 digits).
 
     The defining property of q in App. A: q(0) = 0 and q'(z) = asinh(z/2), the inverse of the sinh link of
     (21) (stationarity of (22) must reproduce beta(t) = k sinh(.)); q is even. Independent of (23).
     """
-    import mpmath as mp
-
     if np.ndim(z):
         return np.array([_q_reference(v) for v in np.ravel(z)]).reshape(np.shape(z))
-    with mp.workdps(30):
-        return float(2 * _int_asinh(abs(mp.mpf(float(z))) / 2))
+    return float(_q_integral(z))
 
 
-def _unit_reference(beta, kk):
-    """sum_d int_0^{|beta_d|} 2 asinh(s/k_d) ds = sum_d 2 k_d int_0^{|beta_d|/k_d} asinh(u) du (quadrature).
+def _unit_integral(beta, kk):
+    """sum_d int_0^{|beta_d|} 2 asinh(s/k_d) ds = sum_d 2 k_d int_0^{|beta_d|/k_d} asinh(u) du (quadrature; an mpf).
 
     (22)'s summand is the potential whose derivative is 2 asinh(beta/k) (App. A: stationarity reproduces
     (21)) and which vanishes at beta = 0; k_d is formed exactly in mpmath from the float inputs.
@@ -89,26 +94,37 @@ def _unit_reference(beta, kk):
         total = mp.mpf(0)
         for bd, kd in zip(np.ravel(beta), kk):
             total += 2 * kd * _int_asinh(abs(mp.mpf(float(bd))) / kd)
-        return float(total)
+        return total
 
 
-def _norm_reference(beta, w1, w2):
-    """||beta||_Q by quadrature of its derivative 2 asinh(beta_d/k_d), k_d = w1_d^2 + w2_d^2 (see _unit_reference)."""
+def _norm_integral(beta, w1, w2):
+    """||beta||_Q by quadrature of its derivative 2 asinh(beta_d/k_d), k_d = w1_d^2 + w2_d^2 (an mpf)"""
     import mpmath as mp
 
     with mp.workdps(30):
         kk = [mp.mpf(float(a)) ** 2 + mp.mpf(float(c)) ** 2 for a, c in zip(np.ravel(w1), np.ravel(w2))]
-        return _unit_reference(beta, kk)
+        return _unit_integral(beta, kk)
 
 
-def _finetune_reference(beta, beta_aux, gamma):
-    """||beta||_Q with k_d = |beta_aux_d| + gamma^2, by quadrature of 2 asinh(beta_d/k_d) (see _unit_reference)."""
+def _finetune_integral(beta, beta_aux, gamma):
+    """||beta||_Q with k_d = |beta_aux_d| + gamma^2, by quadrature of 2 asinh(beta_d/k_d) (an mpf)"""
     import mpmath as mp
 
     with mp.workdps(30):
-        g2 = mp.mpf(float(gamma)) ** 2
+        g2 = mp.mpf(float(np.ravel(gamma)[0])) ** 2
         kk = [abs(mp.mpf(float(a))) + g2 for a in np.ravel(beta_aux)]
-        return _unit_reference(beta, kk)
+        return _unit_integral(beta, kk)
+
+
+def _norm_reference(beta, w1, w2):
+    """||beta||_Q = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds, k_d = w1_d^2 + w2_d^2, by quadrature (mpmath, 30
+    digits): (22)'s summand is the potential whose derivative is the inverse 2 asinh(beta/k) of the link (21)."""
+    return float(_norm_integral(beta, w1, w2))
+
+
+def _finetune_reference(beta, beta_aux, gamma):
+    """||beta||_Q with k_d = |beta_aux_d| + gamma^2, by quadrature of 2 asinh(beta_d/k_d) (mpmath, 30 digits)."""
+    return float(_finetune_integral(beta, beta_aux, gamma))
 
 
 def q_of(arg: sp.Expr, form: sp.Expr = Q_SEED) -> sp.Expr:
@@ -573,6 +589,74 @@ def _solver_value(X, y, w1, w2):
     return norm(beta=implicit_bias(X=X, y=y, w1=w1, w2=w2), w1=w1, w2=w2)
 
 
+def _formula_value(entry: Entry, **values) -> float:
+    """The entry's closed form as the seed writes it (entry.formula, read at check time), at 60 digits,
+    summed over d for the vector entries."""
+    import mpmath as mp
+
+    expr = entry.formula
+    vec = [p for p in entry.params if p.kind == "vector"]
+    D = len(np.ravel(values[vec[0].name])) if vec else 1
+    total = sp.Integer(0)
+    for d in range(D):
+        sub = {}
+        for p in entry.params:
+            v = np.ravel(values[p.name])[d] if p.kind == "vector" else np.ravel(values[p.name])[0]
+            sub[p.symbol] = sp.Float(float(v), 60)
+        total += sp.N(expr.subs(sub), 60)
+    with mp.workdps(60):
+        return mp.mpf(str(sp.N(total, 60)))
+
+
+def _z_points():
+    """z on both sides of the l2/l1 crossover, where (23) loses few digits at 60-digit evaluation."""
+    for v in (1.0, 2.0, 0.5, -1.0, 1e-6, 1e-3, 0.1, 3.0, 10.0, 1e3, 1e6, -7.5):
+        yield {"z": v}
+
+
+def _qnorm_points():
+    rng = np.random.default_rng(2203)
+    yield {"beta": np.array([1.0]), "w1": np.array([1.0]), "w2": np.array([0.0])}
+    for D, scale in ((2, 1.0), (3, 0.1), (4, 3.0), (5, 0.01)):
+        yield {"beta": rng.normal(size=D), "w1": scale * rng.uniform(0.5, 1.5, D), "w2": scale * rng.normal(size=D)}
+
+
+def _finetune_points():
+    rng = np.random.default_rng(2204)
+    yield {"beta": np.array([1.0]), "beta_aux": np.array([1.0]), "gamma": 0.0}
+    for D, gam in ((2, 1.0), (3, 0.1), (4, 2.0), (5, 0.0)):
+        yield {"beta": rng.normal(size=D), "beta_aux": rng.normal(size=D) + 0.1, "gamma": gam}
+
+
+# the kernels' float64 accuracy as q's doc states it (a few ulps per term); a sum of D <= 5 positive terms adds
+# D ulps (each term k q(2 beta/k) >= 0)
+KERNEL_RTOL = 16 * EPS
+KERNEL_SOURCE = ("the float64 kernel's rounding: the stable form to <= 4 ulps per term (q's stated accuracy), plus "
+                 "D <= 5 ulps for the sum of nonnegative terms and 4 ulps forming k and 2 beta/k")
+QUAD = "; the quadrature at 30 digits"
+
+VALUE_STEPS = (
+    Step("(23) as written (the entry's formula) = int_0^|z| asinh(t/2) dt, the potential of the link (21)",
+         lambda z: _formula_value(q, z=z), _q_integral, search=_z_points, rtol=1e-25,
+         tol_source="both sides at >= 30 significant digits: (23) at 60 digits (cancellation below z ~ 1e-6 costs "
+                    "<= 24 of them), the tanh-sinh quadrature at 30"),
+    Step("q (the kernel) = int_0^|z| asinh(t/2) dt", lambda z: q(z=z), _q_reference, search=_z_points,
+         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD),
+    Step("(22) as written (the entry's formula) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds",
+         lambda beta, w1, w2: _formula_value(norm, beta=beta, w1=w1, w2=w2), _norm_integral,
+         search=_qnorm_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits"),
+    Step("||beta||_Q (the kernel) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds",
+         lambda beta, w1, w2: norm(beta=beta, w1=w1, w2=w2), _norm_reference, search=_qnorm_points,
+         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD),
+    Step("finetune as written: (22) with k_d = |beta_aux_d| + gamma^2 = sum_d int 2 asinh(s/k_d) ds",
+         lambda beta, beta_aux, gamma: _formula_value(finetune, beta=beta, beta_aux=beta_aux, gamma=gamma),
+         _finetune_integral, search=_finetune_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits"),
+    Step("finetune (the kernel) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds, k_d = |beta_aux_d| + gamma^2",
+         lambda beta, beta_aux, gamma: finetune(beta=beta, beta_aux=beta_aux, gamma=gamma), _finetune_reference,
+         search=_finetune_points, rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD),
+)
+
+
 SOLVER_STEPS = (
     Step("the output interpolates: X beta* = y (to the rounding of the solver's stopping rule)",
          _feasibility_residual, _feasibility_bound, relation="<=", search=_ib_points,
@@ -633,7 +717,7 @@ DERIVATIONS = (
             Step("l2 regime: k q(2 beta/k) ~ beta^2/k as k -> oo", sp.Limit(kk_ * qpen, kk_, sp.oo), bb**2),
             Step("l1 regime: k q(2 beta/k) ~ 2|beta| log(1/k) as k -> 0",
                  sp.Limit(qpen.subs(bb, kpos) / (2 * kpos * sp.log(1 / kk_)), kk_, 0, "+"), 1),
-        ) + SOLVER_STEPS),
+        ) + VALUE_STEPS + SOLVER_STEPS),
 )
 
 ENTRIES = (q, norm, finetune, implicit_bias)
