@@ -316,18 +316,22 @@ def _elementwise(fn):
 
 
 def _inv_chi2_quad(k):
-    """E[1/X], X ~ chi^2_k (k > 2), by quadrature of the chi-square density: with t = k e^v,
-    int (1/t) p_k(t) dt = int p_k(k e^v) dv, peaked at v ~ 0 with width sqrt(2/k); 40 digits."""
+    """E[1/X], X ~ chi^2_k (k > 2), by quadrature of the chi-square density: with t = k e^v (dt/t = dv),
+    int (1/t) p_k(t) dt = int p_k(k e^v) dv, peaked near v = 0 with width sqrt(2/k); 40 digits."""
     with mpmath.workdps(40):
         k = mpmath.mpf(int(k))
         logc = -(k / 2) * mpmath.log(2) - mpmath.loggamma(k / 2)
         lk = mpmath.log(k)
 
         def f(v):
-            return mpmath.exp(logc + (k / 2) * (lk + v) - k * mpmath.exp(v) / 2)
+            return mpmath.exp(logc + (k / 2 - 1) * (lk + v) - k * mpmath.exp(v) / 2)   # p_k(t), t = k e^v
 
+        # finite limits where the integrand is below e^-1000 of its peak (quadrature nodes near +-oo would ask
+        # mpmath for exp(-1e100), which it computes at great cost): log-density ~ -(k/4) v^2 near 0, ~ (k/2) v
+        # as v -> -oo, ~ -k e^v/2 as v -> oo
         w = mpmath.sqrt(2 / k)
-        pts = sorted({-mpmath.inf, mpmath.inf, *(j * w for j in (-60, -20, -6, -2, 0, 2, 6, 20, 60))})
+        lo, hi = -max(4000 / k, 60 * w), mpmath.log(1 + 60 * w + 4000 / k)
+        pts = sorted({lo, hi, *(j * w for j in (-20, -6, -2, 0, 2, 6, 20) if lo < j * w < hi)})
         return mpmath.quad(f, pts)
 
 
@@ -352,9 +356,10 @@ def _mp_inverse_moment(ratio):
 def _pinv_trace_reference(gamma):
     """lim E tr((X^+)^T X^+): gamma int x^-1 dMP_gamma for gamma < 1 (tr (XX^T)^-1 = (n/d)(1/n) tr C^-1),
     (1/gamma) int x^-1 dMP_(1/gamma) for gamma > 1 (tr (X^T X)^-1); Marchenko-Pastur density by quadrature."""
-    if gamma < 1:
-        return mpmath.mpf(gamma) * _mp_inverse_moment(gamma)
-    return _mp_inverse_moment(1 / mpmath.mpf(gamma)) / gamma
+    with mpmath.workdps(40):   # 1/gamma rounded to 53 bits would cost 1e-16/(1 - sqrt(1/gamma)) near gamma = 1
+        if gamma < 1:
+            return mpmath.mpf(gamma) * _mp_inverse_moment(gamma)
+        return _mp_inverse_moment(1 / mpmath.mpf(gamma)) / gamma
 
 
 def _scratch_mp(gamma, sigma):
@@ -433,7 +438,7 @@ def _kl_quad(dist_sq, sigma):
             return -x * x / 2 - mpmath.log(2 * mpmath.pi) / 2
 
         return mpmath.quad(lambda t: mpmath.exp(logphi(t)) * (logphi(t) - logphi(t + delta)),
-                           [-mpmath.inf, -10, 0, 10, mpmath.inf])
+                           [-60, -10, 0, 10, 60])   # |t| > 60: phi < e^-1800, below 40 digits of the result
 
 
 _kl_reference = _elementwise(_kl_quad)
@@ -594,7 +599,16 @@ def _stieltjes_at(gamma, z):
     with mpmath.workdps(60):
         gm, zz = mpmath.mpf(gamma), mpmath.mpf(z)
         lp, lm = (1 + mpmath.sqrt(gm)) ** 2, (1 - mpmath.sqrt(gm)) ** 2
-        return (zz - (1 - gm) - mpmath.sqrt(zz - lp) * mpmath.sqrt(zz - lm)) / (2 * gm * zz)
+        gz = (zz - (1 - gm) - mpmath.sqrt(zz - lp) * mpmath.sqrt(zz - lm)) / (2 * gm * zz)
+        # z < lambda_- < lambda_+: both square roots are imaginary and their product is real (exactly: im = 0);
+        # a complex value (another branch) is returned as is and cannot be compared
+        return mpmath.re(gz) if mpmath.im(gz) == 0 else gz
+
+
+def _minus_inv_one_minus(gamma, z):
+    """-1/(1 - gamma) at 60 digits (a SymPy side would reach the comparison rounded to 53 bits)"""
+    with mpmath.workdps(60):
+        return -1 / (1 - mpmath.mpf(gamma))
 
 
 def _p_row_norm(gamma):
@@ -757,6 +771,12 @@ def _inv_wishart_trace(n, d):
     return n * _inv_chi2_quad(d - n + 1)
 
 
+def _inv_wishart_closed(n, d):
+    """n/(d - n - 1) in exact rational arithmetic, rounded to 40 digits"""
+    with mpmath.workdps(40):
+        return mpmath.mpf(n) / (d - n - 1)
+
+
 DERIVATIONS = (
     Derivation("transfer.theorem36", "Scratch risk (Theorem 3.6): eqs (88)-(100) and the finite-size form",
                SEED, "App. B.5, eqs (88)-(100)", ("transfer.scratch_risk", "transfer.scratch_risk_finite",
@@ -773,16 +793,16 @@ DERIVATIONS = (
              tol=1e-12, tol_source="float64 pinv of a 40x20 Gaussian matrix: ||X^+ X - I|| ~ cond(X) * 1e-16 < 1e-14"),
         Step("(95): sum_l 1/sigma_l^2 = (gamma/n) tr(C^-1), C = X X^T/d (eigenvalues lambda_l = sigma_l^2/d)",
              sp.Subs(1 / sigl2_, sigl2_, d * lam_l), sp.Subs(g / n / lam_l, g, n / d)),
-        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", _stieltjes_at, -1 / (1 - g),
-             search=lambda: _grid(gamma=(0.5, 0.1, 0.9), z=(1e-25, -1e-25)),
+        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", _stieltjes_at, _minus_inv_one_minus,
+             search=lambda: _grid(gamma=(0.5, 0.125, 0.875), z=(1e-25, -1e-25)),  # binary fractions: exact
              tol=1e-20, tol_source=("g_C(z) + 1/(1-gamma) = -z E lambda^-2 + O(z^2) with E lambda^-2 = (1-gamma)^-3 "
-                                    "<= 1e3 at gamma <= 0.9: |difference| <= 2e-22 at |z| = 1e-25; 60-digit arithmetic")),
+                                    "<= 512 at gamma <= 7/8: |difference| <= 1e-22 at |z| = 1e-25; 60-digit arithmetic")),
         Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", sp.Subs(RISK_92, (p_, tau_), (g, g / (1 - g))),
              SCRATCH.args[0][0]),
         Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", sp.Subs(RISK_92, (p_, tau_), (1, 1 / (g - 1))),
              SCRATCH.args[1][0]),
         Step("finite n < d-1: E tr (X X^T)^-1 = n/(d-n-1) (inverse Wishart, by chi-square quadrature)",
-             _inv_wishart_trace, n / (d - n - 1),
+             _inv_wishart_trace, _inv_wishart_closed,
              search=lambda: [{"n": 2, "d": 10}, {"n": 5, "d": 7}, {"n": 50, "d": 200}, {"n": 1000, "d": 1002},
                              {"n": 10**6, "d": 3 * 10**6}],
              rtol=1e-20, tol_source="mpmath quadrature at 40 digits (its error estimate is below 1e-30)"),
