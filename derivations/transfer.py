@@ -157,6 +157,18 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
     return float(out) if out.ndim == 0 else out
 
 
+def _ft_risk_reference(gamma, theta, sigma, depth):
+    """The scale c by bracketed bisection of c^(2L/(L-1)) - (1-gamma) c^2 - K at 40 digits (mpmath), not Newton
+    in float64; then E R_sc + (1-gamma)(c^2 - 2c cos theta) (sigma^2/(gamma-1) for gamma > 1)."""
+    return _ft_reference(gamma, theta, sigma, depth)
+
+
+def _ft_transferability_reference(gamma, theta, sigma, depth):
+    """The scale c by bracketed bisection at 40 digits (mpmath); T_ft = -(1-gamma)(c^2 - 2c cos theta), 0 for
+    gamma > 1."""
+    return _ft_reference(gamma, theta, sigma, depth, True)
+
+
 # -- negative transfer region ---------------------------------------------------------------------------
 def _negative_region(theta, sigma):
     """gamma interval below 1 where T_lt < 0 and the gamma above which T_lt < 0 (text after eq 11)."""
@@ -190,17 +202,47 @@ def _boundary_representable(values):
 
 
 def _negative_region_reference(theta, sigma):
-    with mpmath.workdps(40):
-        th_, sg = mpmath.mpf(theta), mpmath.mpf(sigma)
-        c2, s2 = mpmath.cos(th_) ** 2, mpmath.sin(th_) ** 2
-        B = 1 + c2 - sg**2
-        disc = B * B - 4 * c2
+    """The sign changes of (11) itself, T_lt = ((1-gamma)^2 + gamma sigma^2)/(1-gamma) - sin^2 theta, found by
+    bisection at 60+ digits (not the quadratic formula). On (0, 1), in e = 1 - gamma (so roots near gamma = 1 keep
+    their digits), T_lt = e + sigma^2/e - sigma^2 - sin^2 theta is convex with its minimum at e = sigma,
+    T_lt(e = 1) = cos^2 theta >= 0 and T_lt -> +oo as e -> 0 (sigma > 0); on (1, oo) T_lt decreases."""
+    with mpmath.workdps(60 + (int(-math.log10(sigma)) if 0 < sigma < 1 else 0)):
+        tt, sg = mpmath.mpf(theta), mpmath.mpf(sigma)
+        s2 = mpmath.sin(tt) ** 2
+
+        def T_over(e):   # gamma = 1 - e in (0, 1)
+            return ((e * e + (1 - e) * sg**2) / e) - s2
+
+        def T_under(gm):
+            return sg**2 / (gm - 1) - s2
+
+        def bisect(T, lo, hi, rising):   # T(lo), T(hi) of opposite signs; 260 halvings
+            for _ in range(260):
+                mid = (lo + hi) / 2
+                if (T(mid) < 0) == rising:
+                    lo = mid
+                else:
+                    hi = mid
+            return (lo + hi) / 2
+
         over = None
-        if B > 0 and disc > 0:
-            lo, hi = (B - mpmath.sqrt(disc)) / 2, min((B + mpmath.sqrt(disc)) / 2, 1)
-            if lo < hi:
-                over = [float(lo), float(hi)]
-        under = None if float(s2) == 0 else float(1 + sg**2 / s2)
+        if sg == 0:   # T_lt = e - sin^2 theta: negative for e below sin^2 theta, i.e. gamma in (cos^2 theta, 1)
+            if s2 > 0:
+                over = [float(1 - bisect(T_over, mpmath.mpf(0), mpmath.mpf(1), rising=True)), 1.0]
+        elif sg < 1 and T_over(sg) < 0:
+            e_lo_gamma = bisect(T_over, sg, mpmath.mpf(1), rising=True)    # e at the smaller gamma
+            e_hi_gamma = bisect(T_over, mpmath.mpf(0), sg, rising=False)   # e at the larger gamma
+            over = [float(1 - e_lo_gamma), float(1 - e_hi_gamma)]
+        under = None
+        if float(s2) != 0:
+            if sg == 0:
+                under = 1.0
+            else:
+                top = mpmath.mpf(2)
+                while T_under(top) >= 0:
+                    top *= 2
+                bottom = mpmath.mpf(1) + sg**2 / 4 ** 10   # T_under > 0 there (sin^2 <= 1)
+                under = float(bisect(T_under, bottom, top, rising=False))
         return {"overparameterized": over, "underparameterized_from": under}
 
 
@@ -244,6 +286,8 @@ def _rkhs_residual(W, W_star, c_star):
 
 
 def _rkhs_reference(W, W_star, c_star):
+    """||f*||^2 - b^T G^+ b with the Gram matrices from the arc-cosine formula at 50 digits and the projection
+    from mpmath's 50-digit symmetric eigen-decomposition (eighe), rows normalized in mpmath."""
     with mpmath.workdps(50):
         def unit(M):
             return [[mpmath.mpf(x) / mpmath.sqrt(sum(mpmath.mpf(y) ** 2 for y in row)) for x in row] for row in M]
@@ -515,7 +559,7 @@ entries_ += [
                "(I - P) W1 stays fixed but the readout product rescales by ||beta||^((L-1)/L). With sigma = 0, c = 1 "
                "and this equals the seed's (14); with label noise c > 1 and depends on the depth L."),
           params=(gamma_p, theta_p, sigma_p, depth_p), lhs=r"\mathbb{E}\,\mathcal{R}_{ft}", display=FT_DISPLAY,
-          compute=_finetune_risk, reference=lambda gamma, theta, sigma, depth: _ft_reference(gamma, theta, sigma, depth),
+          compute=_finetune_risk, reference=_ft_risk_reference,
           conditions=(r"\gamma \neq 1",)),
     Entry(id="transfer.finetune_transferability", title="Fine-tuning transferability T_ft = E R_sc - E R_ft",
           source=Source(SEED, "eq (15) (the seed's carries no sigma; corrected for sigma > 0 and depth)"),
@@ -524,7 +568,7 @@ entries_ += [
                                            tex="sigma"), depth_p),
           lhs=r"\mathcal{T}_{ft}", display=r"-(1-\gamma)(c^2 - 2c\cos\theta)\ (\gamma<1),\quad 0\ (\gamma>1)",
           compute=_finetune_transferability,
-          reference=lambda gamma, theta, sigma, depth: _ft_reference(gamma, theta, sigma, depth, True),
+          reference=_ft_transferability_reference,
           conditions=(r"\gamma \neq 1",)),
     Entry(id="transfer.negative_transfer_region", title="Where linear transfer is negative (T_lt < 0)",
           source=Source(SEED, "text after eq (11)"),
@@ -542,7 +586,7 @@ entries_ += [
           source=Source(SEED, "eqs (28)-(31)"), doc="D_KL(p_f || p_g) = ||f - g||^2_{L2(p)} / (2 sigma^2).",
           params=(dist_p, sigma_pos), lhs=r"D_{KL}(p_f\|p_g)", formula=KL.subs(sp.Symbol("Delta", nonnegative=True),
                                                                                 dist_p.symbol),
-          reference=lambda dist_sq, sigma: _kl_reference(dist_sq, sigma)),
+          reference=_kl_reference),
 ]
 RELU_KERNEL = Entry(
     id="transfer.relu_kernel", title="ReLU Gaussian kernel (arc-cosine kernel of order 1)",
