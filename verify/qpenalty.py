@@ -19,9 +19,11 @@ def _kernel_grid(ctx: Context) -> list[Evidence]:
     zs = np.concatenate([-np.logspace(-150, 300, n // 2), np.logspace(-150, 300, n // 2)])
     ref = np.array([q.reference_value(z=z) for z in zs])
     got = q(z=zs)
-    return [compare("qpenalty.q", f"NumPy kernel vs adaptive-precision mpmath on {zs.size} log-spaced z in "
-                    "+-[1e-150, 1e300]", "numeric", ref, got, rtol=1e-10, elementwise=True,
-                    source="contract: relative error <= 1e-10")]
+    eps = float(np.finfo(float).eps)
+    return [compare("qpenalty.q", f"NumPy kernel vs the quadrature of q' = asinh(z/2) (mpmath, 30 digits) on {zs.size} "
+                    "log-spaced z in +-[1e-150, 1e300]", "numeric", ref, got, rtol=8 * eps, elementwise=True,
+                    source="q's stated accuracy (a few ulps: <= 4 eps relative for the stable form) + the reference "
+                           "rounded to float64 (eps/2), within 8 eps")]
 
 
 def _instance(rng: np.random.Generator, n: int, D: int, scale: float):
