@@ -992,7 +992,6 @@ def _generic_points():
     out = []
     for kw in _solver_points():
         r = minimize_p(**kw)
-        uu = float(r["u"])
         if float(r["value"]) > 0 and float(r["gap"]) > 1e-2 and float(r["curvature"]) > 1e-2:
             out.append(kw)
     return out

@@ -276,7 +276,8 @@ def test_tiny_m_root_cluster_regression():
 
 @pytest.mark.parametrize("kw", [dict(m=1.0, m0=3.0, rho=1.0, gamma=4.0), dict(m=1.0, m0=2.0, rho=1.0, gamma=2.0),
                                 dict(m=1e-8, m0=0.01, rho=1.0, gamma=1.0), dict(m=-0.3, m0=2.0, rho=-0.4, gamma=5.0),
-                                dict(m=2.0 + 2**-51, m0=1.0, rho=1.0, gamma=2.0), dict(m=0.0, m0=1.0, rho=0.5, gamma=2.0)])
+                                dict(m=2.0 + 2**-51, m0=1.0, rho=1.0, gamma=2.0),
+                                dict(m=0.0, m0=1.0, rho=0.5, gamma=2.0)])
 def test_direct_minimization_agrees_with_the_quartic_route(kw):
     """The reference (grid + bisection on p', no polynomial roots) against the mpmath quartic route the solver uses
     below float64's range: two independent high-precision routes, 1e-25 relative."""
