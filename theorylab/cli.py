@@ -192,6 +192,10 @@ def cmd_verify(args) -> int:
     jobs = args.jobs or runner.usable_cores()
     threads = max(1, runner.usable_cores() // jobs) if args.executor in ("", "local") else 1
     device = _device(args.device)
+    journal = args.json + ".tasks.jsonl"
+    executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
+        os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
+        "partition": args.slurm_partition, "timeout_min": args.slurm_time, "gpus_per_node": args.slurm_gpus})
     print(f"theorylab verify: profile {args.profile}, device {device}, families {', '.join(fams)}; {len(tasks)} "
           f"tasks on {args.executor or 'local'} ({jobs} job{'s' if jobs > 1 else ''}, {threads} thread"
           f"{'s' if threads > 1 else ''} each)")
@@ -222,18 +226,15 @@ def cmd_verify(args) -> int:
                   + (f" [{r['detail']}]" if r.get("detail") else ""))
         print(f"    ({task.key}: {result['seconds']:.1f} s)")
 
-    journal = args.json + ".tasks.jsonl"
-    executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
-        os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
-        "partition": args.slurm_partition, "timeout_min": args.slurm_time, "gpus_per_node": args.slurm_gpus})
     try:
-        runner.execute(tasks, profile=args.profile, device=device, seed=args.seed, executor=executor,
+        _, reused = runner.execute(tasks, profile=args.profile, device=device, seed=args.seed, executor=executor,
                        threads=threads, journal=journal, resume=args.resume, on_result=on_result,
                        progress=sys.stderr.isatty())
     finally:
         shutdown()
     unexpected, failures = counts["unexpected"], counts["failures"]
-    print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
+    print(f"derivations: {len(steps)} steps, {unexpected} unexpected"
+          + (f"; {reused} of {len(tasks)} tasks reused from the journal of the interrupted run" if reused else ""))
     summary = {"schema_version": 2, "profile": args.profile, "device": device, "seed": args.seed,
                "families": fams, "derivation_steps": steps, "evidence": evidence,
                "unexpected_steps": unexpected, "failed_evidence": failures, "seconds": round(time.time() - t0, 2)}

@@ -29,7 +29,7 @@ class Task:
     entries: tuple[str, ...]
 
     def params(self, profile: str, device: str, seed: int, threads: int) -> dict:
-        return {"kind": self.kind, "key": self.key, "profile": profile, "device": device, "seed": seed,
+        return {"kind": self.kind, "name": self.key, "profile": profile, "device": device, "seed": seed,
                 "threads": threads, "papers": os.environ.get("THEORYLAB_PAPERS", ""),
                 "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}
 
@@ -70,7 +70,7 @@ def _set_threads(n: int) -> None:
     os.environ["THEORYLAB_TORCH_THREADS"] = str(n)
 
 
-def run_task(kind: str, key: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
+def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
              only: str = "") -> dict:
     """Run one task (in any process) and return its records as JSON-ready dicts, with its wall time."""
     if papers:
@@ -83,10 +83,10 @@ def run_task(kind: str, key: str, profile: str, device: str, seed: int, threads:
 
     t0 = time.perf_counter()
     if kind == "derivation":
-        d = next(d for d in catalogue.derivations() if d.key == key)
+        d = next(d for d in catalogue.derivations() if d.key == name)
         records = [step_record(d, r) for r in d.check()]
     else:
-        check = next(c for c in catalogue.checks() if c.name == key)
+        check = next(c for c in catalogue.checks() if c.name == name)
         ctx = Context(profile=profile, device=device, seed=seed, progress=False)
         if any(m in sys.modules for m in ("torch",)):
             import torch
@@ -115,18 +115,6 @@ def step_record(d, r) -> dict:
 # -- executors -------------------------------------------------------------------------------------------
 
 
-class InlineExecutor(cf.Executor):
-    """Runs each task in this process when submitted (jobs=1): no pickling, no start-up cost."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        fut: cf.Future = cf.Future()
-        try:
-            fut.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - delivered through the future, as a pool would
-            fut.set_exception(exc)
-        return fut
-
-
 class SubmititExecutor(cf.Executor):
     """concurrent.futures over submitit jobs: each submitted job is watched by a thread that fills a Future."""
 
@@ -153,10 +141,10 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
     from .params import DomainError
 
     if spec in ("", "local"):
+        from .sweep import InlineExecutor, default_executor
+
         if jobs <= 1:
             return InlineExecutor(), lambda: None
-        from .sweep import default_executor
-
         ex = default_executor(jobs)
         return ex, lambda: ex.shutdown(cancel_futures=True)
     if spec.startswith("dask://"):
@@ -191,9 +179,9 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
 
 def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, executor: cf.Executor, threads: int,
             journal: str, resume: bool, on_result: Callable[[Task, dict], None] | None = None,
-            progress: bool = False) -> list[dict]:
-    """Run the tasks through `executor`; results in plan order; `on_result` is called in plan order too
-    (a task's output is shown as soon as every task before it has finished)."""
+            progress: bool = False) -> tuple[list[dict], int]:
+    """Run the tasks through `executor`; returns (results in plan order, tasks reused from the journal).
+    `on_result` is called in plan order too (a task's output is shown once every task before it has finished)."""
     from .sweep import load_results, run_sweep
 
     if not resume and os.path.exists(journal):
@@ -222,7 +210,7 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
                       key=_key, on_done=on_done)
     out = [sweep.results[k] for k in keys]
     _remember(tasks, out, profile)
-    return out
+    return out, sweep.reused
 
 
 def _key(params: Mapping[str, Any]) -> str:
