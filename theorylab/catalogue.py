@@ -105,3 +105,22 @@ def select(names: list[str] | tuple[str, ...]) -> tuple[set[str], list[str]]:
         else:
             raise DomainError(f"selection must be entry IDs or families ({', '.join(known)}); got {n!r}")
     return ids, sorted(set(fams), key=list(known).index)
+
+
+def coverage_declarations(paper: str = "") -> list[tuple[str, tuple[str, ...], tuple]]:
+    """(paper source, its labelled equations and statements, its accounts) from the modules `derivations.coverage_*`
+    (each: PAPER = source file name, LABELS, ACCOUNTS)."""
+    import pkgutil
+
+    import derivations as pkg
+
+    out = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("coverage_"):
+            continue
+        mod = importlib.import_module(f"derivations.{info.name}")
+        if not paper or paper in (mod.PAPER, info.name[len("coverage_"):]):
+            out.append((mod.PAPER, tuple(mod.LABELS), tuple(getattr(mod, "ACCOUNTS", ()))))
+    if paper and not out:
+        raise DomainError(f"paper must be one with declared labels; got {paper!r}")
+    return sorted(out)

@@ -320,6 +320,24 @@ def cmd_report(args) -> int:
     return code  # with --rerun, verify's status: a failing check fails the command, after the report shows it
 
 
+def cmd_coverage(args) -> int:
+    from . import coverage
+
+    rows = []
+    for paper, labels, accounts in catalogue.coverage_declarations(args.paper):
+        derivs = [d for d in catalogue.derivations() if d.seed == paper]
+        rows_p = coverage.coverage(paper, labels, derivs, accounts)
+        rows += rows_p
+        if not args.json:
+            for r in rows_p:
+                if r["status"] != "checked" or args.verbose:
+                    print(f"  {r['status']:13s} {r['label']:16s} {r['how'] or r['reason']}")
+            print(coverage.summary(rows_p))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    return 0 if all(r["status"] in ("checked", "erratum", "definition", "not-checkable") for r in rows) else 1
+
+
 def cmd_mutate(args) -> int:
     from . import mutate
 
@@ -435,6 +453,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", default="", help="write the accuracy maps here")
     s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores)")
     s.set_defaults(fn=cmd_accuracy)
+    s = sub.add_parser("coverage", help="every labelled equation and statement of each paper, and how it is checked")
+    s.add_argument("paper", nargs="?", default="", help="a paper (its source file name); default: all")
+    s.add_argument("--json", action="store_true", help="a list of {paper, label, status, how, reason}")
+    s.add_argument("-v", "--verbose", action="store_true", help="show the checked labels too")
+    s.set_defaults(fn=cmd_coverage)
     s = sub.add_parser("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
