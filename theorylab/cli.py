@@ -190,7 +190,9 @@ def cmd_verify(args) -> int:
         return 0
     t0 = time.time()
     jobs = args.jobs or runner.usable_cores()
-    threads = max(1, runner.usable_cores() // jobs) if args.executor in ("", "local") else 1
+    if args.threads < 0:
+        raise DomainError(f"--threads must be >= 1 (0: one per task); got --threads={args.threads}")
+    threads = args.threads or 1
     device = _device(args.device)
     journal = args.json + ".tasks.jsonl"
     executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
@@ -428,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=0, help="worker processes (default 0: the usable cores; 1: in-process)")
     s.add_argument("--executor", default="local",
                    help="local (a spawn process pool of --jobs workers), dask://HOST:PORT, slurm, submitit-local")
+    s.add_argument("--threads", type=int, default=0,
+                   help="BLAS/torch threads per task (default: 1; tasks run in parallel processes instead)")
     s.add_argument("--resume", action="store_true", help="continue a killed run: reuse the tasks it finished")
     s.add_argument("--dry-run", action="store_true", help="list the tasks with estimated times; run nothing")
     s.add_argument("--slurm-partition", default="", help="with --executor slurm")

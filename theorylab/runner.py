@@ -54,7 +54,8 @@ def plan(ids: set[str]) -> list[Task]:
 
 
 def _set_threads(n: int) -> None:
-    """BLAS and torch threads for this worker: its share of the cores (small problems: one)."""
+    """BLAS and torch threads for this task. The default is one: the problems are small, parallelism comes from the
+    worker processes, and busy-waiting intra-op threads collapse when another process holds a core."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
     try:
@@ -77,20 +78,18 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    _set_threads(threads)
     from . import catalogue
     from .evidence import Context, Evidence
 
     t0 = time.perf_counter()
     if kind == "derivation":
+        _set_threads(threads)
         d = next(d for d in catalogue.derivations() if d.key == name)
         records = [step_record(d, r) for r in d.check()]
     else:
         check = next(c for c in catalogue.checks() if c.name == name)
+        _set_threads(threads)  # after the check's module (and torch) is imported
         ctx = Context(profile=profile, device=device, seed=seed, progress=False)
-        if any(m in sys.modules for m in ("torch",)):
-            import torch
-            torch.set_num_threads(threads)
         try:
             recs = check.run(ctx)
         except Exception as exc:  # a crashing check is a failed check, reported with its reason
