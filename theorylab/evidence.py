@@ -78,10 +78,12 @@ class Finding:
     kind: str
     text: str
     values: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # what a figure needs to draw it (e.g. {"figure": ...})
     passed: bool = field(init=False, default=False)
 
     def __post_init__(self):
         object.__setattr__(self, "values", to_jsonable(self.values))
+        object.__setattr__(self, "extra", to_jsonable(self.extra))
 
     def to_json(self) -> dict:
         return {"record": "finding", **to_jsonable(asdict(self))}
