@@ -239,8 +239,11 @@ def _tilde_search(fn, v: np.ndarray, on=None):
         if not np.any(low):
             break
         zmax = np.where(low, zmax * 2, zmax)
-    t = np.linspace(0, 1, 257)
-    grid = 1 + (zmax[..., None] - 1) * (np.expm1(t * 12) / np.expm1(12))  # dense near z = 1
+    # a log grid in x = z - 1 from 1e-16 to z_max - 1 (at least 8 points a decade): a slowly growing omega
+    # (log(z)^2 at v = 100 has z_max ~ 1e43 and its minimizer at z ~ 50) is resolved as well as one near z = 1
+    top = np.log10(np.maximum(zmax - 1, 1e-15))
+    t = np.linspace(0, 1, 8 * 80 + 1)
+    grid = 1 + 10.0 ** (-16 + (top[..., None] + 16) * t)
     vals = _objective(fn, grid, v[..., None])
     k = np.argmin(vals, axis=-1)
     lo = np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0]
@@ -313,7 +316,7 @@ def _polish(on, fn, v, vals, zs):
 def _tilde_mp(omega, v, dps: int = 40):
     """omega~(v) and its smallest minimizer by the defining minimization solved directly in mpmath (independent of
     `tilde`): the minimizer lies in [1, z_hi] with omega(z_hi) >= v^2 (F(1) = v^2 bounds the minimum); a log grid in
-    z - 1 (8 points a decade over 45 decades below z_hi - 1, and z = 1) brackets it, golden-section search refines it
+    z - 1 (8 points a decade from 1e-45 up to z_hi - 1, and z = 1) brackets it, golden-section search refines it
     at `dps` digits; the boundary z = 1 is a candidate. Returns (value, argmin) as mpmath numbers."""
     on = prepare(omega)[0]
     f = sp.lambdify(Z, on, "mpmath")
@@ -326,7 +329,10 @@ def _tilde_mp(omega, v, dps: int = 40):
         hi = mpmath.mpf(2)
         while f(hi) < v2 and hi < mpmath.mpf(2) ** 1100:  # a bounded omega: the infimum is approached as z -> oo
             hi *= 2
-        xs = [(hi - 1) * mpmath.mpf(10) ** (-mpmath.mpf(k) / 8) for k in range(8 * 45)][::-1]
+        # 8 points a decade from 1e-45 up to z_hi - 1 (a slowly growing omega such as log(z)^2 has z_hi ~ 1e130
+        # at v = 300 and its minimizer near z = 130: the grid must span every decade below z_hi)
+        dec = int(mpmath.ceil(mpmath.log10(hi - 1))) + 45
+        xs = [(hi - 1) * mpmath.mpf(10) ** (-mpmath.mpf(k) / 8) for k in range(8 * dec)][::-1]
         grid = [one] + [one + x for x in xs]
         vals = [F(x) for x in grid]
         k = min(range(len(grid)), key=vals.__getitem__)
