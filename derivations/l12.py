@@ -225,13 +225,28 @@ def _single_output():
         yield {"beta": rng.normal(size=(1, D)) * 10.0 ** rng.integers(-3, 4, size=D)}
 
 
-# (31)-(32) with H = 1, O = 2 and inputs in R^3: w^(2) (<w^(1), x>)_+ = m (<theta, x>)_+
-_a = sp.Matrix(sp.symbols("a_1:4", real=True))
-_x = sp.Matrix(sp.symbols("x_1:4", real=True))
-_w2 = sp.Matrix(sp.symbols("u_1:3", real=True))
-_anorm = sp.sqrt(_a.dot(_a))
-RELU_31 = _w2 * sp.Max(0, _a.dot(_x))
-RELU_32 = (_w2 * _anorm) * sp.Max(0, (_a / _anorm).dot(_x))
+def _relu_unit(w1, w2, x):
+    """(31) left: w_h^(2) (<w_h^(1), x>)_+ for one unit, at 50 digits on the float inputs"""
+    with mpmath.workdps(50):
+        pre = sum(_mp(a) * _mp(c) for a, c in zip(w1, x))
+        return np.array([_mp(u) * max(pre, 0) for u in w2])
+
+
+def _relu_unit_32(w1, w2, x):
+    """(31) right: m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, theta_h = w_h^(1)/||w_h^(1)|| (32), 50 digits"""
+    with mpmath.workdps(50):
+        nrm = mpmath.sqrt(sum(_mp(a) ** 2 for a in w1))
+        pre = sum(_mp(a) / nrm * _mp(c) for a, c in zip(w1, x))
+        return np.array([_mp(u) * nrm * max(pre, 0) for u in w2])
+
+
+def _relu_unit_points():
+    """one unit, x in R^3, O = 2: active and inactive units (simple ones first), then random (seeded)"""
+    yield {"w1": (1.0, 0.0, 0.0), "w2": (1.0, 2.0), "x": (1.0, 0.0, 0.0)}
+    yield {"w1": (1.0, 0.0, 0.0), "w2": (1.0, 2.0), "x": (-1.0, 0.0, 0.0)}
+    rng = np.random.default_rng(3131)
+    for scale in (1e-3, 1.0, 1e3, 1.0, 1.0, 1.0):
+        yield {"w1": tuple(scale * rng.normal(size=3)), "w2": tuple(rng.normal(size=2)), "x": tuple(rng.normal(size=3))}
 
 
 def _relu_cost(w1, w2):
@@ -340,8 +355,10 @@ DERIVATIONS = (
              lambda beta: min_param_norm(beta=beta), _l1_norm_exact, search=_single_output, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE),
         Step("(31)-(32): w_h^(2) (<w_h^(1), x>)_+ = m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, "
-             "theta_h = w_h^(1)/||w_h^(1)||", RELU_31, RELU_32, "one unit, O = 2, x in R^3; ReLU is positively "
-             "homogeneous", symbolic=False, cites=("(31)", "(32)")),
+             "theta_h = w_h^(1)/||w_h^(1)||", _relu_unit, _relu_unit_32, "one unit, O = 2, x in R^3; ReLU is positively "
+             "homogeneous", search=_relu_unit_points, rtol=1e-40,
+             tol_source="both sides at 50 significant digits (mpmath); the quotient by ||w^(1)|| rounds at 1e-50",
+             cites=("(31)", "(32)")),
         Step("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs z^2 + ||m_h||^2/z^2 (32)",
              sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
              z**2 + (m1**2 + m2**2) / z**2, "O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "

@@ -332,7 +332,7 @@ DERIVATIONS = (
         Step("PR: tr(C)^2/tr(C^2) is invariant to the 1/n in C = X^T X/n", (_tr(Xs.T * Xs) / 3) ** 2
              / _tr((Xs.T * Xs / 3) ** 2), PR_X),
         Step("ENSD = CKA sqrt(PR(X) PR(Y)) (3 x 2 symbolic X, Y)", ENSD_S, CKA_S * sp.sqrt(PR_X * PR_Y),
-             symbolic=False),
+             symbolic=False, points=16),
         Step("tr(Y^T X X^T Y) = ||X^T Y||_F^2", _tr(Ys.T * Xs * Xs.T * Ys), sum(v**2 for v in (Xs.T * Ys))),
         Step("PR (the entry, centered data) = (sum lambda_i)^2 / sum lambda_i^2 over the eigenvalues of C_X",
              lambda X, Y: pr(X=X), _pr_eig, search=_data_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
