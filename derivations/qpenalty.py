@@ -258,6 +258,12 @@ def solve_implicit_bias(X, y, kk, *, xp=np, tol_digits: int = 15):
             break
         hess = (X * (kk * np.cosh(c) / 2)) @ X.T
         step = np.linalg.lstsq(hess, -grad, rcond=None)[0]
+        # a trust region in c = X^T lam / 2: at a small initialization (k ~ 1e-14) the first Newton step moves c by
+        # ~1/k, every backtracked trial overflowed or stalled, and the loop returned beta = 0 (infeasible); capping
+        # the change of c at 4 per iteration lets c reach its O(log 1/k) size in a few dozen steps
+        dc = float(np.max(np.abs(X.T @ step))) / 2
+        if dc > 4.0:
+            step = step * (4.0 / dc)
         slope, gnorm = float(grad @ step), size(grad)
         t = 1.0
         while t > 1e-12:
@@ -329,8 +335,9 @@ def _implicit_bias_reference(X, y, w1, w2):
                 break
             beta = at(v)
             g = grad(beta)
-            scale = 1 + max(abs(2 * mp.asinh(beta[d] / kk[d])) for d in range(D))
-            if max(abs(x) for x in g) <= mp.mpf(10) ** -45 * scale:
+            # relative to the gradient's own size (an absolute floor stopped at the start for |y| ~ 1e-282)
+            scale = max(abs(2 * mp.asinh(beta[d] / kk[d])) for d in range(D))
+            if scale == 0 or max(abs(x) for x in g) <= mp.mpf(10) ** -45 * scale:
                 break
             h = [2 / mp.sqrt(kk[d] ** 2 + beta[d] ** 2) for d in range(D)]
             H = mp.matrix(m, m)
@@ -474,7 +481,7 @@ def _ib_points():
     yield {"X": np.array([[1.0, 2.0, -1.0]]), "y": np.array([2.0]), "w1": np.array([1.0, 0.5, 2.0]),
            "w2": np.array([0.0, 1.0, -1.0])}
     rng = np.random.default_rng(20240)
-    for n, D, scale in ((2, 4, 1.0), (2, 5, 0.1), (3, 5, 2.0), (3, 6, 0.03), (1, 4, 0.5), (4, 7, 1.0)):
+    for n, D, scale in ((2, 4, 1.0), (2, 5, 0.1), (3, 5, 2.0), (3, 6, 0.03), (1, 4, 0.5), (4, 7, 1.0), (3, 6, 1e-8)):
         while True:
             X = rng.normal(size=(n, D))
             if np.linalg.cond(X @ X.T) < 1e3:
