@@ -200,7 +200,16 @@ def _side_value(side: Any, point: Mapping[str, Any]) -> Any:
 
 
 def _slack(lhs: Any, rhs: Any, relation: str, tol: float, rtol: float) -> float:
-    """The margin by which `lhs relation rhs` holds (>= 0 holds; < 0 fails; strict relations need > 0)."""
+    """The margin by which `lhs relation rhs` holds (>= 0 holds; < 0 fails; strict relations need > 0).
+
+    Scalars are compared in mpmath at NUMERIC_DIGITS + 10 digits, so 50-digit SymPy sides keep their digits."""
+    import mpmath
+
+    with mpmath.workdps(NUMERIC_DIGITS + 10):
+        return _slack_at_precision(lhs, rhs, relation, tol, rtol)
+
+
+def _slack_at_precision(lhs: Any, rhs: Any, relation: str, tol: float, rtol: float) -> float:
     import mpmath
 
     def arr(x):
