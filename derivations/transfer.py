@@ -15,6 +15,8 @@ from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, integer, matrix, scalar, vector
 
+from .transfer_appendix_b import DERIVATIONS as APPENDIX_B_DERIVATIONS
+
 SEED = "002_a6e10e5d8d1167fd.txt"
 
 # -- parameters -------------------------------------------------------------------------------------
@@ -1038,3 +1040,4 @@ DERIVATIONS = (
              search=_rkhs_points),
     )),
 )
+DERIVATIONS = DERIVATIONS + APPENDIX_B_DERIVATIONS
