@@ -23,6 +23,27 @@ __all__ = ["Row", "EntryMap", "measure", "regions", "PROFILES"]
 PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10},
             "thorough": {"bulk": 60, "per_region": 25, "search": 200}}
 _PRECISIONS = (20, 40, 80)
+REFERENCE_BUDGET_S = 10  # a reference slower than this at one point is reported as slow there
+
+
+def _with_budget(fn: Callable[[], Any], seconds: int) -> Any:
+    """fn() with a wall-clock budget (SIGALRM in the main thread; without a budget elsewhere)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        return fn()
+
+    def handler(signum, frame):
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.alarm(seconds)
+    try:
+        return fn()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 @dataclass(frozen=True)
@@ -48,6 +69,7 @@ class EntryMap:
     rtol: float
     rows: list[Row] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)  # reference (a) vs formula (b), or unstable precisions
+    slow: list[str] = field(default_factory=list)           # points whose reference exceeded the time budget
     problems: list[str] = field(default_factory=list)        # DomainError where the reference is representable
     note: str = ""
     seconds: float = 0.0
@@ -64,7 +86,7 @@ class EntryMap:
     def to_json(self) -> dict:
         return {"entry": self.entry, "rtol": self.rtol, "meets": self.meets, "note": self.note,
                 "rows": [r.to_json() for r in self.rows], "disagreements": self.disagreements,
-                "problems": self.problems, "seconds": round(self.seconds, 2)}
+                "problems": self.problems, "slow": self.slow, "seconds": round(self.seconds, 2)}
 
 
 # -- regions of a parameter's domain ------------------------------------------------------------------------
@@ -233,8 +255,14 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
 
     def one(kw: Mapping[str, Any]) -> dict[str, tuple[float, float]] | None:
         try:
-            ref, unstable = _reference(entry, kw)
+            ref, unstable = _with_budget(lambda: _reference(entry, kw), REFERENCE_BUDGET_S)
         except DomainError:
+            return None
+        except TimeoutError:
+            m.slow.append(f"reference over {REFERENCE_BUDGET_S} s at {_fmt(kw)} (point not measured)")
+            return None
+        except Exception as exc:  # noqa: BLE001 - a reference that breaks is reported, never skipped silently
+            m.problems.append(f"the reference raised {type(exc).__name__} at {_fmt(kw)}: {str(exc)[:80]}")
             return None
         if unstable:
             m.disagreements.append(f"{unstable} at {_fmt(kw)}")

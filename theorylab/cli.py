@@ -394,8 +394,10 @@ def cmd_accuracy(args) -> int:
                                 "seconds": round(time.time() - t0, 2)})
     print(accuracy.table(maps))
     for m in maps:
-        for text in m.disagreements[:3] + m.problems[:3]:
+        for text in m.disagreements[:3] + m.problems[:3] + m.slow[:2]:
             print(f"note {m.entry}: {text}")
+        if len(m.slow) > 2:
+            print(f"note {m.entry}: {len(m.slow)} points in all had a reference over the time budget")
         if m.note:
             print(f"bound {m.entry}: {m.note}")
     print(f"\n{len(maps)} entries, {len(maps) - len(failing)} meet their contract bound"
