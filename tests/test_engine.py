@@ -226,3 +226,17 @@ def test_scaling_fit_passes_the_right_limit_and_order_and_catches_a_wrong_one():
         "record"] == "finding"
     with pytest.raises(ValueError, match=">= 3 sizes"):
         compare_scaling("e", "c", N[:2], y[:2], se[:2], theory=1.0, order=1)
+
+
+def test_symbolic_step_verdicts_are_cached_by_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    from theorylab import derivation
+
+    monkeypatch.setattr(derivation, "_STEP_CACHE", derivation._StepCache())
+    step = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 1)
+    first = step.check()
+    again = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 1).check()
+    assert first.holds and again.holds and again.method.endswith("[cached]") and not first.method.endswith("[cached]")
+    changed = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 2).check()  # other content: recomputed, refuted
+    assert not changed.holds and not changed.method.endswith("[cached]")
+    assert Step("numeric", lambda y: y, lambda y: 2 * y, search=lambda: [{"y": 1.0}]).content_key() is None

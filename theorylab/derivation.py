@@ -155,6 +155,32 @@ class Step:
         return f"{sp.latex(self.lhs)} {rel} {sp.latex(self.rhs)}"
 
     def check(self) -> Outcome:
+        """The engine's verdict (a symbolic step's verdict is cached on disk by a hash of its content)."""
+        key = self.content_key()
+        if key is not None:
+            hit = _STEP_CACHE.get(key)
+            if hit is not None:
+                return hit
+        out = self._check()
+        if key is not None and out.strength != "error":
+            _STEP_CACHE.put(key, out)
+        return out
+
+    def content_key(self) -> str | None:
+        """A hash of everything the verdict depends on, for steps made of SymPy expressions alone (None for steps
+        with numeric sides or a search: their verdict depends on code, so it is never cached)."""
+        if self.numeric or self.search is not None:
+            return None
+        import hashlib
+
+        parts = [_CACHE_VERSION, sp.srepr(_sympify(self.lhs)), sp.srepr(_sympify(self.rhs)), self.relation,
+                 repr(sorted((sp.srepr(k), repr(v)) for k, v in self.domain.items())), repr(self.symbolic),
+                 repr(self.points), repr(self.erratum is not None),
+                 repr(sorted((str(k), sp.srepr(sp.sympify(v))) for k, v in (self.erratum.at or {}).items()))
+                 if self.erratum is not None else ""]
+        return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+    def _check(self) -> Outcome:
         if self.erratum is not None and self.erratum.at is not None:
             return _evaluate_at(self, [dict(self.erratum.at)], "the erratum's counterexample")
         if self.numeric:
@@ -168,6 +194,59 @@ class Step:
             return check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=self.symbolic, points=self.points)
         return check_inequality(self.lhs, self.rhs, self.relation, domain=self.domain, symbolic=self.symbolic,
                                 points=self.points, search=self.search)
+
+
+_CACHE_VERSION = "theorylab-steps-1"  # bump when the engine's way of deciding a step changes
+
+
+class _StepCache:
+    """Verdicts of symbolic steps on disk (~/.cache/theorylab/steps), keyed by content; THEORYLAB_STEP_CACHE=0 turns
+    it off. A torn or unreadable entry is a miss."""
+
+    def __init__(self):
+        import os
+
+        self.dir = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
+                                "steps")
+
+    @property
+    def on(self) -> bool:
+        import os
+
+        return os.environ.get("THEORYLAB_STEP_CACHE", "1") != "0"
+
+    def get(self, key: str) -> Outcome | None:
+        import json
+        import os
+
+        if not self.on:
+            return None
+        try:
+            with open(os.path.join(self.dir, key[:2], key + ".json")) as fh:
+                data = json.load(fh)
+            return Outcome(**{**data, "method": data["method"] + " [cached]"})
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def put(self, key: str, out: Outcome) -> None:
+        import dataclasses
+        import json
+        import os
+
+        if not self.on:
+            return
+        try:
+            folder = os.path.join(self.dir, key[:2])
+            os.makedirs(folder, exist_ok=True)
+            tmp = os.path.join(folder, f".{key}.{os.getpid()}")
+            with open(tmp, "w") as fh:
+                json.dump(dataclasses.asdict(out), fh)
+            os.replace(tmp, os.path.join(folder, key + ".json"))
+        except OSError:  # a read-only home: the cache is a convenience
+            pass
+
+
+_STEP_CACHE = _StepCache()
 
 
 def _to_mp(x: Any) -> Any:
