@@ -240,3 +240,15 @@ def test_symbolic_step_verdicts_are_cached_by_content(tmp_path, monkeypatch):
     changed = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 2).check()  # other content: recomputed, refuted
     assert not changed.holds and not changed.method.endswith("[cached]")
     assert Step("numeric", lambda y: y, lambda y: 2 * y, search=lambda: [{"y": 1.0}]).content_key() is None
+
+
+def test_a_formula_with_an_undeclared_symbol_is_refused_at_declaration():
+    from theorylab.entry import Entry, Source
+
+    g = scalar("gamma", low=0, low_open=True)
+    with pytest.raises(ValueError, match=r"toy.f: the formula uses sigma, which is not a declared parameter"):
+        Entry(id="toy.f", title="t", source=Source("toy", "eq (1)"), doc="", params=(g,),
+              formula=g.symbol / (1 + sp.Symbol("sigma")))
+    with pytest.raises(ValueError, match="other assumptions"):
+        Entry(id="toy.g", title="t", source=Source("toy", "eq (1)"), doc="", params=(g,),
+              formula=1 / (1 + sp.Symbol("gamma")))

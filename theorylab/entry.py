@@ -70,6 +70,22 @@ class Entry:
     rtol: float = 1e-10                 # contract: relative error against the reference
     reference_rtol_note: str = ""
 
+    def __post_init__(self):
+        """Declaration-time validation: a formula may use only the declared parameters' symbols."""
+        declared = {p.symbol for p in self.params if p.kind != "expression"}
+        for field_name in ("formula", "stable_form"):
+            expr = getattr(self, field_name)
+            if expr is None:
+                continue
+            extra = sorted(s.name for s in expr.free_symbols - declared)
+            if extra:
+                names = {p.name: p.symbol for p in self.params}
+                clash = [n for n in extra if n in names]  # same name, other assumptions: a different symbol
+                why = (f" (a parameter of that name exists, but its symbol has other assumptions: use "
+                       f"the parameter's .symbol)" if clash else "")
+                raise ValueError(f"{self.id}: the {field_name} uses {', '.join(extra)}, which is not a declared "
+                                 f"parameter (declared: {', '.join(self.param_names) or 'none'}){why}")
+
     # -- parameters ------------------------------------------------------------------------------
     @property
     def param_names(self) -> tuple[str, ...]:
