@@ -742,7 +742,7 @@ def _quartic_reference(m, m0, rho, gamma):
             try:
                 return float(q)
             except OverflowError:
-                return math.copysign(math.inf, q)
+                return math.inf if q > 0 else -math.inf  # (copysign would convert q to float again)
         return [flt(q) for q in out]
 
     b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, m0, rho, gamma)))
@@ -1127,6 +1127,96 @@ def _qcurv_step():
                 "= 2/k at beta = 0", lhs, 2 / kk)
 
 
+# ------------------------------------------------------------------------------------------------------
+# coverage (issue #14): (1), (3)-(4), the hypotheses at their edges (m = 0, m0 = 0, rho = -1, gamma = 0) and the
+# sharp condition for three positive roots of (10)
+# ------------------------------------------------------------------------------------------------------
+
+a_s, z_s, w2_s = sp.Symbol("a", positive=True), sp.Symbol("z", real=True), sp.Symbol("w_2", real=True)
+v_s, al_s, ka_s = sp.Symbol("v", positive=True), sp.Symbol("alpha", real=True), sp.Symbol("kappa", real=True)
+t_s, Maux = sp.Symbol("t", positive=True), sp.Symbol("m_aux", positive=True)
+G_SCALED = v_s**4 - al_s * v_s**3 + ka_s * v_s - 1          # (10) over m^2 at u = sqrt(m) v, m > 0
+
+
+def _unit_objective(uu, what, w0, mm, gg):
+    """the objective of (5) for one unit at w^(1) = u w_hat, w^(2) = m/u (float64, vectorized in u)"""
+    uu = np.asarray(uu, dtype=float)[..., None]
+    return (mm / uu[..., 0] - gg) ** 2 + np.sum((uu * what - w0) ** 2, axis=-1)
+
+
+_R_UNITS = {  # two hidden units in d = 3: (w_hat, w0, m, gamma) per unit, keyed by a point name
+    0: (((1.0, 0.0, 0.0), (1.0, 0.5, 0.0), 1.0, 0.0), ((0.0, 0.6, 0.8), (0.0, -1.0, 2.0), -2.0, 0.1)),
+    1: (((0.0, 0.0, 1.0), (0.3, 0.3, 3.0), 1.0, 4.0), ((0.6, 0.0, -0.8), (2.0, 1.0, 0.5), 0.5, -0.3)),
+    2: (((0.8, 0.6, 0.0), (-1.0, 2.0, 0.0), 3.0, 1.0), ((1.0, 0.0, 0.0), (0.01, 0.0, 0.0), 0.01, 0.0)),
+}
+
+
+def _units(k):
+    return [(np.array(a_, dtype=float), np.array(b_, dtype=float), mm, gg) for a_, b_, mm, gg in _R_UNITS[k]]
+
+
+def R_tilde_direct(k):
+    """(3) for H = 2: R(w) minimized jointly over both units' u_h = ||w_h^(1)|| (w^(2)_h = m_h/u_h, w_hat_h fixed):
+    a 2-D log grid (161^2 points over eight decades), then Nelder-Mead in log u, re-evaluated in 50-digit mpmath"""
+    import scipy.optimize as so
+
+    un = _units(int(k))
+    grid = np.logspace(-4, 4, 161)
+    vals = [_unit_objective(grid, *x) for x in un]
+    tot = vals[0][:, None] + vals[1][None, :]
+    i, j = np.unravel_index(int(np.argmin(tot)), tot.shape)
+
+    def obj(s):
+        return sum(float(_unit_objective(math.exp(si), *x)) for si, x in zip(s, un))
+
+    res = so.minimize(obj, [math.log(grid[i]), math.log(grid[j])], method="Nelder-Mead",
+                      options=dict(xatol=1e-11, fatol=0.0, maxiter=4000))
+    with mpmath.workdps(50):
+        tot50 = mpmath.mpf(0)
+        for si, (what, w0, mm, gg) in zip(res.x, un):
+            U = _mpf(math.exp(si))
+            tot50 += (_mpf(mm) / U - _mpf(gg)) ** 2 + sum((U * _mpf(a_) - _mpf(b_)) ** 2 for a_, b_ in zip(what, w0))
+        return tot50
+
+
+def R_tilde_sum(k):
+    """(4): the sum over units of relu.penalty at m0 = ||w0h||, rho = <w_hat, w0>/||w0||"""
+    tot = 0.0
+    for what, w0, mm, gg in _units(int(k)):
+        n0 = float(np.linalg.norm(w0))
+        tot += penalty(m=mm, m0=n0, rho=float(what @ w0) / n0, gamma=gg)
+    return tot
+
+
+def penalty_m0_zero(m, rho):
+    """relu.penalty at m0 = 0, gamma = 0 (a freshly initialized unit)"""
+    return penalty(m=m, m0=0.0, rho=rho, gamma=0.0)
+
+
+def penalty_neg(m, m0, rho, gamma):
+    """relu.penalty at -m, -gamma"""
+    return penalty(m=-m, m0=m0, rho=rho, gamma=-gamma)
+
+
+def infimum_at_m_zero(m0, rho, gamma):
+    """gamma^2 + m0^2 (1 - max(rho, 0)^2): the infimum of (6) at m = 0 (exact rational arithmetic)"""
+    M0, R, G = (Fraction(float(x)) for x in (m0, rho, gamma))
+    return float(G * G + M0 * M0 * (1 - max(R, Fraction(0)) ** 2))
+
+
+def penalty_at_m_zero(m0, rho, gamma):
+    """relu.penalty at m = 0"""
+    return penalty(m=0.0, m0=m0, rho=rho, gamma=gamma)
+
+
+def _edge_points_rho_minus_one():
+    return [dict(m=mm, m0=a_, rho=-1.0, gamma=g_) for mm in (1.0, -1.0, 1e-3, 50.0) for a_ in (0.0, 0.5, 1.0, 10.0)
+            for g_ in (0.0, 1.0, -3.0)]
+
+
+_EDGE_RTOL = ("u* = sqrt|m| by Newton to a step below 1e-9 u (error ~1e-18 u) then rounded; p is stationary there and "
+              "its two terms are each within 3 ulps: 8 eps relative")
+
 _ONE_ROUNDING = "each coefficient is one float64 product, correctly rounded: relative error <= 2^-53"
 _STATIONARY_TOL = ("a float u* within 4 ulps of the root moves p'/2 by <= 4 eps u*|p''/2|; p'/2 at the float u* is "
                    "evaluated in 50-digit mpmath; the residual is divided by u*|p''/2| plus the sum of its terms' "
@@ -1141,28 +1231,38 @@ DERIVATIONS_MAIN = Derivation(
                                     "relu.log_slope"),
     (
         Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", sp.sqrt(_sq(u * W_HAT)), u,
-             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0"),
+             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0", cites=("(5)", "(6)")),
         Step("(5) -> (6): the objective of (5) at w^(1) = u w_hat, w^(2) = m/u is p(u)",
-             sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6),
-        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7),
+             sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6, cites=("(2)", "(5)", "(6)")),
+        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7, cites=("(6)", "(7)")),
         Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7,
              sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
-             "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO),
+             "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO, cites=("(8)",)),
         Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7,
-             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE))),
-        Step("(9): p'(u)", D_P, DP_SEED),
-        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED),
+             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE)), cites=("(7)", "(8)")),
+        Step("(9): p'(u)", D_P, DP_SEED, cites=("(9)",)),
+        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED, cites=("(9)", "(10)")),
+        Step("(1): w2 (<w1, x>)_+ is unchanged by w2 -> a w2, w1 -> w1/a (a > 0), and equals m (<w_hat, x>)_+ with "
+             "w1 = u w_hat (u = ||w1|| > 0), m = u w2: the redundancy that (3) removes",
+             sp.Matrix([a_s * w2_s * sp.Max(0, z_s / a_s), w2_s * sp.Max(0, u * z_s)]),
+             sp.Matrix([w2_s * sp.Max(0, z_s), (u * w2_s) * sp.Max(0, z_s)]), cites=("(1)", "(3)")),
+        Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit re-evaluation)"
+             " is the sum of the per-unit minima relu.penalty", R_tilde_direct, R_tilde_sum, rtol=1e-12,
+             tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "
+                        "whose rounding noise is 1e-16 p locates a minimum to sqrt(1e-16) relative at these points, "
+                        "p'' u^2/p <= 1e2); the value is stationary there: p'' du^2/2 <= 1e-14 p; relu.penalty 1e-15",
+             search=lambda: [dict(k=0), dict(k=1), dict(k=2)], cites=("(2)", "(3)", "(4)")),
         Step("relu.quartic: the entry's coefficients are those of (u^3/2) p'(u), SymPy at the exact point",
              quartic_value, quartic_from_p, rtol=2.0**-53, tol_source=_ONE_ROUNDING,
-             search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points()),
+             search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points(), cites=("(10)",)),
         Step("(11) in a float-stable form: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho)(1 + rho), a sum of "
-             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED),
-        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0),
+             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED, cites=("(8)", "(11)")),
+        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0, cites=("(6)",)),
         Step("p -> oo as u -> 0+ for m != 0 (1/p -> 0, m > 0 and m < 0)",
-             sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0])),
+             sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0]), cites=("(6)",)),
         Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included: 1/p -> 0)",
              sp.Limit(1 / P_SEED.subs(m, 0), u, 0, "+"), 0,
-             erratum=dataclasses.replace(E_DIVERGE, at={gamma: 1, m0: 1, rho: 0})),
+             erratum=dataclasses.replace(E_DIVERGE, at={gamma: 1, m0: 1, rho: 0}), cites=("(6)",)),
         Step("f'' = 6u(2u - m0 rho): the quartic is concave on (0, m0 rho/2) and convex beyond",
              sp.Derivative(QUARTIC_SEED, u, 2), 6 * u * (2 * u - m0 * rho)),
         Step("critical points of f: u = m0 rho t, 4t^3 - 3t^2 + kappa = 0 at t = 1/4 + cos(phi + 2 pi k/3)/2 with "
@@ -1176,28 +1276,60 @@ DERIVATIONS_MAIN = Derivation(
              sp.cos(2 * sp.asin(2 * sp.sqrt(kap_s))), 1 - 8 * kap_s, domain={kap_s: (0.001, 0.25)}),
         Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes): the exact count of "
              "relu.stationary_points at 80 points of the other sign patterns", positive_root_count, sp.Integer(1),
-             search=_descartes_points),
+             search=_descartes_points, cites=("(10)",)),
+        Step("(10) in scale-free form (m > 0): f(sqrt(m) v) = m^2 (v^4 - alpha v^3 + kappa v - 1), alpha = m0 rho/sqrt(m)"
+             ", kappa = gamma/sqrt(m)", sp.Subs(QUARTIC_SEED, u, sp.sqrt(mpos) * v_s).subs(m, mpos),
+             mpos**2 * G_SCALED.subs({al_s: m0 * rho / sp.sqrt(mpos), ka_s: gamma / sp.sqrt(mpos)}), cites=("(10)",)),
+        Step("three positive roots need the left critical point v_L (kappa = v^2 (3 alpha - 4 v)) with g(v_L) > 0; there "
+             "kappa = 3/(2v) + v^3/2 + (3/(2v)) g(v)", ka_s.subs(ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
+             sp.Subs(3 / (2 * v_s) + v_s**3 / 2 + 3 / (2 * v_s) * G_SCALED, ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
+             cites=("(10)",)),
+        Step("3/(2v) + v^3/2 >= 2 for v > 0 (AM-GM, equality at v = 1): three positive roots need kappa > 2, and "
+             "two critical points kappa < alpha^3/4, so alpha > 2 (never at gamma = 0; on Fig. 1's range kappa <= "
+             "0.01/sqrt(0.01) = 0.1: the root is unique there for every m >= 0.01, not only at the plotted points)",
+             3 / (2 * v_s) + v_s**3 / 2, sp.Integer(2), relation=">=", cites=("(10)",)),
+        Step("the condition is sharp: at m = rho = 1, m0 = gamma = t, (10) is (u^2 - 1)(u^2 - t u + 1), three positive "
+             "roots for every t > 2 (the smallest counterexample to uniqueness approaches (1, 2, 1, 2))",
+             QUARTIC_SEED.subs({m: 1, rho: 1, m0: t_s, gamma: t_s}), sp.factor((u**2 - 1) * (u**2 - t_s * u + 1)),
+             cites=("(10)",)),
         Step("(10): the positive root is unique (as the seed states it: 'select the (unique ...) positive real "
              "root')", positive_root_count, sp.Integer(1),
-             erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0})),
+             erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 2.5, "rho": 1.0, "gamma": 2.5}), cites=("(10)",)),
         Step("relu.stationary_points: p'(r) = 0 at every root it returns (scaled residual)",
              roots_of_stationary_points, sp.Integer(0), tol=8 * EPS,
              tol_source="each root is the mpmath root rounded to float64 (half an ulp): " + _STATIONARY_TOL,
-             search=_generic_points),
+             search=_generic_points, cites=("(9)", "(10)")),
         Step("(11) with the smallest p over all positive roots of (10) is relu.penalty (the global minimum; with "
              "three roots the seed's single root can be the wrong one)", penalty_value, min_p_over_positive_roots,
-             rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points),
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points, cites=("(11)",)),
         Step("relu.penalty's solver: p'(u*) = 0 at the minimizer it returns (scaled residual)",
-             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points),
+             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points, cites=("(9)", "(10)")),
         Step("relu.penalty = p(u*) at the solver's minimizer u*, eq (11)", penalty_value, p_at_solver_minimizer,
-             rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points),
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points, cites=("(11)",)),
         Step("relu.penalty <= p(u) for every u > 0 (a minimum): 161 u over eight decades", penalty_value, p_on_grid,
              relation="<=", rtol=1e-13, tol_source=_VALUE_RTOL.replace("p at the float u* in", "p(u) in"),
-             search=_solver_points),
+             search=_solver_points, cites=("(5)", "(6)", "(11)")),
         Step("relu.penalty_aux = relu.penalty at m0 = sqrt(m_aux) (perfect squares: sqrt(m_aux) and m_aux exact)",
              penalty_aux_value, penalty_at_sqrt,
              search=lambda: [dict(m=mm, m_aux=a_, rho=r_, gamma=g_) for mm in (1.0, -3.0, 0.01)
                              for a_ in (1.0, 4.0, 0.25, 100.0) for r_, g_ in ((1.0, 0.0), (0.9, 0.3), (-0.5, -2.0))]),
+        Step("edge m = 0: relu.penalty is the infimum of (6), gamma^2 + m0^2 (1 - max(rho, 0)^2) (rho = -1, 0, 1 "
+             "included)", penalty_at_m_zero, infimum_at_m_zero, rtol=4 * EPS,
+             tol_source="three float64 products and sums of exact inputs: <= 4 eps relative",
+             search=lambda: [dict(m0=a_, rho=r_, gamma=g_) for a_ in (0.0, 1.0, 3.0) for r_ in (-1.0, -0.5, 0.0, 0.5, 1.0)
+                             for g_ in (0.0, 2.0, -0.5)], cites=("(6)", "(11)")),
+        Step("edge m0 = 0, gamma = 0 (a fresh unit): r~ = min (m/u)^2 + u^2 = 2|m|, exactly l1, for every rho",
+             penalty_m0_zero, lambda m, rho: 2 * abs(m), rtol=8 * EPS, tol_source=_EDGE_RTOL,
+             search=lambda: [dict(m=mm, rho=r_) for mm in (1.0, -2.0, 0.01, 100.0, 3.7, -1e-6) for r_ in (-1.0, 0.0, 1.0)],
+             cites=("(11)",)),
+        Step("edge rho = -1: r~ > m0^2 (a unit pointing against its pretrained weights costs more than their whole norm)"
+             ", m0 = 0 and gamma = 0 included", penalty_value, lambda m, m0, rho, gamma: m0 * m0, relation=">",
+             search=_edge_points_rho_minus_one, cites=("(11)",)),
+        Step("p(m, gamma) = p(-m, -gamma) in (8)", sp.Subs(P_SEED, (m, gamma), (-m, -gamma)), P_SEED, cites=("(8)",)),
+        Step("so relu.penalty(m, gamma) = relu.penalty(-m, -gamma), and r~ is even in m at gamma = 0", penalty_value,
+             penalty_neg, search=lambda: [dict(m=mm, m0=a_, rho=r_, gamma=g_) for mm in (1.0, 0.01, 3.0)
+                                         for a_ in (0.0, 1.0, 3.0) for r_ in (-1.0, 0.5, 1.0) for g_ in (0.0, 4.0)],
+             cites=("(11)",)),
         Step("rho = 1, gamma = m0: p(m/u) = p(u), so two local minima always tie (the minimizer jumps)",
              P_SEED.subs({rho: 1, gamma: m0, u: mpos / u, m: mpos}), P_SEED.subs({rho: 1, gamma: m0, m: mpos})),
         Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", sp.Derivative(P_SEED, m),
@@ -1266,6 +1398,10 @@ DERIVATIONS_CLAIMS = Derivation(
         Step("the log-log slope m d log(r)/dm is 2 for r = m^2 and 1 for r = |m|",
              sp.Matrix([mpos * sp.Derivative(sp.log(mpos**2), mpos), mpos * sp.Derivative(sp.log(mpos), mpos)]),
              sp.Matrix([2, 1])),
+        Step("Sec. 1.2: a pretrained unit of minimum parameter norm has m0 = sqrt(m_aux): (m_aux/u)^2 + u^2 >= 2 m_aux",
+             (Maux / u) ** 2 + u**2, 2 * Maux, relation=">="),
+        Step("... with equality at u = ||w_0h^(1)|| = sqrt(m_aux)", sp.Subs((Maux / u) ** 2 + u**2, u, sp.sqrt(Maux)),
+             2 * Maux),
         Step("rho = 1: p = 0 at m = gamma m0, u = m0 (the initialization itself)", sp.Subs(P_SEED, *AT_INIT), 0),
         Step("rho = 1: p'(m0) = 0 there", sp.Subs(D_P, *AT_INIT), 0),
         Step("rho = 1: relu.penalty = 0 at m = gamma m0 (dyadic points, the product exact)", penalty_value,
