@@ -20,10 +20,9 @@ from .params import DomainError, Param
 
 __all__ = ["Row", "EntryMap", "measure", "regions", "PROFILES"]
 
-PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10},
-            "thorough": {"bulk": 60, "per_region": 25, "search": 200}}
+PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10, "budget_s": 3},
+            "thorough": {"bulk": 60, "per_region": 25, "search": 200, "budget_s": 60}}
 _PRECISIONS = (20, 40, 80)
-REFERENCE_BUDGET_S = 10  # a reference slower than this at one point is reported as slow there
 
 
 def _with_budget(fn: Callable[[], Any], seconds: int) -> Any:
@@ -253,13 +252,15 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
         m.problems.append("no reference: accuracy cannot be measured")
         return m
 
+    budget = PROFILES[profile]["budget_s"]  # a reference slower than this at one point is reported as slow there
+
     def one(kw: Mapping[str, Any]) -> dict[str, tuple[float, float]] | None:
         try:
-            ref, unstable = _with_budget(lambda: _reference(entry, kw), REFERENCE_BUDGET_S)
+            ref, unstable = _with_budget(lambda: _reference(entry, kw), budget)
         except DomainError:
             return None
         except TimeoutError:
-            m.slow.append(f"reference over {REFERENCE_BUDGET_S} s at {_fmt(kw)} (point not measured)")
+            m.slow.append(f"reference over {budget} s at {_fmt(kw)} (point not measured)")
             return None
         except Exception as exc:  # noqa: BLE001 - a reference that breaks is reported, never skipped silently
             m.problems.append(f"the reference raised {type(exc).__name__} at {_fmt(kw)}: {str(exc)[:80]}")
