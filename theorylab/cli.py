@@ -1,6 +1,7 @@
 """The `theorylab` command: list, show, eval, check, verify, latex, report, mutate, errata.
 
-Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
+Every subcommand takes `--paper MODULE_OR_FILE.py` (repeatable) to register papers beside the installed ones and
+THEORYLAB_PAPERS. Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from . import catalogue
 from .derivation import Derivation, StepResult
 from .evidence import Context, Evidence, Finding, to_jsonable
 from .params import DomainError
+from .record import EvidenceRecord
 
 __all__ = ["main"]
 
@@ -72,8 +74,12 @@ def cmd_list(args) -> int:
     if args.markdown:
         print(markdown_table())
         return 0
-    for entry in catalogue.entries():
-        print(f"{entry.id:36s} {entry.title}  [{entry.source}]")
+    for paper in catalogue.papers():
+        fams = catalogue.families(f.name for f in paper.families)
+        print(f"paper {paper.name}: {paper.title} [{paper.source}]; families {', '.join(f.name for f in fams)}")
+        for fam in fams:
+            for entry in fam.entries:
+                print(f"  {entry.id:36s} {entry.title}  [{entry.source}]")
     return 0
 
 
@@ -186,7 +192,7 @@ def cmd_verify(args) -> int:
                   progress=sys.stderr.isatty())  # bars on a terminal, clean logs in CI
     evidence: list[Evidence | Finding] = []
     failures = 0
-    for check in catalogue.checks():
+    for check in catalogue.checks(fams):  # only the selected families' check modules are imported
         if not set(check.entries) & ids:
             continue
         t1 = time.time()
@@ -206,10 +212,12 @@ def cmd_verify(args) -> int:
                   f"observed {_fmt(r.observed)}, abs err {r.abs_error:.3g}, rel err {r.rel_error:.3g}, "
                   f"tol {r.tolerance:.3g} ({r.tolerance_source})" + (f" [{r.detail}]" if r.detail else ""))
         print(f"    ({check.name}: {time.time() - t1:.1f} s)")
-    summary = {"profile": args.profile, "device": ctx.device, "seed": args.seed, "families": fams,
-               "derivation_steps": steps, "evidence": [r.to_json() for r in evidence],
-               "unexpected_steps": unexpected, "failed_evidence": failures, "seconds": round(time.time() - t0, 2)}
-    _write_json(args.json, summary)
+    papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
+    record = EvidenceRecord(profile=args.profile, device=ctx.device, seed=args.seed, families=fams, papers=papers,
+                            derivation_steps=steps, evidence=[r.to_json() for r in evidence],
+                            unexpected_steps=unexpected, failed_evidence=failures,
+                            seconds=round(time.time() - t0, 2))
+    _write_json(args.json, record.to_json())
     findings = sum(isinstance(r, Finding) for r in evidence)
     print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence) - findings} evidence "
           f"records ({failures} failed), {findings} findings, {time.time() - t0:.1f} s; JSON record: {args.json}")
@@ -280,7 +288,7 @@ def cmd_report(args) -> int:
                           f"without --rerun (the report of {args.evidence} shows the whole record)")
     if args.rerun:
         code = cmd_verify(argparse.Namespace(select=args.select, profile=args.profile, device=args.device,
-                                             seed=args.seed, json=args.evidence, verbose=False))
+                                             seed=args.seed, json=args.evidence, verbose=False, paper=args.paper))
         if code:
             print("verify reported failures; the report shows them", file=sys.stderr)
     summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
@@ -328,21 +336,28 @@ def cmd_mutate(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
+    common = _Parser(add_help=False)
+    common.add_argument("--paper", action="append", default=[], metavar="MODULE_OR_FILE.py",
+                        help="register a paper: a module exposing PAPER or PAPERS, or a .py file (repeatable)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    s = sub.add_parser("list", help="entry IDs, titles, sources")
+
+    def command(name: str, **kw) -> argparse.ArgumentParser:  # --paper on every subcommand
+        return sub.add_parser(name, parents=[common], **kw)
+
+    s = command("list", help="the registered papers with their entry IDs, titles, sources")
     s.add_argument("--markdown", action="store_true", help="as the Markdown table of the README")
     s.set_defaults(fn=cmd_list)
-    s = sub.add_parser("show", help="formula, parameters, source and derivation status of an entry")
+    s = command("show", help="formula, parameters, source and derivation status of an entry")
     s.add_argument("id")
     s.set_defaults(fn=cmd_show)
-    s = sub.add_parser("eval", help="evaluate an entry: theorylab eval ID name=value ...")
+    s = command("eval", help="evaluate an entry: theorylab eval ID name=value ...")
     s.add_argument("id")
     s.add_argument("assignments", nargs="*")
     s.set_defaults(fn=cmd_eval)
-    s = sub.add_parser("check", help="run the derivations of the selected entries or families")
+    s = command("check", help="run the derivations of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
     s.set_defaults(fn=cmd_check)
-    s = sub.add_parser("verify", help="check plus all evidence of the selected entries or families")
+    s = command("verify", help="check plus all evidence of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "paper"), default="quick")
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
@@ -350,11 +365,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", default="theorylab-evidence.json", help="where to write the evidence record")
     s.add_argument("-v", "--verbose", action="store_true", help="print every derivation step")
     s.set_defaults(fn=cmd_verify)
-    s = sub.add_parser("latex", help="a standalone LaTeX document of the selected entries")
+    s = command("latex", help="a standalone LaTeX document of the selected entries")
     s.add_argument("select", nargs="*")
     s.add_argument("-o", "--output")
     s.set_defaults(fn=cmd_latex)
-    s = sub.add_parser("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
+    s = command("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
     s.add_argument("select", nargs="*", help="families or entries to verify first (with --rerun)")
     s.add_argument("-o", "--output", default="report", help="the folder to write index.html and figures/ into")
     s.add_argument("--evidence", default="theorylab-evidence.json", help="the record `theorylab verify` wrote")
@@ -363,20 +378,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
     s.add_argument("--seed", type=int, default=0, help="with --rerun")
     s.set_defaults(fn=cmd_report)
-    s = sub.add_parser("mutate", help="plant standard mistakes in entries and report which check catches each")
+    s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
                    help="quick: layers in order, first catch wins; full: every layer on every mutant, more samples")
     s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
     s.add_argument("--json", default="", help="write the mutants and their fate here")
     s.set_defaults(fn=cmd_mutate)
-    sub.add_parser("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
+    command("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        catalogue.use(args.paper)
         return args.fn(args)
     except DomainError as exc:
         print(f"error: {exc}".replace("\n", " "), file=sys.stderr)
