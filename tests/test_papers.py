@@ -253,9 +253,14 @@ def test_source_checkout_without_install(tmp_path):
 def test_regular_install(tmp_path):
     """`pip install .` (into a target folder): only `theorylab` is installed on the top level, and nothing is
     shadowed."""
-    target = tmp_path / "target"
+    import shutil
+
+    source, target = tmp_path / "source", tmp_path / "target"
+    # a copy without build outputs: setuptools would put a stale build/lib from another layout into the wheel
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__",
+                                                                 "out", "report", "*.json"))
     run = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                          "--target", str(target), str(ROOT)], capture_output=True, text=True, timeout=600)
+                          "--target", str(target), str(source)], capture_output=True, text=True, timeout=600)
     if run.returncode:
         pytest.skip(f"pip could not build the package here: {run.stderr.strip().splitlines()[-1:]}")
     top = {p.name for p in target.iterdir() if not p.name.endswith((".dist-info", ".egg-info")) and p.name != "bin"}
@@ -269,3 +274,34 @@ def test_regular_install(tmp_path):
 
 def test_checkout_pyproject_registers_the_builtins():
     assert ("builtin", "theorylab.derivations") in catalogue._checkout_entry_points()
+
+
+# -- figures -------------------------------------------------------------------------------------------------
+def test_a_figure_reads_only_the_series_it_declares():
+    from theorylab.figure import Figure, FigureData, Series
+
+    mine, other = Series("a"), Series("b")
+    fig = Figure(family="f", name="n", caption="c", draw=lambda data: None, draws=(mine,))
+    data = FigureData(fig, [{"extra": mine.tag(x=1)}, {"extra": other.tag(x=2)}, {"extra": {}}])
+    assert data.points(mine) == [{"extra": {"figure": "a", "x": 1}}]
+    with pytest.raises(ValueError, match="without declaring it"):
+        data.points(other)
+
+
+def test_every_builtin_series_is_recorded_by_a_check():
+    """Each series a built-in figure draws is written by some check of its paper (by the shared Series object, or,
+    until the checks use it, by its key)."""
+    import importlib
+
+    from theorylab.derivations import PAPERS
+    from theorylab.figure import Series
+
+    for paper in PAPERS:
+        checks = "\n".join((ROOT / "verify").joinpath(p.name).read_text() for p in (ROOT / "verify").glob("*.py")
+                           if not p.name.startswith("figures_"))
+        for module in paper.figures:
+            names = {v: k for k, v in vars(importlib.import_module(module)).items() if isinstance(v, Series)}
+            for fig in importlib.import_module(module).FIGURES:
+                for series in fig.draws:
+                    assert f'"{series.key}"' in checks or f"{names.get(series)}.tag(" in checks, \
+                        f"{paper.name}: figure {fig.name} draws series {series.key}, which no check records"

@@ -12,7 +12,6 @@ from typing import Callable, Sequence
 import mpmath
 import numpy as np
 import sympy as sp
-from sympy.printing.pytorch import TorchPrinter
 
 __all__ = ["numpy_kernel", "torch_kernel", "mpmath_kernel", "mp_reference", "numbers_to_floats"]
 
@@ -45,38 +44,44 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
     return kernel
 
 
-class _TheorylabTorchPrinter(TorchPrinter):
-    """SymPy's torch printer with Max/Min as torch.maximum/minimum and constants as floats."""
+@functools.lru_cache(maxsize=None)
+def _torch_printer() -> type:
+    """SymPy's torch printer with Max/Min as torch.maximum/minimum and constants as floats (built on first use:
+    importing sympy.printing.pytorch imports torch, seconds that only the torch kernels may cost)."""
+    from sympy.printing.pytorch import TorchPrinter
 
-    def _print_Max(self, expr):
-        return self._minmax(expr, "maximum")
+    class _TheorylabTorchPrinter(TorchPrinter):
+        def _print_Max(self, expr):
+            return self._minmax(expr, "maximum")
 
-    def _print_Min(self, expr):
-        return self._minmax(expr, "minimum")
+        def _print_Min(self, expr):
+            return self._minmax(expr, "minimum")
 
-    def _minmax(self, expr, fn):
-        args = [self._print(a) for a in expr.args]
-        out = args[0]
-        for a in args[1:]:
-            out = f"torch.{fn}(torch.as_tensor({out}), torch.as_tensor({a}))"
-        return out
+        def _minmax(self, expr, fn):
+            args = [self._print(a) for a in expr.args]
+            out = args[0]
+            for a in args[1:]:
+                out = f"torch.{fn}(torch.as_tensor({out}), torch.as_tensor({a}))"
+            return out
 
-    def _print_Float(self, expr):
-        return repr(float(expr))
+        def _print_Float(self, expr):
+            return repr(float(expr))
 
-    def _print_Rational(self, expr):
-        return repr(float(expr))
+        def _print_Rational(self, expr):
+            return repr(float(expr))
 
-    def _print_Integer(self, expr):
-        return repr(float(expr))
+        def _print_Integer(self, expr):
+            return repr(float(expr))
 
-    def _print_Piecewise(self, expr):
-        if expr.args[-1].cond is not sp.true:
-            raise ValueError("torch kernel: a Piecewise needs a final otherwise branch")
-        out = self._print(expr.args[-1].expr)
-        for e, c in reversed(expr.args[:-1]):
-            out = f"torch.where({self._print(c)}, {self._print(e)}, {out})"
-        return out
+        def _print_Piecewise(self, expr):
+            if expr.args[-1].cond is not sp.true:
+                raise ValueError("torch kernel: a Piecewise needs a final otherwise branch")
+            out = self._print(expr.args[-1].expr)
+            for e, c in reversed(expr.args[:-1]):
+                out = f"torch.where({self._print(c)}, {self._print(e)}, {out})"
+            return out
+
+    return _TheorylabTorchPrinter
 
 
 def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
@@ -84,7 +89,7 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     import torch
 
     raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch}],
-                      printer=_TheorylabTorchPrinter, cse=True)
+                      printer=_torch_printer(), cse=True)
 
     def kernel(*values):
         tensors = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64) for v in values]
