@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Outcome, Step, claim
+from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, integer, matrix, scalar, vector
 
@@ -299,13 +299,167 @@ def _rkhs_strategy():
     return draw().filter(well_posed)
 
 
+# -- independent references (none reuses a kernel's SymPy expression) ------------------------------------
+def _elementwise(fn):
+    """Apply a scalar mpmath routine over broadcast arguments; a float for scalar input."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kw):
+        names = list(kw)
+        arrs = np.broadcast_arrays(*(np.asarray(a, float) for a in args), *(np.asarray(kw[k], float) for k in names))
+        k = len(args)
+        out = np.array([float(fn(*v[:k], **dict(zip(names, v[k:])))) for v in zip(*(a.ravel() for a in arrs))])
+        out = out.reshape(arrs[0].shape)
+        return float(out) if out.ndim == 0 else out
+    return wrapped
+
+
+def _inv_chi2_quad(k):
+    """E[1/X], X ~ chi^2_k (k > 2), by quadrature of the chi-square density: with t = k e^v,
+    int (1/t) p_k(t) dt = int p_k(k e^v) dv, peaked at v ~ 0 with width sqrt(2/k); 40 digits."""
+    with mpmath.workdps(40):
+        k = mpmath.mpf(int(k))
+        logc = -(k / 2) * mpmath.log(2) - mpmath.loggamma(k / 2)
+        lk = mpmath.log(k)
+
+        def f(v):
+            return mpmath.exp(logc + (k / 2) * (lk + v) - k * mpmath.exp(v) / 2)
+
+        w = mpmath.sqrt(2 / k)
+        pts = sorted({-mpmath.inf, mpmath.inf, *(j * w for j in (-60, -20, -6, -2, 0, 2, 6, 20, 60))})
+        return mpmath.quad(f, pts)
+
+
+def _mp_inverse_moment(ratio):
+    """int x^-1 dMP_ratio(x) (Marchenko-Pastur law, ratio < 1, unit variance), by quadrature of its density
+    sqrt((l+ - x)(x - l-))/(2 pi ratio x) in the angle x = 1 + ratio + 2 sqrt(ratio) cos(phi): (2/pi) int sin^2/x^2."""
+    with mpmath.workdps(40):
+        r = mpmath.mpf(ratio)
+        sr = mpmath.sqrt(r)
+
+        def f(phi):
+            x = (1 - sr) ** 2 + 2 * sr * (1 + mpmath.cos(phi))   # = 1 + r + 2 sqrt(r) cos(phi), no cancellation
+            return mpmath.sin(phi) ** 2 / x**2
+
+        # near phi = pi the integrand peaks on a scale w = (1 - sqrt(r))/r^(1/4): split there
+        w = (1 - sr) / mpmath.sqrt(sr)
+        cuts = sorted({mpmath.pi - min(c * w, mpmath.pi) for c in (1000, 100, 10, 1, mpmath.mpf(1) / 10)} | {0, mpmath.pi})
+        return 2 / mpmath.pi * mpmath.quad(f, cuts)
+
+
+@_elementwise
+def _pinv_trace_reference(gamma):
+    """lim E tr((X^+)^T X^+): gamma int x^-1 dMP_gamma for gamma < 1 (tr (XX^T)^-1 = (n/d)(1/n) tr C^-1),
+    (1/gamma) int x^-1 dMP_(1/gamma) for gamma > 1 (tr (X^T X)^-1); Marchenko-Pastur density by quadrature."""
+    if gamma < 1:
+        return mpmath.mpf(gamma) * _mp_inverse_moment(gamma)
+    return _mp_inverse_moment(1 / mpmath.mpf(gamma)) / gamma
+
+
+def _scratch_mp(gamma, sigma):
+    """E R_sc = 1 - E||P beta||^2 + sigma^2 E tr(X^+T X^+): bias 1 - min(gamma, 1) (a rank-min(n, d) projector,
+    uniformly rotated) and the variance from the Marchenko-Pastur integral."""
+    with mpmath.workdps(40):
+        bias = 1 - mpmath.mpf(gamma) if gamma < 1 else mpmath.mpf(0)
+        return bias + mpmath.mpf(sigma) ** 2 * _pinv_trace_reference.__wrapped__(gamma)
+
+
+_scratch_reference = _elementwise(_scratch_mp)
+_scratch_reference.__doc__ = _scratch_mp.__doc__
+
+
+@_elementwise
+def _scratch_finite_reference(n, d, sigma):
+    """Finite n, d: 1 - n/d + sigma^2 n E[1/chi^2_(d-n+1)] for n < d-1, sigma^2 d E[1/chi^2_(n-d+1)] for n > d+1
+    (diagonal of an inverse Wishart matrix, Bartlett), E 1/chi^2 by quadrature of the chi-square density."""
+    n, d = int(n), int(d)
+    with mpmath.workdps(40):
+        if n < d:
+            return mpmath.mpf(d - n) / d + mpmath.mpf(sigma) ** 2 * n * _inv_chi2_quad(d - n + 1)
+        return mpmath.mpf(sigma) ** 2 * d * _inv_chi2_quad(n - d + 1)
+
+
+@_elementwise
+def _inv_chi2_reference(n):
+    """E 1/||z||^2, z ~ N(0, I_n): quadrature of 1/t against the chi-square density with n degrees of freedom."""
+    return _inv_chi2_quad(int(n))
+
+
+@_elementwise
+def _linear_transfer_reference(n, theta, sigma):
+    """E R_lt = E ||b beta_s - beta_t||^2 = E (b - cos)^2 + sin^2, b - cos = z.(sin w + eps)/||z||^2 (z, w, eps
+    Gaussian): (sin^2 + sigma^2) E 1/||z||^2 + sin^2, the chi-square expectation by quadrature."""
+    with mpmath.workdps(40):
+        s2 = mpmath.sin(mpmath.mpf(theta)) ** 2
+        return s2 + (s2 + mpmath.mpf(sigma) ** 2) * _inv_chi2_quad(int(n))
+
+
+@_elementwise
+def _transferability_reference(gamma, theta, sigma):
+    """T_lt = E R_sc - lim_n E R_lt: the scratch risk by the Marchenko-Pastur integral minus sin^2 theta."""
+    with mpmath.workdps(40):
+        return _scratch_mp(gamma, sigma) - mpmath.sin(mpmath.mpf(theta)) ** 2
+
+
+@_elementwise
+def _ridge_reference(theta, lam):
+    """n -> oo ridge transfer: b = argmin_b E (y - b z)^2 + lam b^2 (E z^2 = 1, E z y = cos theta) found by
+    mpmath.findroot on the numerical derivative, then the risk ||b beta_s - beta_t||^2 = (b - cos)^2 + sin^2.
+    Precision grows with -log10(lam), -log10(theta) so (b - cos)^2 keeps its digits."""
+    digits = 40 + int(max(0.0, -math.log10(lam) if lam > 0 else 0.0, -math.log10(theta) if theta > 0 else 0.0))
+    with mpmath.workdps(digits):
+        cs = mpmath.cos(mpmath.mpf(theta))
+        lm = mpmath.mpf(lam)
+
+        def objective(b):
+            return 1 - 2 * b * cs + b * b + lm * b * b   # E y^2 = 1 + sigma^2 up to a constant
+
+        b = mpmath.findroot(lambda b: mpmath.diff(objective, b), cs)
+        return (b - cs) ** 2 + mpmath.sin(mpmath.mpf(theta)) ** 2
+
+
+def _kl_quad(dist_sq, sigma):
+    """D_KL(N(f, s^2) || N(g, s^2)) = int p_f log(p_f/p_g), (f - g)^2 = dist_sq, by quadrature in t = (y - f)/s:
+    int phi(t) [log phi(t) - log phi(t + delta)] dt with delta = sqrt(dist_sq)/sigma."""
+    if dist_sq == 0:
+        return mpmath.mpf(0)
+    log10_delta = 0.5 * math.log10(dist_sq) - math.log10(sigma)
+    digits = 40 + int(max(0.0, -2 * log10_delta))   # log phi(t) - log phi(t + delta) = delta t + delta^2/2
+    with mpmath.workdps(digits):
+        delta = mpmath.sqrt(mpmath.mpf(dist_sq)) / mpmath.mpf(sigma)
+
+        def logphi(x):
+            return -x * x / 2 - mpmath.log(2 * mpmath.pi) / 2
+
+        return mpmath.quad(lambda t: mpmath.exp(logphi(t)) * (logphi(t) - logphi(t + delta)),
+                           [-mpmath.inf, -10, 0, 10, mpmath.inf])
+
+
+_kl_reference = _elementwise(_kl_quad)
+
+
+def _relu_kernel_quad(u):
+    """E relu(w_i.x) relu(w_j.x), x ~ N(0, I_2), w_i.w_j = u: in polar coordinates the radial integral is
+    int r^3 e^(-r^2/2) dr / (2 pi) = 1/pi and the angles where both fire form an arc of length beta = arccos(-u):
+    (1/pi) int_0^beta sin(t) sin(beta - t) dt, by quadrature at 40 digits."""
+    with mpmath.workdps(40):
+        beta = mpmath.acos(-mpmath.mpf(u))
+        if beta == 0:
+            return mpmath.mpf(0)
+        return mpmath.quad(lambda t: mpmath.sin(t) * mpmath.sin(beta - t), [0, beta]) / mpmath.pi
+
+
+_relu_kernel_reference = _elementwise(_relu_kernel_quad)
+
+
 # -- entries --------------------------------------------------------------------------------------------
 SCRATCH_ENTRY = Entry(
     id="transfer.scratch_risk", title="Generalization error of scratch training (minimum-norm), high-dim limit",
     source=Source(SEED, "eq (8), Theorem 3.6"),
     doc=("E R_sc = ((1-gamma)^2 + gamma sigma^2)/(1-gamma) for gamma < 1 and sigma^2/(gamma-1) for gamma > 1 "
          "(the excess risk ||beta_hat - beta_t||^2 with ||beta_t|| = 1, x ~ N(0, I)). gamma = 1 is singular."),
-    params=(gamma_p, sigma_p), lhs=r"\mathbb{E}\,\mathcal{R}_{sc}", formula=SCRATCH,
+    params=(gamma_p, sigma_p), lhs=r"\mathbb{E}\,\mathcal{R}_{sc}", formula=SCRATCH, reference=_scratch_reference,
     conditions=(r"\gamma \neq 1",))
 
 
@@ -324,25 +478,26 @@ entries_ = [
           doc=("E R_sc = 1 - n/d + sigma^2 n/(d-n-1) for n < d-1 (E tr (X X^T)^{-1} = n/(d-n-1)) and "
                "sigma^2 d/(n-d-1) for n > d+1; its n = gamma d, d -> oo limit is eq (8) (a checked step)."),
           params=(n_any, d_p, sigma_p), lhs=r"\mathbb{E}\,\mathcal{R}_{sc}(n, d)", formula=SCRATCH_FINITE,
-          stable_form=SCRATCH_FINITE_STABLE,
+          stable_form=SCRATCH_FINITE_STABLE, reference=_scratch_finite_reference,
           constraints=(Constraint(_finite_ok, "n < d - 1 or n > d + 1"),),
           conditions=(r"n < d-1 \text{ or } n > d+1",)),
     Entry(id="transfer.linear_transfer_risk", title="Generalization error of linear transfer (exact in n)",
           source=Source(SEED, "eq (10), Theorem 3.7"),
           doc="E R_lt = sin^2 theta + (sigma^2 + sin^2 theta)/(n - 2), for features sparsified to beta_s (Thm 3.4).",
-          params=(n_p, theta_p, sigma_p), lhs=r"\mathbb{E}\,\mathcal{R}_{lt}", formula=LINEAR_TRANSFER),
+          params=(n_p, theta_p, sigma_p), lhs=r"\mathbb{E}\,\mathcal{R}_{lt}", formula=LINEAR_TRANSFER,
+          reference=_linear_transfer_reference),
     Entry(id="transfer.linear_transferability", title="Linear transferability T_lt = E R_sc - E R_lt (n -> oo)",
           source=Source(SEED, "eq (11)"),
           doc="T_lt = E R_sc - sin^2 theta in the high-dimensional limit (the 1/(n-2) term vanishes).",
           params=(gamma_p, theta_p, sigma_p), lhs=r"\mathcal{T}_{lt}", formula=TRANSFERABILITY,
-          stable_form=TRANSFERABILITY_STABLE,
+          stable_form=TRANSFERABILITY_STABLE, reference=_transferability_reference,
           conditions=(r"\gamma \neq 1",)),
     Entry(id="transfer.ridge_transfer_risk", title="Ridge linear transfer risk as n -> oo",
           source=Source(SEED, "eq (13), Theorem 3.8"),
           doc=("lim_n E R_lt^lambda = 1 - (1+2 lambda)/(1+lambda)^2 cos^2 theta: increasing in lambda, strictly "
                "unless cos theta = 0 (the seed's 'strictly' fails at theta = pi/2; see the errata)."),
           params=(theta_p, lam_p), lhs=r"\lim_{n\to\infty}\mathbb{E}\,\mathcal{R}^{\lambda}_{lt}", formula=RIDGE,
-          stable_form=RIDGE_STABLE),
+          stable_form=RIDGE_STABLE, reference=_ridge_reference),
 ]
 
 FT_DISPLAY = (r"\begin{cases} \mathbb{E}\mathcal{R}_{sc} + (1-\gamma)(c^2 - 2c\cos\theta) & \gamma < 1 \\ "
@@ -381,7 +536,8 @@ entries_ += [
     Entry(id="transfer.kl_divergence", title="KL divergence of the label distributions of two regressions",
           source=Source(SEED, "eqs (28)-(31)"), doc="D_KL(p_f || p_g) = ||f - g||^2_{L2(p)} / (2 sigma^2).",
           params=(dist_p, sigma_pos), lhs=r"D_{KL}(p_f\|p_g)", formula=KL.subs(sp.Symbol("Delta", nonnegative=True),
-                                                                                dist_p.symbol)),
+                                                                                dist_p.symbol),
+          reference=lambda dist_sq, sigma: _kl_reference(dist_sq, sigma)),
 ]
 RELU_KERNEL = Entry(
     id="transfer.relu_kernel", title="ReLU Gaussian kernel (arc-cosine kernel of order 1)",
@@ -389,7 +545,7 @@ RELU_KERNEL = Entry(
     doc=("E_x[relu(w_i.x) relu(w_j.x)] = (sqrt(1-u^2) + u (pi - arccos u)) / (2 pi) for unit w_i, w_j, x ~ N(0, I). "
          "Evaluated as (sin phi - phi cos phi)/(2 pi), phi = arccos(-u), with its Taylor series for phi < 0.1 "
          "(the formula cancels to O((1+u)^(3/2)) near u = -1)."),
-    params=(u_p,), lhs=r"k(u)", formula=RELU_K, stable_form=RELU_K_STABLE,
+    params=(u_p,), lhs=r"k(u)", formula=RELU_K, stable_form=RELU_K_STABLE, reference=_relu_kernel_reference,
     examples=({"u": -1.0}, {"u": -0.9999999}, {"u": -1 + 1e-12}, {"u": 1.0}, {"u": 0.0}))
 entries_ += [
     RELU_KERNEL,
@@ -407,103 +563,176 @@ entries_ += [
                                "< 1e2 (the strategy's draws) float64 error is below 1e4 * 1e2 * 1e-16 * m = 1e-9")),
     Entry(id="transfer.inverse_chi2_mean", title="E 1/||z||^2 for z ~ N(0, I_n)", source=Source(SEED, "eqs (113)-(117)"),
           doc="1/(n-2), n > 2 (the Gamma-function integral of (113)-(117)).", params=(n_p,),
-          lhs=r"\mathbb{E}\,\|z\|^{-2}", formula=INV_CHI2),
+          lhs=r"\mathbb{E}\,\|z\|^{-2}", formula=INV_CHI2, reference=_inv_chi2_reference),
     Entry(id="transfer.pinv_trace", title="lim E tr((X^+)^T X^+) for Gaussian X", source=Source(SEED, "eqs (94)-(99)"),
           doc="gamma/(1-gamma) for gamma < 1 and 1/(gamma-1) for gamma > 1 (X with i.i.d. N(0,1) entries).",
           params=(gamma_p,), lhs=r"\lim\mathbb{E}\,\mathrm{tr}((X^+)^TX^+)", formula=PINV_TRACE,
+          reference=_pinv_trace_reference,
           conditions=(r"\gamma \neq 1",)),
 ]
 ENTRIES = tuple(entries_)
 
 
 # -- derivations ----------------------------------------------------------------------------------------
-def _numeric(fn, method):
-    """A claim checked by evaluating fn() -> (holds, detail) (numbers, limits at points, roots)."""
-    return claim(fn, method)
+def _entry(entry_id):
+    """The catalogue entry object (numeric sides call it, so a mutated entry is what gets checked)."""
+    return next(e for e in ENTRIES if e.id == entry_id)
 
 
-# Theorem 3.6: the Stieltjes-transform limit (98)-(99) on the branch continuous from z -> 0 on the real axis
-def _stieltjes_limit():
-    worst = 0.0
-    for gm in ("0.1", "0.5", "0.9"):
-        with mpmath.workdps(60):
-            gm = mpmath.mpf(gm)
-            lp, lm = (1 + mpmath.sqrt(gm)) ** 2, (1 - mpmath.sqrt(gm)) ** 2
-            for zz in (mpmath.mpf(-10) ** -25, mpmath.mpf(10) ** -25):
-                gz = (zz - (1 - gm) - mpmath.sqrt(zz - lp) * mpmath.sqrt(zz - lm)) / (2 * gm * zz)
-                worst = max(worst, float(abs(gz + 1 / (1 - gm))))
-    return worst < 1e-20, f"max |g_C(+-1e-25) + 1/(1-gamma)| = {worst:.1e} at gamma = 0.1, 0.5, 0.9 (60 digits)"
+def _grid(**axes):
+    """Points of a Cartesian grid, in the order given (simple values first)."""
+    import itertools
+
+    names = list(axes)
+    return [dict(zip(names, vals)) for vals in itertools.product(*(axes[k] for k in names))]
 
 
-def _p_row_seed():
-    # (93) claims E||P_row(X) beta_t||^2 = gamma; for gamma > 1 the projector is I and the value is 1
-    gm = 2.0
-    return False, f"gamma = {gm}: the seed's (93) gives {gm}, but P_row(X) = I for n > d, so E||P beta_t||^2 = 1"
+# Theorem 3.6, (98)-(99): the Stieltjes transform of the Marchenko-Pastur law (ratio gamma < 1) at z near 0,
+# on the branch continuous from z -> 0 along the real axis, at 60 digits
+def _stieltjes_at(gamma, z):
+    """g_C(z) = (z - (1 - gamma) - sqrt(z - lambda_+) sqrt(z - lambda_-)) / (2 gamma z), 60 digits"""
+    with mpmath.workdps(60):
+        gm, zz = mpmath.mpf(gamma), mpmath.mpf(z)
+        lp, lm = (1 + mpmath.sqrt(gm)) ** 2, (1 - mpmath.sqrt(gm)) ** 2
+        return (zz - (1 - gm) - mpmath.sqrt(zz - lp) * mpmath.sqrt(zz - lm)) / (2 * gm * zz)
+
+
+def _p_row_norm(gamma):
+    """||P_row(X) beta_t||^2 for one Gaussian X (d = 20, n = gamma d) and a unit beta_t: P_row = X^+ X"""
+    dd = 20
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((int(round(gamma * dd)), dd))
+    beta = rng.standard_normal(dd)
+    beta /= np.linalg.norm(beta)
+    return float(np.sum((np.linalg.pinv(X) @ X @ beta) ** 2))
 
 
 r_, t_ = sp.symbols("r t", positive=True)
+R_ = sp.Symbol("R", positive=True)
 nn = sp.Symbol("n", integer=True, positive=True)
 S_n = 2 * sp.pi ** (nn / 2) / sp.gamma(nn / 2)  # surface area of the unit sphere in R^n
+# E 1/||z||^2 as the expectation of 1/t under the chi-square density with n degrees of freedom
+INV_CHI2_EXPECTATION = sp.Integral(t_ ** (nn / 2 - 2) * sp.exp(-t_ / 2) / (2 ** (nn / 2) * sp.gamma(nn / 2)),
+                                   (t_, 0, sp.oo))
+l1_, dl_ = sp.symbols("lambda_1 delta", nonnegative=True)
 
 
-def _eq114_seed():
-    n0 = 5
-    val = sp.integrate(r_ ** (n0 - 3) * sp.exp(r_**2 / 2), (r_, 0, sp.oo))
-    return False, f"n = {n0}: the integral of r^(n-3) e^(+r^2/2) over (0, oo) is {val} (diverges); the sign of the exponent is wrong"
+# Theorem 3.9: the depth-dependent scale c read back from the entries' own output, and its defining equation
+def _c_from_tft(gamma, theta, sigma, depth):
+    """c recovered from the entry T_ft = -(1-gamma)(c^2 - 2c cos theta) (cos theta <= 0: no cancellation)"""
+    q = -float(_entry("transfer.finetune_transferability")(gamma=gamma, theta=theta, sigma=sigma, depth=depth)) / (1 - gamma)
+    cs = math.cos(theta)
+    return q / (math.sqrt(cs * cs + q) - cs)  # the root c > 0 of c^2 - 2c cos - q = 0
 
 
-def _ridge_strict():
-    f = sp.lambdify((lam, th), RIDGE)
-    a, b = f(0.0, math.pi / 2), f(1.0, math.pi / 2)
-    return a < b, f"theta = pi/2: R(lambda=0) = {a:.6g} = R(lambda=1) = {b:.6g}; the risk is constant in lambda there"
+def _c_from_ft(gamma, theta, sigma, depth):
+    """c recovered from the entry E R_ft = E R_sc + (1-gamma)(c^2 - 2c cos theta) (cos theta <= 0)"""
+    risk = float(_entry("transfer.finetune_risk")(gamma=gamma, theta=theta, sigma=sigma, depth=depth))
+    q = (risk - ((1 - gamma) ** 2 + gamma * sigma**2) / (1 - gamma)) / (1 - gamma)
+    cs = math.cos(theta)
+    return q / (math.sqrt(cs * cs + q) - cs)
 
 
-def _ft_noise():
-    # the seed's (14) against the balanced-rank-one law at gamma = 1/2, theta = pi/3, sigma = 1, L = 2
-    seed = float(FT_SEED.subs({g: sp.Rational(1, 2), th: sp.pi / 3, s: 1}))
-    true = float(_finetune_risk(0.5, math.pi / 3, 1.0, 2))
-    return abs(seed - true) < 1e-12, (f"gamma = 1/2, theta = pi/3, sigma = 1, L = 2: (14) gives {seed:.6g}, the "
-                                      f"fine-tuned network {true:.6g} (c = {float(finetune_scale(0.5, 1.0, 2)):.6g})")
+def _c_lhs(recover):
+    def side(gamma, theta, sigma, depth):
+        return recover(gamma, theta, sigma, depth) ** (2 * depth / (depth - 1))
+    side.__doc__ = "c^(2L/(L-1)) with c read back from the entry's output"
+    return side
 
 
-def _ft_noiseless():
-    worst = 0.0
-    for gm in (0.1, 0.5, 0.9):
-        for tt in (0.3, 1.0, 2.5):
-            for dp in (2, 3, 10):
-                seed = float(FT_SEED.subs({g: gm, th: tt, s: 0}))
-                worst = max(worst, abs(seed - float(_finetune_risk(gm, tt, 0.0, dp))))
-    return worst < 1e-12, f"max |(14) - fine-tuned risk| at sigma = 0 over gamma, theta, L grids: {worst:.1e} (c = 1)"
+def _c_rhs(recover):
+    def side(gamma, theta, sigma, depth):
+        c = recover(gamma, theta, sigma, depth)
+        return gamma + sigma**2 * gamma / (1 - gamma) + c * c * (1 - gamma)
+    side.__doc__ = "gamma + sigma^2 gamma/(1-gamma) + c^2 (1-gamma) with c read back from the entry's output"
+    return side
+
+
+# the search for the fine-tuning law: theta >= pi/2 (cos <= 0, so c is read back without cancellation),
+# sigma > 0 (c > 1), several depths
+_FT_POINTS = _grid(gamma=(0.5, 0.2, 0.8), theta=(math.pi / 2, 2.0, 3.0), sigma=(1.0, 0.5, 2.0), depth=(2, 3, 10))
+
+
+def _ft_entry_risk(gamma, theta, sigma, depth):
+    """the entry transfer.finetune_risk"""
+    return _entry("transfer.finetune_risk")(gamma=gamma, theta=theta, sigma=sigma, depth=depth)
+
+
+# negative transfer: the returned boundaries are sign changes of T_lt, evaluated at 50 digits from (11)
+def _t_lt_mp(gamma, theta, sigma):
+    with mpmath.workdps(50):
+        gm, tt, sg = mpmath.mpf(gamma), mpmath.mpf(theta), mpmath.mpf(sigma)
+        if gm < 1:
+            return ((1 - gm) ** 2 + gm * sg**2) / (1 - gm) - mpmath.sin(tt) ** 2
+        return sg**2 / (gm - 1) - mpmath.sin(tt) ** 2
+
+
+_REL_SHIFT = 1e-12  # the boundary is located to 1e-12 relative: far above float64 rounding of the root (~1e-15)
+
+
+def _sign_change(key, index):
+    def side(theta, sigma):
+        reg = _entry("transfer.negative_transfer_region")(theta=theta, sigma=sigma)
+        x = reg[key] if index is None else reg[key][index]
+        return _t_lt_mp(x * (1 - _REL_SHIFT), theta, sigma) * _t_lt_mp(x * (1 + _REL_SHIFT), theta, sigma)
+    side.__doc__ = (f"T_lt(x(1 - 1e-12)) T_lt(x(1 + 1e-12)) at the entry's {key}"
+                    + ("" if index is None else f"[{index}]") + " (a sign change there)")
+    return side
+
+
+def _t_lt_mid(theta, sigma):
+    """T_lt at the midpoint of the entry's overparameterized interval"""
+    lo, hi = _entry("transfer.negative_transfer_region")(theta=theta, sigma=sigma)["overparameterized"]
+    return _t_lt_mp((lo + hi) / 2, theta, sigma)
+
+
+_REGION_POINTS = _grid(theta=(1.2, 0.8, 1.5, 2.0, 2.5), sigma=(0.2, 0.05, 0.4))
+
+
+# RKHS residual: the returned value against the defining least-squares problem
+def _rkhs_points():
+    rng = np.random.default_rng(1)
+    pts = []
+    for m, ms, dd in ((2, 2, 3), (3, 2, 4), (1, 3, 3), (4, 4, 5), (5, 2, 6)):
+        pts.append({"W": rng.standard_normal((m, dd)), "W_star": rng.standard_normal((ms, dd)),
+                    "c_star": rng.standard_normal(ms)})
+    return pts
+
+
+def _rkhs_entry(W, W_star, c_star):
+    """the entry transfer.rkhs_residual"""
+    return _entry("transfer.rkhs_residual")(W=W, W_star=W_star, c_star=c_star)
+
+
+def _rkhs_lstsq(W, W_star, c_star):
+    """min_a ||f* - sum_j a_j k(w_j, .)||^2 = ||f*||^2 - 2 a.b + a.G a at a = lstsq(G, b) (SVD), mpmath Grams"""
+    with mpmath.workdps(40):
+        def unit(M):
+            return [[mpmath.mpf(float(x)) / mpmath.sqrt(sum(mpmath.mpf(float(y)) ** 2 for y in row)) for x in row]
+                    for row in M]
+
+        def k(a, b):
+            uu = max(min(sum(x * y for x, y in zip(a, b)), 1), -1)
+            return (mpmath.sqrt(1 - uu**2) + uu * (mpmath.pi - mpmath.acos(uu))) / (2 * mpmath.pi)
+
+        Wn, Sn = unit(np.asarray(W)), unit(np.asarray(W_star))
+        cs, ms = [mpmath.mpf(float(c)) for c in c_star], len(Sn)
+        G = [[k(a, b) for b in Wn] for a in Wn]
+        bv = [sum(k(a, sb) * c for sb, c in zip(Sn, cs)) / ms for a in Wn]
+        f2 = sum(cs[i] * cs[j] * k(Sn[i], Sn[j]) for i in range(ms) for j in range(ms)) / ms**2
+        a = np.linalg.lstsq(np.array(G, dtype=float), np.array(bv, dtype=float), rcond=None)[0]
+        am = [mpmath.mpf(float(x)) for x in a]
+        m = len(am)
+        return (f2 - 2 * sum(am[i] * bv[i] for i in range(m))
+                + sum(am[i] * G[i][j] * am[j] for i in range(m) for j in range(m)))
 
 
 gp_, gm_ = sp.symbols("gamma_+ gamma_-")
 Bq = 1 + sp.cos(th) ** 2 - s**2
 GAMMA_PM = [(Bq + sgn * sp.sqrt(Bq**2 - 4 * sp.cos(th) ** 2)) / 2 for sgn in (1, -1)]
 
-
-def _interval_order():
-    vals = [float(x.subs({th: 1.2, s: sp.Rational(1, 5)})) for x in GAMMA_PM]
-    return vals[0] < vals[1], (f"theta = 1.2, sigma = 0.2: gamma_+ = {vals[0]:.6g} > gamma_- = {vals[1]:.6g}, so the "
-                               f"seed's interval (gamma_+, gamma_-) is empty; negative transfer is on (gamma_-, gamma_+)")
-
-
-def _theta_range():
-    T = sp.lambdify((g, th, s), TRANSFERABILITY)
-    val = T(0.5, math.pi / 2, 0.2)
-    return val >= 0, (f"theta = pi/2, gamma = 1/2, sigma = 0.2: T_lt = {val:.6g} < 0, outside the seed's theta range "
-                      f"(arccos(1 - sigma), pi/2); T_lt depends on sin^2 theta, so the range is "
-                      f"(arccos(1-sigma), pi - arccos(1-sigma))")
-
-
 y_, f_, gg_ = sp.symbols("y f g_x", real=True)
 sig = sigma_pos.symbol
-
-
-def _dudley_25():
-    # (24) -> (25) claims |e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p; take f = g = 1
-    lhs, rhs = 0.0, math.exp(-0.5) / 2 * 2
-    return lhs >= rhs, f"f = g = 1, sigma = 1: the left side of (25) is {lhs}, the right side {rhs:.6g} > 0"
-
 
 w1_, w2_ = sp.symbols("u_1 u_2", real=True)
 # RKHS normalizations (151)-(156) with m = 2 model and m* = 2 teacher features (Gram entries as symbols)
@@ -515,28 +744,50 @@ K_ = Gs / m_
 Kt_ = Gt / sp.sqrt(m_ * ms_)
 bvec_ = Gt * cs_ / ms_
 
+
+p_, tau_, Eb2_, Ebb_ = sp.symbols("p tau Eb2 Ebb", real=True)
+sigl2_, lam_l = sp.Symbol("sigma_l^2", positive=True), sp.Symbol("lambda_l", positive=True)
+RISK_92 = 1 - p_ + s**2 * tau_   # (92): 1 - E||P beta_t||^2 + sigma^2 E tr(X^+T X^+)
+xg_ = sp.Symbol("x", positive=True)
+PHI_ = sp.exp(-xg_**2 / 2) / sp.sqrt(2 * sp.pi)   # the standard normal density
+
+
+def _inv_wishart_trace(n, d):
+    """E tr (X X^T)^-1 = n E[1/chi^2_(d-n+1)] (Bartlett: 1/(W^-1)_ii ~ chi^2_(d-n+1)), by quadrature"""
+    return n * _inv_chi2_quad(d - n + 1)
+
+
 DERIVATIONS = (
     Derivation("transfer.theorem36", "Scratch risk (Theorem 3.6): eqs (88)-(100) and the finite-size form",
                SEED, "App. B.5, eqs (88)-(100)", ("transfer.scratch_risk", "transfer.scratch_risk_finite",
                                                   "transfer.pinv_trace"), (
         Step("(89)-(92): 1 + E||b||^2 - 2E<b, beta_t> with b = P beta_t + X^+ eps",
-             1 + (sp.Symbol("p") + s**2 * sp.Symbol("tau")) - 2 * sp.Symbol("p"),
-             1 - sp.Symbol("p") + s**2 * sp.Symbol("tau"),
+             sp.Subs(1 + Eb2_ - 2 * Ebb_, (Eb2_, Ebb_), (p_ + s**2 * tau_, p_)), RISK_92,
              "p = E||P beta_t||^2 = E beta_t^T P beta_t (P^T P = P), tau = E tr(X^+T X^+); cross terms have mean 0"),
-        Step("(93) as written: E||P_row(X) beta_t||^2 = gamma for all gamma", erratum=Erratum(
-            "002-eq93", SEED, "eq (93)", "E||P_row(X) beta_t||^2 = gamma",
-            "= min(gamma, 1): n/d for n <= d and 1 for n >= d (P_row(X) = I). (100)'s gamma > 1 branch uses 1.",
-            "No effect on (100); the Monte Carlo check of (93) uses min(gamma, 1)."),
-             check_fn=_numeric(_p_row_seed, "counterexample (projector rank)")),
-        Step("(95): sum_l 1/sigma_l^2 = (gamma/n) tr(C^-1), C = X X^T/d", 1 / (d * sp.Symbol("lambda_l", positive=True)),
-             (n / d) / n / sp.Symbol("lambda_l", positive=True)),
-        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1",
-             check_fn=_numeric(_stieltjes_limit, "numeric limit at z = +-1e-25, 60 digits")),
-        Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", 1 - g + s**2 * g / (1 - g),
-             ((1 - g) ** 2 + g * s**2) / (1 - g)),
-        Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", 1 - 1 + s**2 / (g - 1), s**2 / (g - 1)),
-        Step("finite n < d-1: E||P beta||^2 = n/d, E tr (XX^T)^-1 = n/(d-n-1) (inverse Wishart)",
-             1 - n / d + s**2 * n / (d - n - 1), SCRATCH_FINITE.args[0][0]),
+        Step("(93) as written: E||P_row(X) beta_t||^2 = gamma for all gamma", _p_row_norm, g,
+             "evaluated on a Gaussian X with n = 2d: P_row(X) = X^+ X = I, so the value is 1 for every draw",
+             erratum=Erratum(
+                 "002-eq93", SEED, "eq (93)", "E||P_row(X) beta_t||^2 = gamma",
+                 "= min(gamma, 1): n/d for n <= d and 1 for n >= d (P_row(X) = I). (100)'s gamma > 1 branch uses 1.",
+                 "No effect on (100); the Monte Carlo check of (93) uses min(gamma, 1).", at={"gamma": 2.0}),
+             tol=1e-12, tol_source="float64 pinv of a 40x20 Gaussian matrix: ||X^+ X - I|| ~ cond(X) * 1e-16 < 1e-14"),
+        Step("(95): sum_l 1/sigma_l^2 = (gamma/n) tr(C^-1), C = X X^T/d (eigenvalues lambda_l = sigma_l^2/d)",
+             sp.Subs(1 / sigl2_, sigl2_, d * lam_l), sp.Subs(g / n / lam_l, g, n / d)),
+        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", _stieltjes_at, -1 / (1 - g),
+             search=lambda: _grid(gamma=(0.5, 0.1, 0.9), z=(1e-25, -1e-25)),
+             tol=1e-20, tol_source=("g_C(z) + 1/(1-gamma) = -z E lambda^-2 + O(z^2) with E lambda^-2 = (1-gamma)^-3 "
+                                    "<= 1e3 at gamma <= 0.9: |difference| <= 2e-22 at |z| = 1e-25; 60-digit arithmetic")),
+        Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", sp.Subs(RISK_92, (p_, tau_), (g, g / (1 - g))),
+             SCRATCH.args[0][0]),
+        Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", sp.Subs(RISK_92, (p_, tau_), (1, 1 / (g - 1))),
+             SCRATCH.args[1][0]),
+        Step("finite n < d-1: E tr (X X^T)^-1 = n/(d-n-1) (inverse Wishart, by chi-square quadrature)",
+             _inv_wishart_trace, n / (d - n - 1),
+             search=lambda: [{"n": 2, "d": 10}, {"n": 5, "d": 7}, {"n": 50, "d": 200}, {"n": 1000, "d": 1002},
+                             {"n": 10**6, "d": 3 * 10**6}],
+             rtol=1e-20, tol_source="mpmath quadrature at 40 digits (its error estimate is below 1e-30)"),
+        Step("finite n < d-1: (92) with E||P beta||^2 = n/d, E tr (XX^T)^-1 = n/(d-n-1)",
+             sp.Subs(RISK_92, (p_, tau_), (n / d, n / (d - n - 1))), SCRATCH_FINITE.args[0][0]),
         Step("stable finite form", SCRATCH_FINITE_STABLE.args[0][0], SCRATCH_FINITE.args[0][0]),
         Step("finite form -> (8) as d -> oo with n = gamma d, gamma < 1",
              sp.Limit(SCRATCH_FINITE.args[0][0].subs(n, g * d), d, sp.oo), SCRATCH.args[0][0],
@@ -556,16 +807,22 @@ DERIVATIONS = (
              sp.cos(th) ** 2 + (sp.sin(th) ** 2 * sp.Symbol("z2") + s**2 * sp.Symbol("z2")) / sp.Symbol("z2") ** 2,
              sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / sp.Symbol("z2"),
              "conditionally on z: E (z.w)^2 = E (z.eps)^2/sigma^2 = ||z||^2 =: z2"),
-        Step("(114) as written: S_(n-1)/(2pi)^(n/2) int r^(n-3) e^(+r^2/2) dr", erratum=Erratum(
-            "002-eq114", SEED, "eq (114)", "E 1/||z||^2 = S_{n-1}/(2 pi)^{n/2} int_0^oo r^{n-3} e^{r^2/2} dr",
-            "the exponent is -r^2/2 (as written the integral diverges); (115)-(117) use the right sign.", ""),
-             check_fn=_numeric(_eq114_seed, "SymPy integration at n = 5")),
+        Step("(114) as written: E 1/||z||^2 = S_(n-1)/(2pi)^(n/2) int_0^oo r^(n-3) e^(+r^2/2) dr, so "
+             "E 1/||z||^2 >= S_(n-1)/(2pi)^(n/2) int_0^R r^(n-3) e^(+r^2/2) dr for every R (positive integrand)",
+             INV_CHI2_EXPECTATION, S_n / (2 * sp.pi) ** (nn / 2) * sp.Integral(r_ ** (nn - 3) * sp.exp(r_**2 / 2), (r_, 0, R_)),
+             relation=">=", erratum=Erratum(
+                 "002-eq114", SEED, "eq (114)", "E 1/||z||^2 = S_{n-1}/(2 pi)^{n/2} int_0^oo r^{n-3} e^{r^2/2} dr",
+                 "the exponent is -r^2/2 (as written the integral diverges); (115)-(117) use the right sign.",
+                 "At n = 5 the seed's integral cut at R = 10 already exceeds E 1/||z||^2 = 1/3.",
+                 at={"n": 5, "R": 10})),
         Step("(115): t = r^2/2 in int r^(n-3) e^(-r^2/2) dr, with (2pi)^(-n/2)",
              sp.Integral(r_ ** (nn - 3) * sp.exp(-r_**2 / 2), (r_, 0, sp.oo)) / (2 * sp.pi) ** (nn / 2),
              sp.Integral(sp.exp(-t_) * t_ ** (nn / 2 - 2), (t_, 0, sp.oo)) / (4 * sp.pi ** (nn / 2)),
              domain={nn: (3, 12)}, symbolic=False, points=6),
         Step("(116)-(117): S_(n-1) Gamma(n/2 - 1)/(4 pi^(n/2)) = 1/(n-2)",
              S_n * sp.gamma(nn / 2 - 1) / (4 * sp.pi ** (nn / 2)), 1 / (nn - 2), domain={nn: (3, 40)}),
+        Step("(113)-(117) against the chi-square law: E 1/||z||^2 = int (1/t) chi^2_n(t) dt = 1/(n-2)",
+             INV_CHI2_EXPECTATION, 1 / (nn - 2), domain={nn: (3, 30)}, symbolic=False, points=6),
         Step("(10): 1 + E b^2 - 2 cos(theta) E b with E b = cos(theta)",
              1 + sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / (n - 2) - 2 * sp.cos(th) ** 2, LINEAR_TRANSFER),
     )),
@@ -574,88 +831,134 @@ DERIVATIONS = (
         Step("(138) from (125) with I1(n) -> 0, I1(n+2) -> 1/(1+lam)^2, I2(n) -> 1/(1+lam)",
              1 + sp.cos(th) ** 2 / (1 + lam) ** 2 + 0 - 2 * sp.cos(th) ** 2 / (1 + lam), RIDGE),
         Step("stable form of (13)", RIDGE_STABLE, RIDGE),
-        Step("dR/dlambda = 2 lambda cos^2(theta)/(1+lambda)^3 >= 0", sp.diff(RIDGE, lam),
+        Step("dR/dlambda = 2 lambda cos^2(theta)/(1+lambda)^3 >= 0", sp.Derivative(RIDGE, lam),
              2 * lam * sp.cos(th) ** 2 / (1 + lam) ** 3),
-        Step("'strictly increasing in lambda >= 0 for any theta in [0, pi/2]'", erratum=Erratum(
-            "002-thm38-strict", SEED, "after eq (138)", "a strictly increasing function in lambda >= 0 for any theta",
-            "increasing, strictly only where cos(theta) != 0: at theta = pi/2 the limit risk is 1 for every lambda.",
-            "lambda* = 0 remains optimal (not uniquely at theta = pi/2)."),
-             check_fn=_numeric(_ridge_strict, "evaluation at theta = pi/2")),
+        Step("'strictly increasing in lambda >= 0 for any theta in [0, pi/2]': R(lambda_1) < R(lambda_1 + delta), "
+             "delta > 0", RIDGE.subs(lam, l1_), RIDGE.subs(lam, l1_ + dl_), relation="<", erratum=Erratum(
+                 "002-thm38-strict", SEED, "after eq (138)",
+                 "a strictly increasing function in lambda >= 0 for any theta in [0, pi/2]",
+                 "increasing, strictly only where cos(theta) != 0: at theta = pi/2 the limit risk is 1 for every lambda.",
+                 "lambda* = 0 remains optimal (not uniquely at theta = pi/2).",
+                 at={"theta": sp.pi / 2, "lambda_1": 0, "delta": 1})),
     )),
     Derivation("transfer.theorem39", "Fine-tuning (Theorem 3.9), transferabilities (11), (15), negative transfer",
                SEED, "eqs (11), (14), (15), (139)-(141), text after (11)",
                ("transfer.finetune_risk", "transfer.finetune_transferability", "transfer.linear_transferability",
                 "transfer.negative_transfer_region"), (
-        Step("(11): T_lt = E R_sc - lim_n E R_lt", SCRATCH.args[0][0] - sp.Limit(LINEAR_TRANSFER, n, sp.oo), T_LT_OVER),
+        Step("(11): T_lt = E R_sc - lim E R_lt", SCRATCH.args[0][0] - sp.Limit(LINEAR_TRANSFER, n, sp.oo), T_LT_OVER),
         Step("(15) from (14): T_ft = E R_sc - E R_ft, gamma < 1", SCRATCH.args[0][0] - FT_SEED_OVER,
              TFT_SEED.args[0][0]),
-        Step("(139)/(14) with sigma = 0: the fine-tuned network's risk equals (14) (c = 1 for every depth)",
-             check_fn=_numeric(_ft_noiseless, "evaluation on a grid of gamma, theta, L")),
-        Step("(139)/(14) with label noise", erratum=Erratum(
-            "002-thm39-depth", SEED, "eqs (139), (14), (15)",
-            "lim beta_ft = beta_sc + (I - P_row(X)) beta_s; E R_ft = E R_sc + (1-gamma)(1 - 2 cos theta)",
-            "beta_ft = X^+ y + c (I - P_row(X)) beta_s with c = ||beta_ft||^((L-1)/L): (I-P) W1 is frozen but the "
-            "readout product rescales. In the high-dimensional limit c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) "
-            "+ c^2 (1-gamma) and E R_ft = E R_sc + (1-gamma)(c^2 - 2c cos theta): c = 1 only without label noise; "
-            "with noise the risk depends on the depth L.",
-            "Confirmed on trained 2-layer networks (verify: the law fits >= 20x better than c = 1)."),
-             check_fn=_numeric(_ft_noise, "the seed's (14) vs the balanced rank-one law")),
+        Step("(139)/(14) with sigma = 0: the fine-tuned network's risk (the entry) equals (14) for every depth",
+             _ft_entry_risk, FT_SEED,
+             search=lambda: _grid(gamma=(0.5, 0.1, 0.9), theta=(1.0, 0.3, 2.5), sigma=(0.0,), depth=(2, 3, 10)),
+             rtol=1e-13, tol_source=("float64: c = 1 exactly at sigma = 0 (Newton from c0 = 1 has h(1) = 0), then "
+                                     "a sum of three terms of size <= 1/(1-gamma) <= 10: <= 8 roundings")),
+        Step("(139)/(14) with label noise: the fine-tuned network's risk (the entry) against (14)",
+             _ft_entry_risk, FT_SEED, erratum=Erratum(
+                 "002-thm39-depth", SEED, "eqs (139), (14), (15)",
+                 "lim beta_ft = beta_sc + (I - P_row(X)) beta_s; E R_ft = E R_sc + (1-gamma)(1 - 2 cos theta)",
+                 "beta_ft = X^+ y + c (I - P_row(X)) beta_s with c = ||beta_ft||^((L-1)/L): (I-P) W1 is frozen but the "
+                 "readout product rescales. In the high-dimensional limit c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) "
+                 "+ c^2 (1-gamma) and E R_ft = E R_sc + (1-gamma)(c^2 - 2c cos theta): c = 1 only without label noise; "
+                 "with noise the risk depends on the depth L.",
+                 "Confirmed on trained 2-layer networks (verify: the law fits >= 20x better than c = 1).",
+                 at={"gamma": 0.5, "theta": math.pi / 3, "sigma": 1.0, "depth": 2}),
+             rtol=1e-13, tol_source="float64 evaluation of the entry (<= 8 roundings of terms <= 10)"),
+        Step("fine-tuning scale: c read back from the entry T_ft solves c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) "
+             "+ c^2 (1-gamma)", _c_lhs(_c_from_tft), _c_rhs(_c_from_tft), search=lambda: _FT_POINTS,
+             rtol=1e-13, tol_source=("float64: Newton stops at |step| <= 4e-16 c; T_ft and c (cos theta <= 0: a sum "
+                                     "of positive terms) carry <= 1e-15 relative error, c^e with e <= 4 <= 5e-15")),
+        Step("fine-tuning scale: c read back from the entry E R_ft solves the same equation",
+             _c_lhs(_c_from_ft), _c_rhs(_c_from_ft), search=lambda: _FT_POINTS,
+             rtol=1e-12, tol_source=("float64: (E R_ft - E R_sc)/(1-gamma) >= c^2 >= 1 while E R_sc <= 4/(1-gamma)^2 "
+                                     "<= 100 on these points: <= 1e2 * 1e-15 relative in c^2, times e <= 4")),
         Step("gamma_pm solve T_lt = 0 (gamma < 1): gamma^2 - B gamma + cos^2 = 0",
              GAMMA_PM[0] ** 2 - Bq * GAMMA_PM[0] + sp.cos(th) ** 2, 0),
         Step("T_lt < 0 <=> gamma^2 - B gamma + cos^2 theta < 0 (times (1-gamma) > 0)",
              T_LT_OVER * (1 - g), g**2 - Bq * g + sp.cos(th) ** 2, domain={g: (0.05, 0.95)}),
+        Step("the entry's gamma_- is a sign change of T_lt (11)", _sign_change("overparameterized", 0), 0,
+             relation="<", search=lambda: _REGION_POINTS),
+        Step("the entry's gamma_+ is a sign change of T_lt (11)", _sign_change("overparameterized", 1), 0,
+             relation="<", search=lambda: _REGION_POINTS),
+        Step("T_lt < 0 inside the entry's interval (its midpoint)", _t_lt_mid, 0, relation="<",
+             search=lambda: _REGION_POINTS),
+        Step("the entry's underparameterized boundary is a sign change of T_lt (11)",
+             _sign_change("underparameterized_from", None), 0, relation="<", search=lambda: _REGION_POINTS),
         Step("stable form of (11), gamma < 1/2", TRANSFERABILITY_STABLE.args[0][0], T_LT_OVER),
         Step("stable form of (11), 1/2 <= gamma < 1", TRANSFERABILITY_STABLE.args[1][0], T_LT_OVER),
-        Step("stable form of (11), gamma > 1", TRANSFERABILITY_STABLE.args[2][0], T_LT_UNDER),
+        # gamma > 1: the stable form's branch is the seed's sigma^2/(gamma - 1) - sin^2 theta itself (no step)
         Step("fine-tuning risk as a sum of squares: E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c-cos)^2 + sin^2) + "
              "sigma^2 g/(1-g)", SCRATCH.args[0][0] + (1 - g) * (sp.Symbol("c") ** 2 - 2 * sp.Symbol("c") * sp.cos(th)),
              (1 - g) * ((sp.Symbol("c") - sp.cos(th)) ** 2 + sp.sin(th) ** 2) + s**2 * g / (1 - g)),
-        Step("the seed's interval (gamma_+, gamma_-)", erratum=Erratum(
-            "002-eq11-interval", SEED, "text after eq (11)", "gamma in (gamma_+, gamma_-), gamma_pm = [B pm sqrt(...)]/2",
-            "gamma_+ > gamma_-: the interval is (gamma_-, gamma_+).", ""),
-             check_fn=_numeric(_interval_order, "evaluation at theta = 1.2, sigma = 0.2")),
-        Step("the seed's theta range (arccos(1 - sigma), pi/2)", erratum=Erratum(
-            "002-eq11-theta", SEED, "text after eq (11)", "negative transfer when theta in (arccos(1 - sigma), pi/2)",
-            "T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
-            "pi/2 included (there gamma in (0, 1 - sigma^2)).", ""),
-             check_fn=_numeric(_theta_range, "evaluation at theta = pi/2")),
+        Step("the seed's interval (gamma_+, gamma_-) is non-empty: gamma_+ < gamma_-", GAMMA_PM[0], GAMMA_PM[1],
+             relation="<", erratum=Erratum(
+                 "002-eq11-interval", SEED, "text after eq (11)",
+                 "gamma in (gamma_+, gamma_-), gamma_pm = [B pm sqrt(...)]/2",
+                 "gamma_+ > gamma_-: the interval is (gamma_-, gamma_+).", "",
+                 at={"theta": sp.Rational(6, 5), "sigma": sp.Rational(1, 5)})),
+        Step("the seed's theta range (arccos(1 - sigma), pi/2): outside it T_lt >= 0 for gamma < 1",
+             T_LT_OVER, 0, relation=">=", erratum=Erratum(
+                 "002-eq11-theta", SEED, "text after eq (11)",
+                 "negative transfer when theta in (arccos(1 - sigma), pi/2)",
+                 "T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
+                 "pi/2 included (there gamma in (0, 1 - sigma^2)).",
+                 "Counterexample theta = 2 > pi/2, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - sin^2 2 < 0.",
+                 at={"gamma": sp.Rational(1, 2), "theta": 2, "sigma": sp.Rational(1, 5)})),
         Step("the discriminant B^2 - 4 cos^2 >= 0 <=> |cos theta| <= 1 - sigma (B > 0)",
              Bq**2 - 4 * sp.cos(th) ** 2, (1 + sp.cos(th) - s) * (1 - sp.cos(th) - s) * (1 + sp.cos(th) + s)
              * (1 - sp.cos(th) + s)),
         Step("sigma -> 0: gamma_+ -> 1", sp.Limit(GAMMA_PM[0], s, 0), 1, domain={th: (0.1, 1.5)}),
         Step("sigma -> 0: gamma_- -> cos^2 theta", sp.Limit(GAMMA_PM[1], s, 0), sp.cos(th) ** 2, domain={th: (0.1, 1.5)}),
         Step("underparameterized boundary: T_lt = 0 at gamma = 1 + sigma^2/sin^2 theta",
-             T_LT_UNDER.subs(g, 1 + s**2 / sp.sin(th) ** 2), 0, domain={s: (0.05, 2.0), th: (0.1, 3.0)}),
+             sp.Subs(T_LT_UNDER, g, 1 + s**2 / sp.sin(th) ** 2), 0, domain={s: (0.05, 2.0), th: (0.1, 3.0)}),
     )),
     Derivation("transfer.divergences", "KL divergence (28)-(31) and the Dudley-metric bound (22)-(25)", SEED,
                "App. B.1, eqs (22)-(31)", ("transfer.kl_divergence",), (
         Step("(28) -> (29): the integrand", erratum=Erratum(
             "002-eq29", SEED, "eq (29)", "[(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] = [g^2 - f^2 - 2yg + 2yf]",
-            "the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", ""),
+            "the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", "",
+            at={"y": 0, "f": 1, "g_x": 0, "sigma": 1}),
              lhs=(y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2), rhs=gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_),
         Step("(30): E_{y ~ N(f, sigma^2)} of (28)'s integrand = (f - g)^2/(2 sigma^2)",
              sp.Integral(((y_ - gg_) ** 2 - (y_ - f_) ** 2) / (2 * sig**2) * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2))
                          / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)), (f_ - gg_) ** 2 / (2 * sig**2),
              symbolic=False, points=4, domain={sig: (0.3, 2.0), f_: (-2.0, 2.0), gg_: (-2.0, 2.0)}),
+        Step("(31): the entry D_KL(||f-g||^2, sigma) against the defining integral int p_f log(p_f/p_g)",
+             lambda dist_sq, sigma: _entry("transfer.kl_divergence")(dist_sq=dist_sq, sigma=sigma),
+             lambda dist_sq, sigma: _kl_quad(dist_sq, sigma),
+             search=lambda: _grid(dist_sq=(1.0, 0.25, 9.0), sigma=(1.0, 0.5, 3.0)),
+             rtol=1e-13, tol_source="float64 entry (2 roundings) against 40-digit quadrature (error estimate < 1e-30)"),
         Step("(24): E_{y ~ N(f, sigma^2)} cos(y)/2 = e^(-sigma^2/2) cos(f)/2",
              sp.Integral(sp.cos(y_) / 2 * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2)) / sp.sqrt(2 * sp.pi * sig**2),
                          (y_, -sp.oo, sp.oo)), sp.exp(-sig**2 / 2) * sp.cos(f_) / 2, symbolic=False,
              domain={sig: (0.3, 2.0), f_: (-2.0, 2.0)}, points=2),
-        Step("(25): the lower bound by int (f^2 + g^2) p", erratum=Erratum(
-            "002-eq25", SEED, "eq (25)", "|e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p",
-            "cos z - cos x <= x^2 + z^2 bounds the difference from above, not below; with f = g the left side is 0. "
-            "Theorem 2.2's Dudley-metric claim needs another argument.", ""),
-             check_fn=_numeric(_dudley_25, "evaluation at f = g")),
+        Step("(25): |e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p, with constant f, g",
+             sp.Abs(sp.exp(-sig**2 / 2) / 2 * (sp.cos(f_) - sp.cos(gg_))), sp.exp(-sig**2 / 2) / 2 * (f_**2 + gg_**2),
+             relation=">=", erratum=Erratum(
+                 "002-eq25", SEED, "eq (25)", "|e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p",
+                 "cos z - cos x <= x^2 + z^2 bounds the difference from above, not below; with f = g the left side is 0. "
+                 "Theorem 2.2's Dudley-metric claim needs another argument.", "",
+                 at={"f": 1, "g_x": 1, "sigma": 1})),
     )),
     Derivation("transfer.relu_rkhs", "ReLU kernel (150) and RKHS projections (151)-(156)", SEED,
                "App. C, eqs (150)-(156)", ("transfer.relu_kernel", "transfer.rkhs_residual"), (
         Step("stable form equals (150)", RELU_K_STABLE, RELU_K, symbolic=False, domain={u: (-1.0, 1.0)}),
-        Step("k(1) = E relu(g)^2 = 1/2", RELU_K.subs(u, 1), sp.Rational(1, 2)),
-        Step("k(0) = (E relu(g))^2 = 1/(2 pi)", RELU_K.subs(u, 0), (1 / sp.sqrt(2 * sp.pi)) ** 2),
-        Step("k(-1) = 0 (w_j = -w_i: the ReLUs never fire together)", RELU_K.subs(u, -1), 0),
+        Step("k(1) = E relu(g)^2 = 1/2", sp.Subs(RELU_K, u, 1), sp.Integral(xg_**2 * PHI_, (xg_, 0, sp.oo))),
+        Step("k(0) = (E relu(g))^2 = 1/(2 pi)", sp.Subs(RELU_K, u, 0), sp.Integral(xg_ * PHI_, (xg_, 0, sp.oo)) ** 2),
+        Step("k(-1) = E relu(g) relu(-g) = 0 (w_j = -w_i: the ReLUs never fire together)", sp.Subs(RELU_K, u, -1), 0),
+        Step("(150) against the defining expectation E relu(w_i.x) relu(w_j.x) (angular quadrature)",
+             lambda u: _entry("transfer.relu_kernel")(u=u), lambda u: _relu_kernel_quad(u),
+             search=lambda: [{"u": x} for x in (0.0, 0.5, -0.5, 0.9, -0.9, -0.999999, 1.0, -1.0)],
+             rtol=1e-13, tol_source="float64 kernel (a few ulps, series remainder < 1e-20) against 40-digit quadrature"),
         Step("(155): (1/m*) c*^T Kt^T K^-1 Kt c* = b^T G^-1 b, b = H c*/m* (m = m* = 2)",
              ((cs_.T * Kt_.T * K_.inv() * Kt_ * cs_) / ms_)[0], (bvec_.T * Gs.inv() * bvec_)[0],
              domain={sp.Symbol("G_00", real=True): (2.0, 3.0), sp.Symbol("G_11", real=True): (2.0, 3.0),
                      sp.Symbol("G_01", real=True): (-0.5, 0.5)}),
+        Step("(156): the entry's ||P_perp f*||^2 <= ||f* - sum_j a_j k(w_j, .)||^2 at the least-squares a "
+             "(the projection is the minimum)", _rkhs_entry, _rkhs_lstsq, relation="<=", search=_rkhs_points,
+             tol=1e-12, tol_source=("float64 eigen-solution of a Gram matrix with cond < 1e4 and entries <= 1/2: "
+                                    "<= 1e4 * 1e-16 * ||f*||^2 (<= 10 here)")),
+        Step("(156): ||P_perp f*||^2 >= 0 (a squared norm) at the entry's output", _rkhs_entry, 0, relation=">=",
+             search=_rkhs_points),
     )),
 )
