@@ -54,6 +54,7 @@ class Family:
         found = getattr(module, "CHECKS", None)
         if found is None:
             raise PaperError(f"paper {self.paper.name}: family {self.name}: module {self.spec.checks} has no CHECKS")
+        _own(self.paper, self.spec, "check", [(c.name, c.entries) for c in found])
         return tuple(found)
 
 
@@ -235,7 +236,18 @@ def _load(paper: Paper, spec: FamilySpec) -> Family:
         if e.id in seen:
             raise PaperError(f"paper {paper.name}: family {spec.name}: entry ID {e.id} is declared twice")
         seen.add(e.id)
-    return Family(paper, spec, entries, tuple(getattr(module, "DERIVATIONS", ())))
+    derivs = tuple(getattr(module, "DERIVATIONS", ()))
+    _own(paper, spec, "derivation", [(d.key, d.entries) for d in derivs])
+    return Family(paper, spec, entries, derivs)
+
+
+def _own(paper: Paper, spec: FamilySpec, what: str, items: list[tuple[str, Iterable[str]]]) -> None:
+    """A family's derivations and checks concern its own entries (so selecting a family finds all of them)."""
+    for name, ids in items:
+        foreign = [i for i in ids if not i.startswith(f"{spec.name}.")]
+        if foreign:
+            raise PaperError(f"paper {paper.name}: family {spec.name}: {what} {name!r} names entries of another "
+                             f"family ({', '.join(foreign)}); it belongs to that family")
 
 
 def papers() -> tuple[Paper, ...]:

@@ -97,7 +97,7 @@ def cmd_show(args) -> int:
         default = f" (default {p.default})" if p.has_default else ""
         print(f"  {p.name:10s} {p.domain}{default}" + (f" -- {p.doc}" if p.doc else ""))
     print(f"value: {e.value_doc}\n\n{e.doc}\n")
-    derivs = [d for d in catalogue.derivations() if e.id in d.entries]
+    derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
     if not derivs:
         print("derivation: none recorded")
     for d in derivs:
@@ -137,13 +137,14 @@ def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple
     return unexpected, records
 
 
-def _derivations_for(ids: set[str]) -> list[Derivation]:
-    return [d for d in catalogue.derivations() if set(d.entries) & ids]
+def _derivations_for(ids: set[str], fams: Sequence[str]) -> list[Derivation]:
+    """The derivations of these entries (a family's derivations name only its own entries)."""
+    return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids]
 
 
 def cmd_check(args) -> int:
-    ids, _ = catalogue.select(args.select)
-    derivs = _derivations_for(ids)
+    ids, fams = catalogue.select(args.select)
+    derivs = _derivations_for(ids, fams)
     unexpected, records = _run_derivations(derivs)
     held = [r for r in records if r["status"] == "holds"]
     by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
@@ -186,7 +187,7 @@ def cmd_verify(args) -> int:
         raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
     t0 = time.time()
     print(f"theorylab verify: profile {args.profile}, device {args.device}, families {', '.join(fams)}")
-    unexpected, steps = _run_derivations(_derivations_for(ids), quiet=not args.verbose)
+    unexpected, steps = _run_derivations(_derivations_for(ids, fams), quiet=not args.verbose)
     print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
     ctx = Context(profile=args.profile, device=_device(args.device), seed=args.seed,
                   progress=sys.stderr.isatty())  # bars on a terminal, clean logs in CI
@@ -255,10 +256,10 @@ def _device(choice: str) -> str:
 def cmd_latex(args) -> int:
     from .latex import document
 
-    ids, _ = catalogue.select(args.select)
-    chosen = [e for e in catalogue.entries() if e.id in ids]
+    ids, fams = catalogue.select(args.select)
+    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     statuses, counterexamples, errata = {}, {}, []
-    for d in _derivations_for(ids):
+    for d in _derivations_for(ids, fams):
         results = d.check()
         bad = sum(not r.ok for r in results)
         text = f"{len(results)} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
@@ -301,7 +302,7 @@ def cmd_mutate(args) -> int:
     from . import mutate
 
     ids, fams = catalogue.select(args.select)
-    chosen = [e for e in catalogue.entries() if e.id in ids]
+    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     layers = tuple(args.layers.split(",")) if args.layers else mutate.LAYERS
     bad = [x for x in layers if x not in mutate.LAYERS]
     if bad:
