@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Step, claim
+from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Entry, Source
 from theorylab.params import matrix, vector
 
@@ -29,6 +29,61 @@ def _mp_norms(A, axis):
     with mpmath.workdps(40):
         rows = A.T if axis == 0 else A
         return [mpmath.sqrt(sum(mpmath.mpf(float(x)) ** 2 for x in r)) for r in rows]
+
+
+def _inf_over_z(sq):
+    """inf_{z>0} z^2 + sq/z^2 for sq = ||b||_2^2 >= 0 (an mpf), by golden-section search over t = log z.
+
+    The function e^{2t} + sq e^{-2t} is convex in t, so golden section on [-800, 800] (every float64
+    magnitude of ||b||) converges to its minimum; stopped at a bracket of 1e-12 in t, where the value is
+    within 2e-24 relative of the infimum. sq = 0: the infimum of z^2 is 0, approached as z -> 0 (not attained).
+    No closed form of the minimizer is used.
+    """
+    if sq == 0:
+        return mpmath.mpf(0)
+    f = lambda t: mpmath.exp(2 * t) + sq * mpmath.exp(-2 * t)  # noqa: E731
+    r = (mpmath.sqrt(5) - 1) / 2
+    a, b = mpmath.mpf(-800), mpmath.mpf(800)
+    c, d = b - r * (b - a), a + r * (b - a)
+    fc, fd = f(c), f(d)
+    while b - a > mpmath.mpf(10) ** -12:
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - r * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + r * (b - a)
+            fd = f(d)
+    return min(fc, fd)
+
+
+def _per_vector_min(A, axis):
+    """sum over the vectors along `axis` of the defining infimum (28), each solved numerically (40 digits)."""
+    with mpmath.workdps(40):
+        rows = np.asarray(A).T if axis == 0 else np.asarray(A)
+        return float(sum(_inf_over_z(sum(mpmath.mpf(float(x)) ** 2 for x in r)) for r in rows))
+
+
+def _unit_reference(b):
+    """inf_{z>0} z^2 + ||b||^2/z^2 solved numerically: golden section over log z at 40 digits (eq 28)."""
+    return _per_vector_min(np.asarray(b)[None, :], 1)
+
+
+def _norm_reference(beta):
+    """sum_d ||beta_{:,d}||_2 from the definition in 40-digit arithmetic (sum of squares, square root; no scaling)."""
+    return float(sum(_mp_norms(beta, 0)))
+
+
+def _min_param_norm_reference(beta):
+    """sum_d inf_{z>0} z^2 + ||beta_d||^2/z^2: the per-dimension problem (27)-(28) solved numerically
+    (golden section over log z, 40 digits), not its closed-form minimum (29)-(30)."""
+    return _per_vector_min(beta, 0)
+
+
+def _relu_min_param_norm_reference(m):
+    """sum_h inf_{z>0} z^2 + ||m_h||^2/z^2: the per-unit problem (33)-(34) solved numerically (golden section)."""
+    return _per_vector_min(m, 1)
 
 
 def _strategy(rows: str, cols: str, name: str):
@@ -57,7 +112,7 @@ unit = Entry(
         "attained at z^2 = ||b|| for b != 0; for b = 0 it is 0 and not attained (z -> 0).",
     params=(b_p,), lhs=r"\inf_{z>0}\, z^2 + \frac{\|b\|_2^2}{z^2}", display=r"2\|b\|_2",
     compute=lambda b: 2 * float(norms(b[None, :], 1)[0]),
-    reference=lambda b: float(2 * _mp_norms(b[None, :], 1)[0]),
+    reference=_unit_reference,
     strategy_fn=lambda: __import__("hypothesis.extra.numpy", fromlist=["arrays"]).arrays(
         np.float64, __import__("hypothesis.strategies", fromlist=["integers"]).integers(1, 5),
         elements=__import__("hypothesis.strategies", fromlist=["floats"]).floats(-1e150, 1e150, allow_subnormal=False)
@@ -67,7 +122,7 @@ norm = Entry(
     doc="Sum over input dimensions (columns) of the Euclidean norm across tasks (rows).",
     params=(beta_p,), lhs=r"\|\beta\|_{1,2}", display=r"\sum_{d=1}^{D} \|\beta_{:,d}\|_2",
     compute=lambda beta: float(np.sum(norms(beta, 0))),
-    reference=lambda beta: float(sum(_mp_norms(beta, 0))), strategy_fn=_strategy("O", "D", "beta"))
+    reference=_norm_reference, strategy_fn=_strategy("O", "D", "beta"))
 min_param_norm = Entry(
     id="l12.min_param_norm", title="Minimum parameter norm (26) of a multi-task diagonal network realizing beta",
     source=Source(SEED, "eqs (25)-(30)"),
@@ -75,67 +130,178 @@ min_param_norm = Entry(
          "direct numerical minimization over network weights (verify)."),
     params=(beta_p,), lhs=r"\min_{w:\ \beta(w) = \beta} \|w\|_2^2", display=r"2\|\beta\|_{1,2}",
     compute=lambda beta: 2 * float(np.sum(norms(beta, 0))),
-    reference=lambda beta: float(2 * sum(_mp_norms(beta, 0))), strategy_fn=_strategy("O", "D", "beta"))
+    reference=_min_param_norm_reference, strategy_fn=_strategy("O", "D", "beta"))
 relu_min_param_norm = Entry(
     id="l12.relu_min_param_norm", title="Minimum parameter norm of a multi-task ReLU network realizing the m_h",
     source=Source(SEED, "eqs (31)-(35)"),
     doc="min sum_h ||w_h^(1)||^2 + ||w_h^(2)||^2 over networks with m_h = w_h^(2) ||w_h^(1)||: 2 sum_h ||m_h||_2.",
     params=(m_p,), lhs=r"\min \sum_h \|w_h^{(1)}\|^2 + \|w_h^{(2)}\|^2", display=r"2\sum_{h=1}^{H}\|m_h\|_2",
     compute=lambda m: 2 * float(np.sum(norms(m, 1))),
-    reference=lambda m: float(2 * sum(_mp_norms(m, 1))), strategy_fn=_strategy("H", "O", "m"))
+    reference=_relu_min_param_norm_reference, strategy_fn=_strategy("H", "O", "m"))
 
 ENTRIES = (unit, norm, min_param_norm, relu_min_param_norm)
 
 # -- derivation (26)-(30), (33)-(35) -------------------------------------------------------------------
+EPS = float(np.finfo(float).eps)
 z = sp.Symbol("z", positive=True)
 Bn = sp.Symbol("B", positive=True)  # ||beta_d||_2 (or ||m_h||_2)
 b1, b2 = sp.symbols("beta_1 beta_2", real=True)
+m1, m2 = sp.symbols("m_1 m_2", real=True)
+v1, v2, v3 = sp.symbols("v_1:4", real=True)  # a direction of w_h^(1), normalized below
 P = z**2 + Bn**2 / z**2
 
 
-def _both_branches():
-    # beta = 1 (O = D = 1) realized by w+ = (1/sqrt2, 1/sqrt2) and w- = (1/sqrt2, -1/sqrt2):
-    # beta = w+2 w+1 - w-2 w-1 = 1/2 + 1/2 = 1 and (26) = 2 = 2|beta|, the minimum, with no branch zero
-    r = 1 / math.sqrt(2)
-    beta = r * r - (-r) * r
-    cost = 4 * r * r
-    return False, (f"beta = {beta:.12g} (O = D = 1): w+ = (1/sqrt2, 1/sqrt2), w- = (1/sqrt2, -1/sqrt2) give (26) = "
-                   f"{cost:.12g} = 2|beta|, a minimum with both branches non-zero")
+def _mp(x):
+    return mpmath.mpf(float(x))
 
 
-def _lower_bound():
-    # P_d = sum over branches of a^2 + ||c||^2 >= 2 ||a c|| (AM-GM) and ||a+ c+|| + ||a- c-|| >= ||beta_d||
-    rng = np.random.default_rng(0)
-    worst = np.inf
-    for _ in range(2000):
-        a_p, a_m = rng.normal(size=2)
-        c_p, c_m = rng.normal(size=(2, 3))
-        beta = a_p * c_p - a_m * c_m
-        cost = a_p**2 + c_p @ c_p + a_m**2 + c_m @ c_m
-        worst = min(worst, cost - 2 * np.linalg.norm(beta))
-    return worst >= -1e-12, f"min over 2000 random realizations of (26) - 2||beta_d|| = {worst:.3g} (>= 0)"
+def _diag_cost(a_p, a_m, c_p, c_m):
+    """(26) at the realization (w+^(1), w-^(1), w+^(2), w-^(2)), exactly (40 digits) on the float weights"""
+    with mpmath.workdps(40):
+        return sum(_mp(x) ** 2 for arr in (a_p, a_m, c_p, c_m) for x in np.ravel(arr))
 
+
+def _diag_beta(a_p, a_m, c_p, c_m):
+    """(25): beta_{o,d} = w+^(2)_{o,d} w+^(1)_d - w-^(2)_{o,d} w-^(1)_d (float64)."""
+    return np.asarray(c_p) * np.asarray(a_p)[None, :] - np.asarray(c_m) * np.asarray(a_m)[None, :]
+
+
+def _mpn_of_realization(a_p, a_m, c_p, c_m):
+    """min_param_norm(beta(w)): the entry at the predictor the realization computes"""
+    return min_param_norm(beta=_diag_beta(a_p, a_m, c_p, c_m))
+
+
+def _both_branches_cost(a_p, a_m, c_p, c_m):
+    """(26) at a realization whose + and - weights of every dimension are both non-zero"""
+    for arr in (a_p, a_m, c_p, c_m):
+        if not np.all(np.any(np.atleast_2d(arr) != 0, axis=0)):
+            raise ValueError("a branch of some dimension is zero: not a point of the statement")
+    return _diag_cost(a_p, a_m, c_p, c_m)
+
+
+def _realizations():
+    """Realizations of (25): simple integer ones first (one branch, both branches, a balanced one), then
+    random ones (seeded, O, D <= 4) and balanced ones z_d^2 = ||beta_d|| (where the bound is tight)."""
+    yield {"a_p": np.array([1.0]), "a_m": np.array([0.0]), "c_p": np.array([[1.0]]), "c_m": np.array([[0.0]])}
+    yield {"a_p": np.array([2.0]), "a_m": np.array([1.0]), "c_p": np.array([[1.0]]), "c_m": np.array([[3.0]])}
+    yield {"a_p": np.array([1.0, 2.0]), "a_m": np.array([0.0, 0.0]), "c_p": np.array([[1.0, 2.0], [0.0, 0.0]]),
+           "c_m": np.zeros((2, 2))}
+    rng = np.random.default_rng(2612)
+    for O, D in ((1, 1), (1, 3), (2, 2), (3, 2), (4, 4), (2, 3), (3, 4)):
+        yield {"a_p": rng.normal(size=D), "a_m": rng.normal(size=D), "c_p": rng.normal(size=(O, D)),
+               "c_m": rng.normal(size=(O, D))}
+        beta = rng.normal(size=(O, D))
+        zz = np.sqrt(np.linalg.norm(beta, axis=0))
+        yield {"a_p": zz, "a_m": np.zeros(D), "c_p": beta / zz, "c_m": np.zeros((O, D))}
+
+
+def _relu_cost(w1, w2):
+    """sum_h ||w_h^(1)||^2 + ||w_h^(2)||^2 (the ReLU network's parameter norm), exactly on the float weights"""
+    with mpmath.workdps(40):
+        return sum(_mp(x) ** 2 for arr in (w1, w2) for x in np.ravel(arr))
+
+
+def _relu_mpn_of_realization(w1, w2):
+    """relu_min_param_norm(m) at m_h = w_h^(2) ||w_h^(1)|| (32)"""
+    m = np.asarray(w2) * np.linalg.norm(np.asarray(w1), axis=1)[:, None]
+    return relu_min_param_norm(m=m)
+
+
+def _relu_realizations():
+    """ReLU units (rows of w1 in R^3, rows of w2 in R^O): random ones and balanced ones ||w1_h||^2 = ||m_h||."""
+    rng = np.random.default_rng(3535)
+    yield {"w1": np.array([[1.0, 0.0, 0.0]]), "w2": np.array([[1.0]])}
+    for H, O in ((1, 1), (2, 3), (3, 2), (4, 4)):
+        yield {"w1": rng.normal(size=(H, 3)), "w2": rng.normal(size=(H, O))}
+        m = rng.normal(size=(H, O))
+        u = rng.normal(size=(H, 3))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        zz = np.sqrt(np.linalg.norm(m, axis=1))
+        yield {"w1": u * zz[:, None], "w2": m / zz[:, None]}
+
+
+def _matrices():
+    """beta (O x D) and b vectors for the value steps: simple integer ones, then random ones (seeded)."""
+    yield {"beta": np.array([[1.0]])}
+    yield {"beta": np.array([[3.0, 0.0], [4.0, 0.0]])}
+    rng = np.random.default_rng(77)
+    for O, D in ((1, 4), (2, 3), (4, 2), (3, 3)):
+        yield {"beta": rng.normal(size=(O, D)) * 10.0 ** rng.integers(-3, 4, size=D)}
+
+
+def _unit_points():
+    """(b, z) pairs: z around and far from the minimizer."""
+    rng = np.random.default_rng(29)
+    for b in (np.array([1.0]), np.array([3.0, 4.0]), rng.normal(size=3), 1e3 * rng.normal(size=2)):
+        for zv in (1e-3, 0.1, 0.5, 1.0, 2.0, 10.0, 1e3, float(np.sqrt(np.linalg.norm(b)))):
+            yield {"b": b, "z": zv}
+
+
+def _unit_value(b, z):
+    """unit(b): the entry's value of inf_{z>0} z^2 + ||b||^2/z^2"""
+    return unit(b=b)
+
+
+def _unit_objective(b, z):
+    """z^2 + ||b||^2/z^2 at the given z > 0 (40 digits)"""
+    with mpmath.workdps(40):
+        return _mp(z) ** 2 + sum(_mp(x) ** 2 for x in b) / _mp(z) ** 2
+
+
+# The entries' float64 rounding, the margin of the steps that compare an entry with an exact evaluation:
+# a scaled column norm errs by <= (O + 2) eps, a sum of D of them by D eps more, O, D <= 4 at the search points
+ENTRY_RTOL = 12 * EPS
+ENTRY_RTOL_SOURCE = ("float64 rounding of the entry: a scaled Euclidean norm of O <= 4 entries to (O + 2) eps, a sum "
+                     "of D <= 4 of them to D eps more (Higham, ch. 3), and beta(w) formed in float64 (eps/2 per entry)")
 
 DERIVATIONS = (
     Derivation("l12.reduction", "The l1,2 reduction of multi-task diagonal and ReLU networks", SEED,
                "App. B, eqs (26)-(35)", ("l12.unit", "l12.norm", "l12.min_param_norm", "l12.relu_min_param_norm"), (
-        Step("'in the minimum-norm solution either all + or all - weights of a dimension are zero'", erratum=Erratum(
-            "000-B-branches", SEED, "text before eq (27)",
-            "in the minimum parameter norm solution, for a given input dimension d, either all its + weights or all "
-            "its - weights will be zero",
-            "the minimum value 2||beta_d|| is also attained with both branches non-zero when w+^(2) w+^(1) and "
-            "-w-^(2) w-^(1) point the same way; the reduction to one branch is a choice (WLOG), not a property "
-            "of every minimizer", "The minimum value (30) is unaffected."),
-             check_fn=claim(_both_branches, "explicit realization at beta = 1")),
-        Step("both branches cost at least 2||beta_d|| (AM-GM and the triangle inequality)",
-             check_fn=claim(_lower_bound, "2000 random realizations (O = 3)")),
+        Step("'in the minimum-norm solution either all + or all - weights of a dimension are zero': every "
+             "realization with both branches non-zero costs more than the minimum",
+             _both_branches_cost, _mpn_of_realization, relation=">", erratum=Erratum(
+                 "000-B-branches", SEED, "text before eq (27)",
+                 "in the minimum parameter norm solution, for a given input dimension d, either all its + weights or "
+                 "all its - weights will be zero",
+                 "the minimum value 2||beta_d|| is also attained with both branches non-zero when w+^(2) w+^(1) and "
+                 "-w-^(2) w-^(1) point the same way (w+ = (1, 1), w- = (1, -1) realize beta = 2 at cost 4 = 2|beta|); "
+                 "the reduction to one branch is a choice (WLOG), not a property of every minimizer",
+                 "The minimum value (30) is unaffected.",
+                 at={"a_p": np.array([1.0]), "a_m": np.array([1.0]), "c_p": np.array([[1.0]]),
+                     "c_m": np.array([[-1.0]])})),
+        Step("both branches cost at least 2||beta_d||: (26) at any realization w >= min_param_norm(beta(w))",
+             _diag_cost, _mpn_of_realization, relation=">=", search=_realizations, rtol=ENTRY_RTOL,
+             tol_source=ENTRY_RTOL_SOURCE,
+             why="a^2 + ||c||^2 >= 2||a c|| (AM-GM) per branch and ||a+ c+|| + ||a- c-|| >= ||beta_d|| (triangle)"),
         Step("(28): w^(2)_{o,d} = beta_{o,d}/z gives z^2 + ||beta_d||^2/z^2",
              z**2 + (b1 / z) ** 2 + (b2 / z) ** 2, z**2 + (b1**2 + b2**2) / z**2, "O = 2"),
-        Step("(29): the derivative vanishes at z^2 = ||beta_d||", sp.diff(P, z).subs(z, sp.sqrt(Bn)), 0),
+        Step("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",
+             sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), 0),
         Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", P - 2 * Bn, (z - Bn / z) ** 2),
-        Step("(30): the value at z^2 = ||beta_d|| is 2||beta_d||", P.subs(z, sp.sqrt(Bn)), 2 * Bn),
+        Step("(30): the value of (28) at z^2 = ||beta_d|| is 2||beta_d||", sp.Subs(P, z, sp.sqrt(Bn)), 2 * Bn,
+             premises=("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",)),
         Step("beta_d = 0: the infimum 0 is approached as z -> 0, not attained", sp.Limit(z**2, z, 0, "+"), 0),
-        Step("(33)-(35): the same problem per ReLU unit, z_h^2 = ||m_h||",
-             (z**2 + Bn**2 / z**2).subs(z, sp.sqrt(Bn)), 2 * Bn, "||w_h^(1)|| = z, w_h^(2) = m_h/z"),
+        Step("l12.unit is below (28) at every z > 0", _unit_value, _unit_objective, relation="<=",
+             search=_unit_points, rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE),
+        Step("l12.unit equals the infimum of (28) over z > 0 solved directly (golden section over log z, 40 digits)",
+             lambda b: unit(b=b), _unit_reference, search=lambda: ({"b": p["b"]} for p in _unit_points()),
+             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative"),
+        Step("(30): min_param_norm(beta) equals the sum over d of (28) minimized directly over z_d",
+             lambda beta: min_param_norm(beta=beta), _min_param_norm_reference, search=_matrices,
+             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative"),
+        Step("(30): the right-hand side is the l1,2 norm: min_param_norm(beta) = 2 ||beta||_{1,2}",
+             lambda beta: min_param_norm(beta=beta), lambda beta: 2 * norm(beta=beta), search=_matrices,
+             rtol=2 * ENTRY_RTOL, tol_source="both entries' float64 rounding: " + ENTRY_RTOL_SOURCE),
+        Step("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs z^2 + ||m_h||^2/z^2 (32)",
+             sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
+             z**2 + (m1**2 + m2**2) / z**2, "O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "
+             "(w^(1), w^(2)) -> (c w^(1), w^(2)/c) keeps the function"),
+        Step("(34)-(35): the ReLU network's parameter norm at any realization >= relu_min_param_norm(m)",
+             _relu_cost, _relu_mpn_of_realization, relation=">=", search=_relu_realizations, rtol=ENTRY_RTOL,
+             tol_source=ENTRY_RTOL_SOURCE),
+        Step("(35): relu_min_param_norm(m) equals the sum over units of (33) minimized directly over z_h",
+             lambda m: relu_min_param_norm(m=m), _relu_min_param_norm_reference,
+             search=lambda: ({"m": p["beta"].T} for p in _matrices()),
+             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative"),
     )),
 )

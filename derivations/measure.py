@@ -51,32 +51,68 @@ def cka(X, Y):
     return _fro2(Xc.T @ Yc) / np.sqrt(_fro2(Xc.T @ Xc) * _fro2(Yc.T @ Yc))
 
 
-# -- exact references in rational arithmetic (float inputs are exact rationals) ---------------------------
+# -- independent references ------------------------------------------------------------------------------
 def _exact_centered(X):
+    """Columns centered in exact rational arithmetic (float inputs are exact rationals)."""
     rows = [[Fraction(float(v)) for v in r] for r in np.asarray(X)]
     n = len(rows)
     means = [sum(col) / n for col in zip(*rows)]
     return [[v - mu for v, mu in zip(r, means)] for r in rows]
 
 
-def _tr_prod(A, B):  # ||A^T B||_F^2 for lists of rows
-    cols_a, cols_b = list(zip(*A)), list(zip(*B))
-    return sum(sum(x * y for x, y in zip(ca, cb)) ** 2 for ca in cols_a for cb in cols_b)
+def _pr_reference(X):
+    """PR from its definition in App. G: (sum_i lambda_i)^2 / sum_i lambda_i^2 with lambda_i the eigenvalues of
+    C_X = X^T X / n (centered X), computed by mpmath's symmetric eigensolver at 60 digits on the exactly
+    centered data -- not the trace formula the kernel uses."""
+    import mpmath as mp
 
-
-def _exact(kind, X, Y=None):
     Xc = _exact_centered(X)
-    fx = sum(v * v for r in Xc for v in r)
-    gx = _tr_prod(Xc, Xc)
-    if kind == "pr":
-        return float(fx * fx / gx)
-    Yc = _exact_centered(Y)
-    fy = sum(v * v for r in Yc for v in r)
-    gy = _tr_prod(Yc, Yc)
-    xy = _tr_prod(Xc, Yc)
-    if kind == "ensd":
-        return float(xy * fx * fy / (gx * gy))
-    return float(sp.sqrt(sp.Rational(xy) ** 2 / (sp.Rational(gx) * sp.Rational(gy))).evalf(30))
+    n, p = len(Xc), len(Xc[0])
+    with mp.workdps(60):
+        C = mp.matrix(p, p)
+        for a in range(p):
+            for b in range(p):
+                cab = sum(r[a] * r[b] for r in Xc) / n  # exact
+                C[a, b] = mp.mpf(cab.numerator) / cab.denominator
+        lam = mp.eigsy(C, eigvals_only=True)
+        lam = [lam[i] for i in range(p)]
+        return float(sum(lam) ** 2 / sum(v * v for v in lam))
+
+
+def _gram_centered(X):
+    """K~ = H X X^T H (n x n) with H = I - 11^T/n, in exact rational arithmetic from the raw (uncentered) data."""
+    rows = [[Fraction(float(v)) for v in r] for r in np.asarray(X)]
+    n = len(rows)
+    K = [[sum(a * b for a, b in zip(ri, rj)) for rj in rows] for ri in rows]
+    rmean = [sum(K[i]) / n for i in range(n)]
+    tmean = sum(rmean) / n
+    return [[K[i][j] - rmean[i] - rmean[j] + tmean for j in range(n)] for i in range(n)]
+
+
+def _tr_prod(A, B):
+    """tr(A B) for symmetric n x n lists of rows."""
+    return sum(a * b for ra, rb in zip(A, B) for a, b in zip(ra, rb))
+
+
+def _ensd_reference(X, Y):
+    """ENSD via n x n centered Gram matrices K~ = H X X^T H, L~ = H Y Y^T H in exact rational arithmetic:
+    tr(K~ L~) tr(K~) tr(L~) / (tr(K~^2) tr(L~^2)) -- the seed's p x p traces moved to sample space by the trace's
+    cyclicity, and the centering applied to the Gram matrices, not to the data."""
+    K, L = _gram_centered(X), _gram_centered(Y)
+    trK, trL = sum(K[i][i] for i in range(len(K))), sum(L[i][i] for i in range(len(L)))
+    return float(_tr_prod(K, L) * trK * trL / (_tr_prod(K, K) * _tr_prod(L, L)))
+
+
+def _cka_reference(X, Y):
+    """Linear CKA as Kornblith et al. (2019) define it: HSIC(K, L) / sqrt(HSIC(K, K) HSIC(L, L)) with K = X X^T,
+    L = Y Y^T and HSIC(K, L) = tr(K H L H)/(n-1)^2, in exact rational arithmetic; the square root at 40 digits."""
+    import mpmath as mp
+
+    K, L = _gram_centered(X), _gram_centered(Y)  # H K H; tr(K H L H) = tr(HKH HLH) since H^2 = H
+    num, den = _tr_prod(K, L), _tr_prod(K, K) * _tr_prod(L, L)
+    with mp.workdps(40):
+        return float(mp.mpf(num.numerator) / num.denominator
+                     / mp.sqrt(mp.mpf(den.numerator) / den.denominator))
 
 
 def _nonconstant(name):
@@ -126,7 +162,7 @@ pr = Entry(
     doc=("PR(X) = tr(C)^2/tr(C^2), C = X^T X/n with centered columns; between 1 and rank(X) <= p. Exact for integer "
          "data; otherwise accurate to the conditioning of the centering."),
     params=(X_p,), lhs=r"\mathrm{PR}(X)", display=r"\frac{\mathrm{tr}(X^TX)^2}{\mathrm{tr}(X^TXX^TX)}",
-    compute=participation_ratio, reference=lambda X: _exact("pr", X),
+    compute=participation_ratio, reference=_pr_reference,
     constraints=(_nonconstant("X"),), strategy_fn=_data_strategy(False))
 ensd_entry = Entry(
     id="measure.ensd", title="Effective number of shared dimensions", source=Source(SEED, "App. G"),
@@ -134,14 +170,14 @@ ensd_entry = Entry(
          "X is n x p and Y n x q (the seed writes n x p for both; any q works)."),
     params=(X_p, Y_p), lhs=r"\mathrm{ENSD}(X, Y)",
     display=r"\frac{\mathrm{tr}(Y^TXX^TY)\,\mathrm{tr}(X^TX)\,\mathrm{tr}(Y^TY)}{\mathrm{tr}(X^TXX^TX)\,\mathrm{tr}(Y^TYY^TY)}",
-    compute=ensd, reference=lambda X, Y: _exact("ensd", X, Y),
+    compute=ensd, reference=_ensd_reference,
     constraints=(Constraint(_same_n, "X and Y have the same rows"), _nonconstant("X"), _nonconstant("Y")),
     strategy_fn=_data_strategy(True))
 cka_entry = Entry(
     id="measure.cka", title="Linear centered kernel alignment", source=Source(SEED, "App. G"),
     doc="CKA(X, Y) = ||X^T Y||_F^2 / (||X^T X||_F ||Y^T Y||_F), columns centered; ENSD = CKA sqrt(PR(X) PR(Y)).",
     params=(X_p, Y_p), lhs=r"\mathrm{CKA}(X, Y)", display=r"\frac{\|X^TY\|_F^2}{\|X^TX\|_F\,\|Y^TY\|_F}",
-    compute=cka, reference=lambda X, Y: _exact("cka", X, Y),
+    compute=cka, reference=_cka_reference,
     constraints=(Constraint(_same_n, "X and Y have the same rows"), _nonconstant("X"), _nonconstant("Y")),
     strategy_fn=_data_strategy(True))
 ENTRIES = (pr, ensd_entry, cka_entry)
@@ -159,6 +195,52 @@ PR_X = _tr(Xs.T * Xs) ** 2 / _tr(Xs.T * Xs * Xs.T * Xs)
 PR_Y = _tr(Ys.T * Ys) ** 2 / _tr(Ys.T * Ys * Ys.T * Ys)
 ENSD_S = _tr(Ys.T * Xs * Xs.T * Ys) * _tr(Xs.T * Xs) * _tr(Ys.T * Ys) / (_tr(Xs.T * Xs * Xs.T * Xs) * _tr(Ys.T * Ys * Ys.T * Ys))
 CKA_S = _tr(Ys.T * Xs * Xs.T * Ys) / sp.sqrt(_tr(Xs.T * Xs * Xs.T * Xs) * _tr(Ys.T * Ys * Ys.T * Ys))
+EPS = float(np.finfo(float).eps)
+
+
+def _data_points():
+    """(X, Y) pairs with n <= 8 rows, p, q <= 4 columns: small integer ones first, then random data (seeded),
+    including nearly collinear columns and Y sharing X's units (the seed's example)."""
+    yield {"X": np.array([[1.0], [-1.0]]), "Y": np.array([[2.0], [0.0]])}
+    yield {"X": np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]), "Y": np.array([[1.0], [2.0], [3.0]])}
+    rng = np.random.default_rng(1701)
+    for n, p, q in ((4, 2, 2), (8, 4, 4), (5, 3, 1), (8, 4, 2), (6, 1, 3), (7, 4, 4)):
+        X = rng.integers(-100, 101, size=(n, p)).astype(float)
+        yield {"X": X, "Y": rng.integers(-100, 101, size=(n, q)).astype(float)}
+        Xr = rng.normal(size=(n, p)) * 10.0 ** rng.integers(-3, 4, size=p)
+        yield {"X": Xr, "Y": Xr[:, :q] + 1e-3 * rng.normal(size=(n, q))}
+
+
+# float64 rounding of the entries (n <= 8, p, q <= 4 at the search points; Higham ch. 3): a Frobenius sum of
+# N positive terms errs by <= N eps relative; a Gram entry G_ab by <= n eps sqrt(G_aa G_bb), so ||G||_F^2 by
+# <= 2 n p eps relative (||G||_F^2 >= tr(G)^2 / p); the scaling by max|Xc| adds eps/2 per entry.
+PR_RTOL = (4 * 8 * 4 + 8) * EPS
+PR_SOURCE = ("float64 rounding of the entry: ||Xc||_F^4 to 2np eps, ||Xc^T Xc||_F^2 to 2np eps, 8 eps for the "
+             "scaling and the quotient; (4np + 8) eps with n <= 8, p <= 4 at the search points")
+# CKA in [0, 1]: ||X^T Y||_F^2 can cancel, so its error is absolute: <= 2 n (pq)^(1/4) sqrt(CKA) eps after
+# normalization (Cauchy-Schwarz on each cross product), plus 8 n max(p, q) eps CKA from the two Gram norms
+CKA_TOL = (2 * 8 * 2 + 8 * 8 * 4 + 32) * EPS
+CKA_SOURCE = ("float64 rounding of the entry, absolute (CKA in [0, 1]): 2n (pq)^(1/4) eps from the cross "
+              "products X^T Y, 8n max(p, q) eps from ||X^T X||_F ||Y^T Y||_F, 32 eps for scaling and the quotient; "
+              "n <= 8, p, q <= 4 at the search points")
+# ENSD and CKA sqrt(PR PR) share the float value of ||X^T Y||_F^2 (the same operations on the same scaled data),
+# so they differ by the rounding of the other four factors and of the final operations
+ENSD_RTOL = (4 * 2 * 8 * 4 + 16) * EPS
+ENSD_SOURCE = ("float64 rounding of the factors the two sides do not share: ||Xc||_F^2, ||Yc||_F^2 (np eps each) "
+               "and ||Xc^T Xc||_F^2, ||Yc^T Yc||_F^2 (2np eps each, computed as p x p or n x n Gram), 16 eps for "
+               "the final operations; n <= 8, p, q <= 4 at the search points")
+
+
+def _pr_eig(X, Y):
+    """(sum lambda_i)^2 / sum lambda_i^2, eigenvalues of C_X at 60 digits"""
+    return _pr_reference(X)
+
+
+def _ensd_factored(X, Y):
+    """CKA(X, Y) sqrt(PR(X) PR(Y)) from the catalogue's entries"""
+    return cka_entry(X=X, Y=Y) * np.sqrt(pr(X=X) * pr(X=Y))
+
+
 DERIVATIONS = (
     Derivation("measure.identities", "PR, ENSD and CKA (App. G): the identity ENSD = CKA sqrt(PR(X) PR(Y))", SEED,
                "App. G", ("measure.participation_ratio", "measure.ensd", "measure.cka"), (
@@ -167,5 +249,17 @@ DERIVATIONS = (
         Step("ENSD = CKA sqrt(PR(X) PR(Y)) (3 x 2 symbolic X, Y)", ENSD_S, CKA_S * sp.sqrt(PR_X * PR_Y),
              symbolic=False),
         Step("tr(Y^T X X^T Y) = ||X^T Y||_F^2", _tr(Ys.T * Xs * Xs.T * Ys), sum(v**2 for v in (Xs.T * Ys))),
+        Step("PR (the entry, centered data) = (sum lambda_i)^2 / sum lambda_i^2 over the eigenvalues of C_X",
+             lambda X, Y: pr(X=X), _pr_eig, search=_data_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
+        Step("CKA (the entry) = HSIC(K, L)/sqrt(HSIC(K, K) HSIC(L, L)) (Kornblith et al.; exact, n x n Gram)",
+             lambda X, Y: cka_entry(X=X, Y=Y), _cka_reference, search=_data_points, tol=CKA_TOL,
+             tol_source=CKA_SOURCE),
+        Step("ENSD (the entry) = CKA sqrt(PR(X) PR(Y)) (the entries, at data)",
+             lambda X, Y: ensd_entry(X=X, Y=Y), _ensd_factored, search=_data_points, rtol=ENSD_RTOL,
+             tol_source=ENSD_SOURCE),
+        Step("ENSD (the entry) = the seed's trace formula with n x n centered Gram matrices (exact)",
+             lambda X, Y: ensd_entry(X=X, Y=Y), _ensd_reference, search=_data_points, rtol=ENSD_RTOL + PR_RTOL,
+             tol_source=ENSD_SOURCE + "; plus the cross term ||X^T Y||_F^2's relative error, bounded like PR's "
+                                      "Gram norm where X^T Y does not cancel (the search points)"),
     )),
 )

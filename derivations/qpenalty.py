@@ -42,6 +42,91 @@ def _z_strategy(dims):
                      st.floats(-10, 10, allow_subnormal=False))
 
 
+def _int_asinh(x):
+    """int_0^x asinh(t) dt for x >= 0 (mpmath tanh-sinh quadrature at the working precision).
+
+    x <= 1: x^2 int_0^1 asinh(x s)/x ds (scaled, so the quadrature's absolute error test is relative);
+    x > 1: int_0^1 asinh + x int_0^{log x} asinh(x e^-w) e^-w dw (t = x e^-w), on pieces [0, 1, 3, 7, ...]
+    where the integrand is smooth, so 1e300 costs about ten pieces.
+    """
+    import mpmath as mp
+
+    x = mp.mpf(x)
+    if x == 0:
+        return mp.mpf(0)
+    if x <= 1:
+        return x * x * mp.quad(lambda s: mp.asinh(x * s) / x, [0, 1])
+    L = mp.log(x)
+    pts = [mp.mpf(0)]
+    while pts[-1] < L:
+        pts.append(min(2 * pts[-1] + 1, L))
+    return mp.quad(mp.asinh, [0, 1]) + x * mp.quad(lambda w: mp.asinh(x * mp.exp(-w)) * mp.exp(-w), pts)
+
+
+def _q_integral(z):
+    """q(z) = int_0^|z| asinh(t/2) dt = 2 int_0^{|z|/2} asinh(u) du, by quadrature (mpmath, 30 digits; an mpf)."""
+    import mpmath as mp
+
+    with mp.workdps(30):
+        return +(2 * _int_asinh(abs(mp.mpf(float(z))) / 2))
+
+
+def _q_reference(z):
+    """q(z) = int_0^|z| asinh(t/2) dt = 2 int_0^{|z|/2} asinh(u) du, by quadrature (mpmath, 30 digits).
+
+    The defining property of q in App. A: q(0) = 0 and q'(z) = asinh(z/2), the inverse of the sinh link of
+    (21) (stationarity of (22) must reproduce beta(t) = k sinh(.)); q is even. Independent of (23).
+    """
+    if np.ndim(z):
+        return np.array([_q_reference(v) for v in np.ravel(z)]).reshape(np.shape(z))
+    return float(_q_integral(z))
+
+
+def _unit_integral(beta, kk):
+    """sum_d int_0^{|beta_d|} 2 asinh(s/k_d) ds = sum_d 2 k_d int_0^{|beta_d|/k_d} asinh(u) du (quadrature; an mpf).
+
+    (22)'s summand is the potential whose derivative is 2 asinh(beta/k) (App. A: stationarity reproduces
+    (21)) and which vanishes at beta = 0; k_d is formed exactly in mpmath from the float inputs.
+    """
+    import mpmath as mp
+
+    with mp.workdps(30):
+        total = mp.mpf(0)
+        for bd, kd in zip(np.ravel(beta), kk):
+            total += 2 * kd * _int_asinh(abs(mp.mpf(float(bd))) / kd)
+        return total
+
+
+def _norm_integral(beta, w1, w2):
+    """||beta||_Q by quadrature of its derivative 2 asinh(beta_d/k_d), k_d = w1_d^2 + w2_d^2 (an mpf)"""
+    import mpmath as mp
+
+    with mp.workdps(30):
+        kk = [mp.mpf(float(a)) ** 2 + mp.mpf(float(c)) ** 2 for a, c in zip(np.ravel(w1), np.ravel(w2))]
+        return _unit_integral(beta, kk)
+
+
+def _finetune_integral(beta, beta_aux, gamma):
+    """||beta||_Q with k_d = |beta_aux_d| + gamma^2, by quadrature of 2 asinh(beta_d/k_d) (an mpf)"""
+    import mpmath as mp
+
+    with mp.workdps(30):
+        g2 = mp.mpf(float(np.ravel(gamma)[0])) ** 2
+        kk = [abs(mp.mpf(float(a))) + g2 for a in np.ravel(beta_aux)]
+        return _unit_integral(beta, kk)
+
+
+def _norm_reference(beta, w1, w2):
+    """||beta||_Q = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds, k_d = w1_d^2 + w2_d^2, by quadrature (mpmath, 30
+    digits): (22)'s summand is the potential whose derivative is the inverse 2 asinh(beta/k) of the link (21)."""
+    return float(_norm_integral(beta, w1, w2))
+
+
+def _finetune_reference(beta, beta_aux, gamma):
+    """||beta||_Q with k_d = |beta_aux_d| + gamma^2, by quadrature of 2 asinh(beta_d/k_d) (mpmath, 30 digits)."""
+    return float(_finetune_integral(beta, beta_aux, gamma))
+
+
 def q_of(arg: sp.Expr, form: sp.Expr = Q_SEED) -> sp.Expr:
     return form.subs(z, arg)
 
@@ -88,6 +173,7 @@ q = Entry(
     lhs="q(z)",
     formula=Q_SEED,
     stable_form=Q_STABLE,
+    reference=_q_reference,
     examples=({"z": 1e-8}, {"z": 1e-3}, {"z": 1e3}, {"z": 1e8}, {"z": 1e150}, {"z": -1e-8}, {"z": 0.0}),
 )
 
@@ -103,6 +189,7 @@ norm = Entry(
     display=r"\sum_{d=1}^{D} k_d\, q\!\left(\frac{2\beta_d}{k_d}\right)",
     formula=NORM_FORMULA,
     stable_form=unit_penalty_stable(b, k),
+    reference=_norm_reference,
     reduce="sum",
     constraints=(Constraint(_k_positive, "k_d = w1_d^2 + w2_d^2 > 0 and |beta_d|/k_d <= 1e300 for every d"),),
     conditions=(r"k_d = w_{1d}^2 + w_{2d}^2 > 0",),
@@ -131,6 +218,7 @@ finetune = Entry(
     display=r"\sum_{d=1}^{D} k_d\, q\!\left(\frac{2\beta_d}{k_d}\right)",
     formula=NORM_FORMULA.subs({w1: sp.sqrt(sp.Abs(baux)), w2: gamma}),
     stable_form=unit_penalty_stable(b, k_ft),
+    reference=_finetune_reference,
     reduce="sum",
     constraints=(Constraint(_k_ft_positive, "k_d = |beta_aux_d| + gamma^2 > 0 and |beta_d|/k_d <= 1e300"),),
     conditions=(r"k_d = |\beta^{aux}_d| + \gamma^2 > 0",),
@@ -158,10 +246,10 @@ def solve_implicit_bias(X, y, kk, *, xp=np, tol_digits: int = 15):
 
     def state(l):
         c = X.T @ l / 2
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):  # a trial step may overflow: rejected below
             beta = kk * np.sinh(c)
             value = float(np.sum(2 * kk * np.cosh(c)) - l @ y)
-        return c, beta, value, X @ beta - y
+            return c, beta, value, X @ beta - y
 
     c, beta, value, grad = state(lam)
     for _ in range(500):
@@ -203,40 +291,73 @@ def _y_reachable(values):
 
 
 def _implicit_bias_reference(X, y, w1, w2):
-    """The same dual Newton iteration in mpmath at 50 digits (reference for the float64 solver)."""
+    """The defining problem min ||beta||_Q s.t. X beta = y solved in the primal, at 50 digits (mpmath).
+
+    A different algorithm from the float64 solver (which is Newton on the dual): beta = beta0 + N v over
+    the feasible set (beta0 the minimum-norm solution, N an orthonormal null-space basis, both from an
+    mpmath SVD of X), and Newton's method on v with the gradient N^T 2 asinh(beta/k) and the Hessian
+    N^T diag(2/sqrt(k^2 + beta^2)) N of (22); the step length is found by bisection on the directional
+    derivative (the objective is convex, so its derivative along the step is increasing), so no closed
+    form of q is used.
+    """
     import mpmath as mp
 
     with mp.workdps(50):
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        n, D = X.shape
         Xm = mp.matrix(X.tolist())
-        ym = mp.matrix(y.tolist())
-        kk = [mp.mpf(a) ** 2 + mp.mpf(c) ** 2 for a, c in zip(w1, w2)]
-        n, D = Xm.rows, Xm.cols
-        lam = mp.matrix(n, 1)
-        for _ in range(400):
-            c = [sum(Xm[i, d] * lam[i] for i in range(n)) / 2 for d in range(D)]
-            beta = [kk[d] * mp.sinh(c[d]) for d in range(D)]
-            grad = mp.matrix([sum(Xm[i, d] * beta[d] for d in range(D)) - ym[i] for i in range(n)])
-            if mp.norm(grad) <= mp.mpf(10) ** -45 * mp.norm(ym):  # relative: y may be 1e-130
+        ym = [mp.mpf(float(v)) for v in np.ravel(y)]
+        kk = [mp.mpf(float(a)) ** 2 + mp.mpf(float(c)) ** 2 for a, c in zip(np.ravel(w1), np.ravel(w2))]
+        U, S, V = mp.svd_r(Xm, full_matrices=True)  # X = U diag(S) V, rows of V the right singular vectors
+        svals = [S[i] for i in range(min(n, D))]
+        rank = sum(1 for sv in svals if sv > mp.mpf(10) ** -40 * max(svals))
+        uty = [sum(U[i, j] * ym[i] for i in range(n)) / svals[j] for j in range(rank)]
+        beta0 = [sum(V[j, d] * uty[j] for j in range(rank)) for d in range(D)]
+        null = [[V[j, d] for d in range(D)] for j in range(rank, D)]  # orthonormal rows spanning ker X
+        m = len(null)
+
+        def at(v):
+            return [beta0[d] + sum(null[j][d] * v[j] for j in range(m)) for d in range(D)]
+
+        def grad(beta):  # N^T grad Q, grad Q = 2 asinh(beta/k)
+            g = [2 * mp.asinh(beta[d] / kk[d]) for d in range(D)]
+            return [sum(null[j][d] * g[d] for d in range(D)) for j in range(m)]
+
+        v = [mp.mpf(0)] * m
+        for _ in range(200):
+            if m == 0:
                 break
-            H = mp.matrix(n, n)
-            for i in range(n):
-                for j in range(n):
-                    H[i, j] = sum(Xm[i, d] * Xm[j, d] * kk[d] * mp.cosh(c[d]) / 2 for d in range(D))
-            step = mp.lu_solve(H, -grad)
+            beta = at(v)
+            g = grad(beta)
+            scale = 1 + max(abs(2 * mp.asinh(beta[d] / kk[d])) for d in range(D))
+            if max(abs(x) for x in g) <= mp.mpf(10) ** -45 * scale:
+                break
+            h = [2 / mp.sqrt(kk[d] ** 2 + beta[d] ** 2) for d in range(D)]
+            H = mp.matrix(m, m)
+            for i in range(m):
+                for j in range(m):
+                    H[i, j] = sum(null[i][d] * null[j][d] * h[d] for d in range(D))
+            step = mp.lu_solve(H, mp.matrix([-x for x in g]))
+            step = [step[j] for j in range(m)]
+
+            def slope(t):
+                gt = grad(at([v[j] + t * step[j] for j in range(m)]))
+                return sum(a * b for a, b in zip(gt, step))
+
             t = mp.mpf(1)
-            f0 = sum(2 * kk[d] * mp.cosh(c[d]) for d in range(D)) - sum(lam[i] * ym[i] for i in range(n))
-            g0 = mp.norm(grad)
-            while t > mp.mpf(10) ** -30:
-                trial = lam + t * step
-                ct = [sum(Xm[i, d] * trial[i] for i in range(n)) / 2 for d in range(D)]
-                f1 = sum(2 * kk[d] * mp.cosh(ct[d]) for d in range(D)) - sum(trial[i] * ym[i] for i in range(n))
-                g1 = mp.norm(mp.matrix([sum(Xm[i, d] * kk[d] * mp.sinh(ct[d]) for d in range(D)) - ym[i]
-                                        for i in range(n)]))
-                if f1 < f0 or g1 < g0:
-                    break
-                t /= 2
-            lam = trial
-        return np.array([float(v) for v in beta])
+            if slope(t) > 0:  # the minimum along the step lies before t = 1: bisect the derivative's root
+                lo, hi = mp.mpf(0), mp.mpf(1)
+                for _ in range(200):
+                    t = (lo + hi) / 2
+                    if slope(t) > 0:
+                        hi = t
+                    else:
+                        lo = t
+                    if hi - lo < mp.mpf(10) ** -48:
+                        break
+                t = (lo + hi) / 2
+            v = [v[j] + t * step[j] for j in range(m)]
+        return np.array([float(b) for b in at(v)])
 
 
 def _ib_strategy():
@@ -311,6 +432,12 @@ A = sp.Symbol("a", real=True)  # a = 4 X^T int_0^t r, one coordinate
 
 # with w+(0) = w-(0): X~^T r = (X^T r, -X^T r), so s+ = s0 e^{-a/2}, s- = s0 e^{a/2}, d+ = d0 e^{a/2}, d- = d0 e^{-a/2}
 beta_17 = (sp_**2 - sm_**2) - (dp_**2 - dm_**2)
+
+
+def _grouped(a, b, c, e):
+    """(a - b) - (c - e), unevaluated: the grouping the paper writes, compared after SymPy flattens it."""
+    return sp.Add(sp.Add(a, -b, evaluate=False), sp.Mul(-1, sp.Add(c, -e, evaluate=False), evaluate=False),
+                  evaluate=False)
 beta_17_sub = beta_17.subs({sp_: s0 * sp.exp(-A / 2), sm_: s0 * sp.exp(A / 2),
                             dp_: d0 * sp.exp(A / 2), dm_: d0 * sp.exp(-A / 2)})
 beta_18_seed = 2 * s0**2 * (sp.exp(-A) - sp.exp(A)) - 2 * d0**2 * (sp.exp(A) - sp.exp(-A))
@@ -327,6 +454,222 @@ kpos, bb = sp.Symbol("beta", positive=True), sp.Symbol("beta", real=True)
 kk_ = sp.Symbol("k", positive=True)
 qpen = kk_ * q_of(2 * bb / kk_)
 
+
+# -- the solver's output against its defining problem (KKT conditions, value vs a direct minimization) --------
+EPS = float(np.finfo(float).eps)
+
+
+def _ib_points():
+    """Instances (X, y, w1, w2) for the solver steps: simplest first, then random ones (seeded) at several
+    initialization scales (small scales put the sinh link deep in its l1-like range), X X^T well conditioned."""
+    yield {"X": np.array([[1.0, 1.0]]), "y": np.array([1.0]), "w1": np.array([1.0, 1.0]), "w2": np.array([0.0, 0.0])}
+    yield {"X": np.array([[1.0, 2.0, -1.0]]), "y": np.array([2.0]), "w1": np.array([1.0, 0.5, 2.0]),
+           "w2": np.array([0.0, 1.0, -1.0])}
+    rng = np.random.default_rng(20240)
+    for n, D, scale in ((2, 4, 1.0), (2, 5, 0.1), (3, 5, 2.0), (3, 6, 0.03), (1, 4, 0.5), (4, 7, 1.0)):
+        while True:
+            X = rng.normal(size=(n, D))
+            if np.linalg.cond(X @ X.T) < 1e3:
+                break
+        yield {"X": X, "y": X @ rng.normal(size=D), "w1": scale * rng.uniform(0.5, 1.5, D),
+               "w2": scale * rng.uniform(-1.0, 1.0, D)}
+
+
+def _mp_residual(X, beta, y):
+    """X beta - y evaluated exactly on the float inputs (mpmath, 50 digits)."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        return [sum(mp.mpf(float(X[i, d])) * mp.mpf(float(beta[d])) for d in range(X.shape[1])) - mp.mpf(float(y[i]))
+                for i in range(X.shape[0])]
+
+
+def _feasibility_residual(X, y, w1, w2):
+    """max_i |(X beta* - y)_i| at the solver's output, in exact arithmetic"""
+    beta = implicit_bias(X=X, y=y, w1=w1, w2=w2)
+    return max(abs(r) for r in _mp_residual(np.asarray(X), beta, np.asarray(y)))
+
+
+def _feasibility_bound(X, y, w1, w2):
+    """(9 + D) eps (max_i sum_d |X_id| max|beta*| + max|y|): the solver's stopping rule plus rounding of X beta"""
+    beta = implicit_bias(X=X, y=y, w1=w1, w2=w2)
+    # the solver stops when fl(X beta - y) <= 8 eps (||X||_inf ||beta||_inf + ||y||_inf); forming X beta - y in
+    # float64 errs by at most gamma_{D+1} (|X||beta| + |y|) <= (D + 1) eps/2 (...) (Higham, Thm 3.5)
+    scale = float(np.max(np.sum(np.abs(X), axis=1))) * float(np.max(np.abs(beta))) + float(np.max(np.abs(y)))
+    return (9 + X.shape[1]) * EPS * scale
+
+
+def _kkt(X, y, w1, w2):
+    """grad ||beta||_Q = 2 asinh(beta/k) at the output, its least-squares multiplier lam and its residual off
+    the row space of X, all at 50 digits on the float output."""
+    import mpmath as mp
+
+    beta = implicit_bias(X=X, y=y, w1=w1, w2=w2)
+    with mp.workdps(50):
+        Xm = mp.matrix(np.asarray(X).tolist())
+        kk = [mp.mpf(float(a)) ** 2 + mp.mpf(float(c)) ** 2 for a, c in zip(w1, w2)]
+        g = mp.matrix([2 * mp.asinh(mp.mpf(float(b)) / kd) for b, kd in zip(beta, kk)])
+        lam = mp.lu_solve(Xm * Xm.T, Xm * g)  # X X^T lam = X g: the multiplier of the projection onto row(X)
+        res = g - Xm.T * lam
+        return g, lam, res, Xm
+
+
+def _stationarity_residual(X, y, w1, w2):
+    """||(I - P_row(X)) 2 asinh(beta*/k)||_2: the KKT condition grad ||beta||_Q in row(X), at the output"""
+    import mpmath as mp
+
+    _, _, res, _ = _kkt(X, y, w1, w2)
+    with mp.workdps(50):
+        return mp.sqrt(sum(r ** 2 for r in res))
+
+
+def _stationarity_bound(X, y, w1, w2):
+    """1.1 ||b||_2, b_d = 10.2 u + n u sum_i |X_id lam_i| + 2 u |c_d| (rounding of beta = k sinh(X^T lam/2))"""
+    import mpmath as mp
+
+    # the solver returns beta_d = fl(k_d fl(sinh(c_d))), c = fl(X^T lam)/2, so 2 asinh(beta_d/k_d) differs
+    # from (X^T lam)_d by the rounding of c (n u sum_i |X_id lam_i| + 2 u |c_d|) plus 2 x 5.1 u from k_d
+    # (2 u), sinh (2 u), the product (u), each entering asinh(sinh(c)(1 + delta)) with a factor <= 1; the
+    # projection off row(X) does not increase a vector's norm. u = eps/2; 1.1 covers gamma_n vs n u and lam
+    # (least-squares) vs the solver's own multiplier.
+    g, lam, _, Xm = _kkt(X, y, w1, w2)
+    u = mp.mpf(EPS) / 2
+    n, D = Xm.rows, Xm.cols
+    with mp.workdps(50):
+        b = [mp.mpf("10.2") * u + n * u * sum(abs(Xm[i, d] * lam[i]) for i in range(n)) + u * abs(g[d])
+             for d in range(D)]
+        return mp.mpf("1.1") * mp.sqrt(sum(v ** 2 for v in b))
+
+
+def _to_feasible(X, beta, y):
+    """The exact (50-digit) step from beta to the affine set X b = y: -X^T (X X^T)^-1 (X beta - y)."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        Xm = mp.matrix(np.asarray(X).tolist())
+        return -(Xm.T * mp.lu_solve(Xm * Xm.T, mp.matrix(_mp_residual(X, beta, y))))
+
+
+def _first_order_shift(X, y, w1, w2, beta):
+    """|grad Q(beta) . delta| with delta the step onto X b = y: how much (22) at beta can sit below the
+    minimum over the interpolants because beta interpolates only to rounding."""
+    import mpmath as mp
+
+    delta = _to_feasible(X, beta, y)
+    with mp.workdps(50):
+        kk = [mp.mpf(float(a)) ** 2 + mp.mpf(float(c)) ** 2 for a, c in zip(w1, w2)]
+        return float(abs(sum(2 * mp.asinh(mp.mpf(float(b)) / kd) * delta[d]
+                             for d, (b, kd) in enumerate(zip(beta, kk)))))
+
+
+def _direct_minimum(X, y, w1, w2):
+    """||beta_d||_Q + margin: (22) at a direct minimizer (SLSQP, projected onto X b = y) plus both points'
+    first-order shift from rounding-level infeasibility and 2 (4 + D) eps of float64 evaluation"""
+    import mpmath as mp
+    from scipy.optimize import minimize
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    kk = np.asarray(w1) ** 2 + np.asarray(w2) ** 2
+    start = np.linalg.lstsq(X, y, rcond=None)[0]
+    res = minimize(lambda v: norm(beta=v, w1=w1, w2=w2), start, jac=lambda v: 2 * np.arcsinh(v / kk),
+                   method="SLSQP", constraints=[{"type": "eq", "fun": lambda v: X @ v - y, "jac": lambda v: X}],
+                   options={"ftol": 1e-16, "maxiter": 2000})
+    corr = _to_feasible(X, res.x, y)
+    with mp.workdps(50):
+        direct = np.array([float(mp.mpf(float(res.x[d])) + corr[d]) for d in range(X.shape[1])])
+    value = norm(beta=direct, w1=w1, w2=w2)
+    beta = implicit_bias(X=X, y=y, w1=w1, w2=w2)
+    # each term k q(2 beta/k) of the stable form to <= 4 ulps, a sum of D positive terms (D ulps), at both points
+    evaluation = 2 * (4 + X.shape[1]) * EPS * max(value, norm(beta=beta, w1=w1, w2=w2))
+    return value + evaluation + _first_order_shift(X, y, w1, w2, beta) + _first_order_shift(X, y, w1, w2, direct)
+
+
+def _solver_value(X, y, w1, w2):
+    """||beta*||_Q at the solver's output (22)"""
+    return norm(beta=implicit_bias(X=X, y=y, w1=w1, w2=w2), w1=w1, w2=w2)
+
+
+def _formula_value(entry: Entry, **values) -> float:
+    """The entry's closed form as the seed writes it (entry.formula, read at check time), at 60 digits,
+    summed over d for the vector entries."""
+    import mpmath as mp
+
+    expr = entry.formula
+    vec = [p for p in entry.params if p.kind == "vector"]
+    D = len(np.ravel(values[vec[0].name])) if vec else 1
+    total = sp.Integer(0)
+    for d in range(D):
+        sub = {}
+        for p in entry.params:
+            v = np.ravel(values[p.name])[d] if p.kind == "vector" else np.ravel(values[p.name])[0]
+            sub[p.symbol] = sp.Float(float(v), 60)
+        total += sp.N(expr.subs(sub), 60)
+    with mp.workdps(60):
+        return mp.mpf(str(sp.N(total, 60)))
+
+
+def _z_points():
+    """z on both sides of the l2/l1 crossover, where (23) loses few digits at 60-digit evaluation."""
+    for v in (1.0, 2.0, 0.5, -1.0, 1e-6, 1e-3, 0.1, 3.0, 10.0, 1e3, 1e6, -7.5):
+        yield {"z": v}
+
+
+def _qnorm_points():
+    rng = np.random.default_rng(2203)
+    yield {"beta": np.array([1.0]), "w1": np.array([1.0]), "w2": np.array([0.0])}
+    for D, scale in ((2, 1.0), (3, 0.1), (4, 3.0), (5, 0.01)):
+        yield {"beta": rng.normal(size=D), "w1": scale * rng.uniform(0.5, 1.5, D), "w2": scale * rng.normal(size=D)}
+
+
+def _finetune_points():
+    rng = np.random.default_rng(2204)
+    yield {"beta": np.array([1.0]), "beta_aux": np.array([1.0]), "gamma": 0.0}
+    for D, gam in ((2, 1.0), (3, 0.1), (4, 2.0), (5, 0.0)):
+        yield {"beta": rng.normal(size=D), "beta_aux": rng.normal(size=D) + 0.1, "gamma": gam}
+
+
+# the kernels' float64 accuracy as q's doc states it (a few ulps per term); a sum of D <= 5 positive terms adds
+# D ulps (each term k q(2 beta/k) >= 0)
+KERNEL_RTOL = 16 * EPS
+KERNEL_SOURCE = ("the float64 kernel's rounding: the stable form to <= 4 ulps per term (q's stated accuracy), plus "
+                 "D <= 5 ulps for the sum of nonnegative terms and 4 ulps forming k and 2 beta/k")
+QUAD = "; the quadrature at 30 digits"
+
+VALUE_STEPS = (
+    Step("(23) as written (the entry's formula) = int_0^|z| asinh(t/2) dt, the potential of the link (21)",
+         lambda z: _formula_value(q, z=z), _q_integral, search=_z_points, rtol=1e-25,
+         tol_source="both sides at >= 30 significant digits: (23) at 60 digits (cancellation below z ~ 1e-6 costs "
+                    "<= 24 of them), the tanh-sinh quadrature at 30"),
+    Step("q (the kernel) = int_0^|z| asinh(t/2) dt", lambda z: q(z=z), _q_reference, search=_z_points,
+         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD),
+    Step("(22) as written (the entry's formula) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds",
+         lambda beta, w1, w2: _formula_value(norm, beta=beta, w1=w1, w2=w2), _norm_integral,
+         search=_qnorm_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits"),
+    Step("||beta||_Q (the kernel) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds",
+         lambda beta, w1, w2: norm(beta=beta, w1=w1, w2=w2), _norm_reference, search=_qnorm_points,
+         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD),
+    Step("finetune as written: (22) with k_d = |beta_aux_d| + gamma^2 = sum_d int 2 asinh(s/k_d) ds",
+         lambda beta, beta_aux, gamma: _formula_value(finetune, beta=beta, beta_aux=beta_aux, gamma=gamma),
+         _finetune_integral, search=_finetune_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits"),
+    Step("finetune (the kernel) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds, k_d = |beta_aux_d| + gamma^2",
+         lambda beta, beta_aux, gamma: finetune(beta=beta, beta_aux=beta_aux, gamma=gamma), _finetune_reference,
+         search=_finetune_points, rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD),
+)
+
+
+SOLVER_STEPS = (
+    Step("the output interpolates: X beta* = y (to the rounding of the solver's stopping rule)",
+         _feasibility_residual, _feasibility_bound, relation="<=", search=_ib_points,
+         why="exact residual at the float output vs the a-priori rounding bound of the dual Newton solver"),
+    Step("KKT: grad ||beta*||_Q = 2 asinh(beta*/k) lies in the row space of X (to rounding)",
+         _stationarity_residual, _stationarity_bound, relation="<=", search=_ib_points,
+         why="(21)-(22): stationarity of the Lagrangian; the residual off row(X) at 50 digits vs the rounding "
+             "bound of forming beta = k sinh(X^T lam / 2) in float64", premises=("(22): d/dbeta [k q(2 beta/k)] = 2 asinh(beta/k)",)),
+    Step("the output is the minimum: ||beta*||_Q <= ||beta_direct||_Q (SLSQP on (22), projected onto X beta = y)",
+         _solver_value, _direct_minimum, relation="<=", search=_ib_points,
+         why="the definition of beta* as the argmin of (22) over the interpolants, against a generic minimizer"),
+)
+
 DERIVATIONS = (
     Derivation(
         "qpenalty.gradient_flow", "Gradient flow of the +/- diagonal network and its closed form beta(t)",
@@ -340,12 +683,13 @@ DERIVATIONS = (
                  -2 * g.multiply_elementwise(s_of(W1, W2)), "s = (w1 + w2)/2, g = X~^T r"),
             Step("(11): d' = 2 X~^T r o d", d_of(-2 * g.multiply_elementwise(W2), -2 * g.multiply_elementwise(W1)),
                  2 * g.multiply_elementwise(d_of(W1, W2)), "d = (w1 - w2)/2"),
-            Step("(13): s(t) = s(0) exp(-2 X~^T int r) solves (10)", sp.diff(S, t), -2 * G(t) * S,
+            Step("(13): s(t) = s(0) exp(-2 X~^T int r) solves (10)", sp.Derivative(S, t), -2 * G(t) * S,
                  "G(t) = (X~^T r(t))_i, any integrable function"),
-            Step("(13): initial value", S.subs(t, 0).doit(), s0),
-            Step("(14): d(t) = d(0) exp(2 X~^T int r) solves (11)", sp.diff(Dd, t), 2 * G(t) * Dd),
+            Step("(13): initial value s(0) = s_0", sp.Subs(S, t, 0), s0),
+            Step("(14): d(t) = d(0) exp(2 X~^T int r) solves (11)", sp.Derivative(Dd, t), 2 * G(t) * Dd),
+            Step("(14): initial value d(0) = d_0", sp.Subs(Dd, t, 0), d0),
             Step("(16): w(1) w(2) = s^2 - d^2", (sp_ + dp_) * (sp_ - dp_), sp_**2 - dp_**2, "w1 = s + d, w2 = s - d"),
-            Step("(17): regrouping (16)", (sp_**2 - dp_**2) - (sm_**2 - dm_**2), beta_17),
+            Step("(17): regrouping (16)", _grouped(sp_**2, dp_**2, sm_**2, dm_**2), _grouped(sp_**2, sm_**2, dp_**2, dm_**2)),
             Step("(18)-(19) as written, from (17) with w+(0) = w-(0)", beta_17_sub, beta_18_seed,
                  "s+ = s0 e^{-a/2}, s- = s0 e^{a/2}, d+ = d0 e^{a/2}, d- = d0 e^{-a/2}, a = 4 X^T int r",
                  erratum=E_FACTOR),
@@ -360,11 +704,12 @@ DERIVATIONS = (
             Step("stable form equals (23)", Q_STABLE, Q_SEED, "2 - sqrt(4+z^2) = -z tanh(asinh(z/2)/2)"),
             Step("stable per-unit form equals (22)'s summand", unit_penalty_stable(bb, kk_), qpen,
                  "2 beta (asinh(u) - tanh(asinh(u)/2)) = k q(2 beta/k), u = beta/k"),
-            Step("q'(z) = asinh(z/2)", sp.diff(Q_SEED, z), sp.asinh(z / 2)),
-            Step("q''(z) = 1/sqrt(4 + z^2) > 0 (strictly convex)", sp.diff(Q_SEED, z, 2), 1 / sp.sqrt(4 + z**2)),
-            Step("q(0) = 0", Q_SEED.subs(z, 0), 0),
-            Step("q is even", Q_SEED.subs(z, -z), Q_SEED),
-            Step("(22): d/dbeta [k q(2 beta/k)] = 2 asinh(beta/k)", sp.diff(qpen, bb), 2 * sp.asinh(bb / kk_),
+            Step("q'(z) = asinh(z/2)", sp.Derivative(Q_SEED, z), sp.asinh(z / 2)),
+            Step("q''(z) = 1/sqrt(4 + z^2)", sp.Derivative(Q_SEED, (z, 2)), 1 / sp.sqrt(4 + z**2)),
+            Step("q''(z) > 0 (strictly convex)", 1 / sp.sqrt(4 + z**2), 0, relation=">"),
+            Step("q(0) = 0", sp.Subs(Q_SEED, z, 0), 0),
+            Step("q is even: q(-z) = q(z)", sp.Subs(Q_SEED, z, -z), Q_SEED),
+            Step("(22): d/dbeta [k q(2 beta/k)] = 2 asinh(beta/k)", sp.Derivative(qpen, bb), 2 * sp.asinh(bb / kk_),
                  "the KKT condition grad ||beta||_Q in row(X) is met by beta = k sinh(X^T nu / 2), the form (21)"),
             Step("(21) meets the KKT condition: 2 asinh(k sinh(c)/k) = 2c", 2 * sp.asinh(kk_ * sp.sinh(A) / kk_), 2 * A),
             Step("q(z) ~ z^2/4 as z -> 0", sp.Limit(Q_SEED / z**2, z, 0), sp.Rational(1, 4)),
@@ -372,7 +717,7 @@ DERIVATIONS = (
             Step("l2 regime: k q(2 beta/k) ~ beta^2/k as k -> oo", sp.Limit(kk_ * qpen, kk_, sp.oo), bb**2),
             Step("l1 regime: k q(2 beta/k) ~ 2|beta| log(1/k) as k -> 0",
                  sp.Limit(qpen.subs(bb, kpos) / (2 * kpos * sp.log(1 / kk_)), kk_, 0, "+"), 1),
-        )),
+        ) + VALUE_STEPS + SOLVER_STEPS),
 )
 
 ENTRIES = (q, norm, finetune, implicit_bias)

@@ -6,6 +6,7 @@ the positive root, the log-derivative) checked as steps that must fail.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 from typing import Any
@@ -14,7 +15,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Step, claim
+from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, scalar
 
@@ -477,23 +478,110 @@ def _mp_minimize(m, m0sq, m0, rho, g, dps: int | None = None) -> dict[str, Any]:
                 "curvature": 1 + w * (w + 2 * (w - gg)) / ubest**2}
 
 
+def _direct_minimize(m, m0, rho, gamma, *, m0sq=None, dps: int = 50) -> dict[str, Any]:
+    """inf over u > 0 of p(u) = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho^2), the defining problem (6),
+    solved directly in mpmath: no quartic, no polynomial roots.
+
+    The minimizer lies in [|m|/(|gamma| + sqrt P0), |m0 rho| + sqrt P0] with P0 = p(sqrt|m|) (each nonnegative
+    term of p is at most p(u*) <= P0); p is evaluated on a log grid of 24 points per decade there, and every
+    discrete local minimum is refined in its two grid cells: by bisection on the sign of p'(u)/2 = (u - m0 rho)
+    - (m/u - gamma) m/u^2 (the derivative of p written out, not the quartic) where p' changes sign across them,
+    else by golden-section search on p; the smallest p wins. The winner is refined again at a precision grown
+    with log10(P0/r~), so a value near the zero set keeps its digits. m = 0: the infimum by definition,
+    min(p(m0 rho) if m0 rho > 0, lim_(u->0+) p).
+    """
+    def setup(dps):
+        mm, rr, gg = mpmath.mpf(m), mpmath.mpf(rho), mpmath.mpf(gamma)
+        sq = mpmath.mpf(m0) ** 2 if m0sq is None else mpmath.mpf(m0sq)
+        a = mpmath.sqrt(sq) * rr
+        C = sq * (1 - rr) * (1 + rr)
+
+        def p(x):
+            return (mm / x - gg) ** 2 + (x - a) ** 2 + C
+
+        def dp(x):
+            return (x - a) - (mm / x - gg) * mm / x**2
+
+        return mm, gg, a, C, p, dp
+
+    def refine(p, dp, x0, x1, dps):
+        if dp(x0) < 0 < dp(x1):  # bisection on the sign of p': robust at a multiple root
+            while x1 - x0 > mpmath.mpf(10) ** (-dps) * x1:
+                mid = (x0 + x1) / 2
+                if dp(mid) < 0:
+                    x0 = mid
+                else:
+                    x1 = mid
+            return (x0 + x1) / 2
+        g_ = (mpmath.sqrt(5) - 1) / 2  # golden section on p (unimodal in the bracket up to rounding)
+        c, d = x1 - g_ * (x1 - x0), x0 + g_ * (x1 - x0)
+        pc, pd = p(c), p(d)
+        while x1 - x0 > mpmath.mpf(10) ** (-dps // 2) * x1:
+            if pc <= pd:
+                x1, d, pd = d, c, pc
+                c = x1 - g_ * (x1 - x0)
+                pc = p(c)
+            else:
+                x0, c, pc = c, d, pd
+                d = x0 + g_ * (x1 - x0)
+                pd = p(d)
+        return c if pc <= pd else d
+
+    with mpmath.workdps(dps):
+        mm, gg, a, C, p, dp = setup(dps)
+        if mm == 0:
+            lim0 = gg**2 + a**2 + C
+            return {"value": min(lim0, p(a)) if a > 0 else lim0, "u": a if a > 0 else mpmath.mpf("nan")}
+        P0 = p(mpmath.sqrt(abs(mm)))
+        lo = abs(mm) / (abs(gg) + mpmath.sqrt(P0)) / 2
+        hi = (abs(a) + mpmath.sqrt(P0)) * 2
+        n = max(8, int(mpmath.ceil(24 * mpmath.log10(hi / lo))))
+        step = (hi / lo) ** (mpmath.mpf(1) / n)
+        us = [lo * step**k for k in range(n + 1)]
+        ps = [p(x) for x in us]
+        best = min((ps[k], us[k], (us[max(k - 1, 0)], us[min(k + 1, n)])) for k in range(n + 1))
+        for k in range(1, n):
+            # a discrete local minimum (the left edge of a plateau of equal rounded values counts once)
+            if ps[k] < ps[k - 1] and ps[k] <= ps[k + 1]:
+                x = refine(p, dp, us[k - 1], us[k + 1], dps)
+                best = min(best, (p(x), x, (us[k - 1], us[k + 1])))
+        value, ustar, bracket = best
+        # p at a point resolved to 10^-dps relative carries ~(P0/r~) 10^-dps relative error (cancellation)
+        need = 40 + int(mpmath.ceil(mpmath.log10(P0 / value))) if value > 0 else dps
+    for _ in range(8):  # each pass resolves more digits of a tiny r~; stop once the precision suffices
+        if need <= dps:
+            break
+        dps = need + 10
+        with mpmath.workdps(dps):
+            mm, gg, a, C, p, dp = setup(dps)
+            x = refine(p, dp, mpmath.mpf(bracket[0]), mpmath.mpf(bracket[1]), dps)
+            value, ustar = min((p(x), x), (p(mpmath.mpf(ustar)), mpmath.mpf(ustar)))
+            need = 40 + int(mpmath.ceil(mpmath.log10(P0 / value))) if value > 0 else dps
+    return {"value": value, "u": ustar}
+
+
 def penalty_reference(m, m0, rho, gamma, *, m0sq=None) -> float:
-    """relu.penalty in mpmath (independent of the float64 solver): global min over all real parts of roots."""
-    return float(_mp_minimize(m, m0sq, m0, rho, gamma)["value"])
+    """relu.penalty by the defining minimization (6) solved directly in mpmath (`_direct_minimize`: a bracketing
+    grid in u, p' written out, no quartic and no polynomial roots), independent of the float64 solver and of the
+    quartic route `_mp_minimize` that the solver uses below float64's range."""
+    return float(_direct_minimize(m, m0, rho, gamma, m0sq=m0sq)["value"])
 
 
 def log_slope_reference(m, m0, rho, gamma) -> float:
-    """d log r~ / d log|m| by a central difference of the mpmath penalty in log|m| (step 1e-25 at 120+ digits:
-    truncation ~1e-50, independent of the envelope theorem). Where it agrees with the envelope formula at the
-    mpmath minimizer to 1e-40 absolute, that value is returned, so exact zeros of the slope stay exact."""
+    """d log r~ / d log|m| by a central difference of the directly minimized penalty (`_direct_minimize`) in log|m|
+    (step 1e-25 at 120+ digits: truncation ~1e-50), independent of the float64 solver. Where it agrees to 1e-40
+    absolute with the envelope form 2 (m/u - gamma)(m/u)/p(u) at the direct minimizer (the same minimization), that
+    value is returned, so exact zeros of the slope stay exact."""
     dps = 120
     with mpmath.workdps(dps):
         h = mpmath.mpf(10) ** -25
         mm = mpmath.mpf(m)
-        hi = _mp_minimize(mm * mpmath.exp(h), None, m0, rho, gamma, dps=dps)["value"]
-        lo = _mp_minimize(mm * mpmath.exp(-h), None, m0, rho, gamma, dps=dps)["value"]
+        hi = _direct_minimize(mm * mpmath.exp(h), m0, rho, gamma, dps=dps)["value"]
+        lo = _direct_minimize(mm * mpmath.exp(-h), m0, rho, gamma, dps=dps)["value"]
         fd = (mpmath.log(hi) - mpmath.log(lo)) / (2 * h)
-        env = _mp_minimize(mm, None, m0, rho, gamma, dps=dps)["slope"]
+        res = _direct_minimize(mm, m0, rho, gamma, dps=dps)
+        w = mm / res["u"]
+        env = 2 * (w - mpmath.mpf(gamma)) * w / res["value"]
         return float(env if abs(fd - env) <= mpmath.mpf(10) ** -40 else fd)
 
 
@@ -567,12 +655,15 @@ def stationary_points_exact(m: float, m0: float, rho: float, gamma: float) -> np
 
 
 def _stationary_reference(m, m0, rho, gamma) -> np.ndarray:
-    """SymPy's exact real-root isolation (CRootOf) of eq (10), positive roots, multiplicity dropped."""
-    u = sp.Symbol("u")
-    a = sp.Rational(Fraction(m0)) * sp.Rational(Fraction(rho))
-    c = sp.Rational(Fraction(gamma)) * sp.Rational(Fraction(m))
-    M = sp.Rational(Fraction(m)) ** 2
-    roots = sp.Poly(u**4 - a * u**3 + c * u - M, u).real_roots()
+    """The positive real roots of p'(u), from p itself: SymPy differentiates p(u) = (m/u - gamma)^2 + u^2 + m0^2
+    - 2 u m0 rho at the exact rational inputs, takes the numerator of p' and isolates its real roots exactly
+    (CRootOf); positive roots, multiplicity dropped. Neither the quartic (10) as written nor Sturm/mpmath."""
+    uu = sp.Symbol("u", positive=True)
+    M, A, R, G = (sp.Rational(Fraction(x)) for x in (m, m0, rho, gamma))
+    p_exact = (M / uu - G) ** 2 + uu**2 + A**2 - 2 * uu * A * R
+    num = sp.numer(sp.together(sp.diff(p_exact, uu)))
+    x = sp.Symbol("x")
+    roots = sp.Poly(num.subs(uu, x), x).real_roots()
     pos = sorted({r for r in roots if r.is_positive}, key=lambda r: float(sp.N(r, 30)))
     return np.array([float(sp.N(r, 30)) for r in pos])
 
@@ -638,10 +729,21 @@ def _quartic(m, m0, rho, gamma):
 
 
 def _quartic_reference(m, m0, rho, gamma):
+    """The coefficients of (u^3/2) p'(u) from p by exact rational polynomial arithmetic (fractions.Fraction): with
+    P(u) = u^2 p(u) = (m - gamma u)^2 + u^2 (u^2 - 2 m0 rho u + m0^2), p = P/u^2 gives (u^3/2) p'(u) =
+    (u P'(u) - 2 P(u))/2; the float inputs are exact rationals and each coefficient is rounded to float once."""
     def one(mm, a, r, g):
-        with mpmath.workdps(60):
-            mm, a, r, g = (mpmath.mpf(float(x)) for x in (mm, a, r, g))
-            return [1.0, float(-(a * r)), 0.0, float(g * mm), float(-(mm * mm))]
+        mm, a, r, g = (Fraction(float(x)) for x in (mm, a, r, g))
+        P = [mm * mm, -2 * mm * g, g * g + a * a, -2 * a * r, Fraction(1)]        # low degree first
+        uP = [k * c for k, c in enumerate(P)]                                       # u P'(u)
+        out = [(x - 2 * y) / 2 for x, y in zip(uP, P)][::-1]                        # highest degree first
+
+        def flt(q):
+            try:
+                return float(q)
+            except OverflowError:
+                return math.copysign(math.inf, q)
+        return [flt(q) for q in out]
 
     b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, m0, rho, gamma)))
     vals = [one(*t) for t in zip(*(x.ravel() for x in b))]
@@ -669,6 +771,8 @@ def _penalty_aux(m, m_aux, rho, gamma):
 
 
 def _penalty_aux_reference(m, m_aux, rho, gamma):
+    """relu.penalty_aux by the defining minimization (6) solved directly in mpmath (`_direct_minimize`), with
+    m0^2 = m_aux exact and m0 = sqrt(m_aux) at the working precision (not the float64 solver)."""
     return penalty_reference(m, math.sqrt(m_aux), rho, gamma, m0sq=m_aux)
 
 
@@ -740,7 +844,7 @@ penalty = Entry(
          "when |gamma| > m0 max(rho, 0): a tiny m of gamma's sign costs only m0^2. " + _DOMAIN_NOTE + "."),
     params=PARAMS, lhs=r"\tilde r(m)",
     display=r"\inf_{u>0}\, \left(\frac{m}{u}-\gamma\right)^2 + u^2 + m_0^2 - 2u m_0\rho",
-    compute=_penalty, reference=lambda m, m0, rho, gamma: penalty_reference(m, m0, rho, gamma),
+    compute=_penalty, reference=penalty_reference,
     strategy_fn=lambda: _kwargs_strategy(),
     examples=({"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0}, {"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 3.0},
               {"m": 1.0, "m0": 2.0, "rho": 1.0, "gamma": 2.0}, {"m": 0.01, "m0": 0.1, "rho": 1.0, "gamma": 0.1},
@@ -799,19 +903,10 @@ def _sq(v: sp.Matrix) -> sp.Expr:
     return (v.T * v)[0]
 
 
-# (2)-(5) with H = 2 units in d = 2: R is the sum of the per-unit objectives
-X = [sp.Matrix(sp.symbols(f"x_{h}1 x_{h}2", real=True)) for h in (1, 2)]
-Y = [sp.Matrix(sp.symbols(f"y_{h}1 y_{h}2", real=True)) for h in (1, 2)]
-C2 = sp.symbols("c_1 c_2", real=True)
-R_EQ2 = sum((C2[h] - gamma) ** 2 + _sq(X[h] - Y[h]) for h in range(2))
 P_EQ6 = (m / u - gamma) ** 2 + _sq(u * W_HAT - W0)
 P_EQ7 = (m / u - gamma) ** 2 + u**2 + _sq(W0) - 2 * u * (W_HAT.T * W0)[0]
 RHO_SEED = _sq(W0) / (u * NORM_W0)                         # <w0, w0>/(||w_h|| ||w0||), ||w_h|| = u
 RHO_TRUE = (W_HAT.T * W0)[0] / NORM_W0                     # <w_hat, w0>/||w0|| = <w_h, w0>/(||w_h|| ||w0||)
-
-
-def _p8(rho_expr):
-    return (m / u - gamma) ** 2 + u**2 + NORM_W0**2 - 2 * u * NORM_W0 * rho_expr
 
 
 E_RHO = Erratum(
@@ -852,52 +947,163 @@ E_DLOG = Erratum(
     "d log(m^2)/dm = 2/m equals 2 only at m = 1. relu.log_slope is the log-log slope.", "")
 
 
-def _limit_inf(expr) -> tuple[bool, str]:
-    val = sp.limit(expr, u, sp.oo)
-    return val == sp.oo, f"lim_(u->oo) p = {val}"
+# ------------------------------------------------------------------------------------------------------
+# numeric sides: the paper's expressions evaluated on numbers, at the solvers' own output (the entries are called,
+# so a mutated entry is seen)
+# ------------------------------------------------------------------------------------------------------
+
+EPS = float(np.finfo(float).eps)
 
 
-def _limit_zero_nonzero_m() -> tuple[bool, str]:
-    mp_ = sp.Symbol("m", positive=True)
-    vals = [sp.limit(P_SEED.subs(m, s * mp_), u, 0, "+") for s in (1, -1)]
-    return all(v == sp.oo for v in vals), f"lim_(u->0+) p = {vals[0]} (m > 0), {vals[1]} (m < 0)"
+def _mpf(x):
+    return mpmath.mpf(float(x))
 
 
-def _limit_zero_m0() -> tuple[bool, str]:
-    val = sp.limit(P_SEED.subs(m, 0), u, 0, "+")
-    return val == sp.oo, f"m = 0: lim_(u->0+) p = {val}, finite"
+def _p_at(uu, mm, m00, rr, gg, *, dps: int = 50):
+    """p(u) of eq (8) (with the cosine rho) at a float u, in mpmath (exact inputs, `dps` digits)."""
+    with mpmath.workdps(dps):
+        U, M, A, R, G = (_mpf(x) for x in (uu, mm, m00, rr, gg))
+        return (M / U - G) ** 2 + U**2 + A**2 - 2 * U * A * R
 
 
-def _descartes() -> tuple[bool, str]:
-    """Exact Sturm counts at random rational points of every sign pattern of (m0 rho, gamma m)."""
+def _solver_points():
+    """Points for the solver steps: simple ones first (a small counterexample), the seed's three-root case, both
+    signs, the regime of two local minima, then 24 random points over magnitudes 1e-4..1e4 (fixed seed)."""
+    pts = [dict(m=1.0, m0=1.0, rho=0.5, gamma=0.0), dict(m=1.0, m0=3.0, rho=1.0, gamma=4.0),
+           dict(m=-1.0, m0=1.0, rho=0.5, gamma=-2.0), dict(m=2.0, m0=1.0, rho=-0.5, gamma=1.0),
+           dict(m=1e-3, m0=2.0, rho=0.9, gamma=0.01), dict(m=1e4, m0=1.0, rho=-0.5, gamma=3.0),
+           dict(m=1e-8, m0=0.01, rho=1.0, gamma=1.0), dict(m=0.01, m0=1.0, rho=0.99, gamma=0.0)]
+    rng = np.random.default_rng(20261122)
+    for k in range(24):
+        mm = float(rng.choice([-1.0, 1.0]) * 10.0 ** rng.uniform(-4, 4))
+        if k % 3 == 0:  # the regime of three positive roots: alpha = m0 rho/sqrt|m|, kappa in (2, 8)
+            r = float(rng.uniform(0.5, 1.0))
+            pts.append(dict(m=mm, m0=float(rng.uniform(2, 8)) * math.sqrt(abs(mm)) / r, rho=r,
+                            gamma=float(rng.uniform(2, 8)) * math.sqrt(abs(mm)) * math.copysign(1.0, mm)))
+        else:
+            pts.append(dict(m=mm, m0=float(10.0 ** rng.uniform(-2, 2)), rho=float(rng.uniform(-1, 1)),
+                            gamma=float(rng.choice([-1.0, 1.0]) * 10.0 ** rng.uniform(-3, 2))))
+    return pts
+
+
+def _generic_points():
+    """The solver points where r~ > 0, the two local minima do not tie (relative gap > 1e-2) and p''(u*) u*^2 is
+    not small against p's terms (away from the triple root of (10), where u* is ill-conditioned)."""
+    out = []
+    for kw in _solver_points():
+        r = minimize_p(**kw)
+        if float(r["value"]) > 0 and float(r["gap"]) > 1e-2 and float(r["curvature"]) > 1e-2:
+            out.append(kw)
+    return out
+
+
+def stationarity_residual(m, m0, rho, gamma):
+    """p'(u*)/2 over the size of its terms, at the minimizer u* that relu.penalty's solver returns"""
+    uu = float(minimize_p(m, m0, rho, gamma)["u"])   # the full solve (Newton to 1e-9 u, as log_slope uses it)
+    with mpmath.workdps(50):
+        U, M, A, G = _mpf(uu), _mpf(m), _mpf(m0) * _mpf(rho), _mpf(gamma)
+        w = M / U
+        dp = (U - A) - (w - G) * w / U                       # p'(u)/2, eq (9)
+        d2 = 1 + (3 * w * w - 2 * G * w) / U**2              # p''(u)/2
+        return dp / (U * abs(d2) + U + abs(A) + (abs(w) + abs(G)) * abs(w) / U)
+
+
+def penalty_value(m, m0, rho, gamma):
+    """relu.penalty (the entry's value)"""
+    return penalty(m=m, m0=m0, rho=rho, gamma=gamma)
+
+
+def p_at_solver_minimizer(m, m0, rho, gamma):
+    """p(u*), eq (11), at the minimizer u* that the solver returns (50-digit mpmath)"""
+    uu = float(minimize_p(m, m0, rho, gamma)["u"])
+    return _p_at(uu, m, m0, rho, gamma)
+
+
+def p_on_grid(m, m0, rho, gamma):
+    """p(u) at 161 log-spaced u over eight decades around max(sqrt|m|, m0, |gamma|) (50-digit mpmath)"""
+    scale = max(math.sqrt(abs(m)), m0, abs(gamma))
+    return np.array([float(_p_at(x, m, m0, rho, gamma)) for x in scale * np.logspace(-4, 4, 161)])
+
+
+def roots_of_stationary_points(m, m0, rho, gamma):
+    """p'(r)/2 over the size of its terms at each root r that relu.stationary_points returns"""
+    out = []
+    for x in stationary_points(m=m, m0=m0, rho=rho, gamma=gamma):
+        with mpmath.workdps(50):
+            U, M, A, G = _mpf(x), _mpf(m), _mpf(m0) * _mpf(rho), _mpf(gamma)
+            w = M / U
+            dp = (U - A) - (w - G) * w / U
+            d2 = 1 + (3 * w * w - 2 * G * w) / U**2
+            out.append(float(dp / (U * abs(d2) + U + abs(A) + (abs(w) + abs(G)) * abs(w) / U)))
+    return np.array(out)
+
+
+def min_p_over_positive_roots(m, m0, rho, gamma):
+    """(11) at every positive root of (10) (relu.stationary_points), the smallest value (50-digit mpmath)"""
+    return min(_p_at(x, m, m0, rho, gamma) for x in stationary_points(m=m, m0=m0, rho=rho, gamma=gamma))
+
+
+def positive_root_count(m, m0, rho, gamma):
+    """the number of distinct positive roots of (10) (relu.stationary_points)"""
+    return stationary_points(m=m, m0=m0, rho=rho, gamma=gamma).size
+
+
+def quartic_value(m, m0, rho, gamma):
+    """relu.quartic (the entry's coefficients)"""
+    return quartic(m=m, m0=m0, rho=rho, gamma=gamma)
+
+
+def quartic_from_p(m, m0, rho, gamma):
+    """the coefficients of (u^3/2) p'(u): SymPy differentiates p at the exact rational point"""
+    M, A, R, G = (sp.Rational(Fraction(float(x))) for x in (m, m0, rho, gamma))
+    x = sp.Symbol("x", positive=True)
+    expr = sp.cancel(x**3 / 2 * sp.diff((M / x - G) ** 2 + x**2 + A**2 - 2 * x * A * R, x))
+    return np.array([float(c) for c in sp.Poly(expr, x).all_coeffs()])
+
+
+def log_slope_value(m, m0, rho, gamma):
+    """relu.log_slope (the entry's value)"""
+    return log_slope(m=m, m0=m0, rho=rho, gamma=gamma)
+
+
+_FD_H = 1e-3
+
+
+def log_slope_by_differences(m, m0, rho, gamma):
+    """Richardson-extrapolated central difference of log relu.penalty in log|m| (h = 1e-3)"""
+    def d(h):
+        up = penalty(m=m * math.exp(h), m0=m0, rho=rho, gamma=gamma)
+        dn = penalty(m=m * math.exp(-h), m0=m0, rho=rho, gamma=gamma)
+        return (math.log(up) - math.log(dn)) / (2 * h)
+    return (4 * d(_FD_H) - d(2 * _FD_H)) / 3
+
+
+def penalty_aux_value(m, m_aux, rho, gamma):
+    """relu.penalty_aux (the entry's value)"""
+    return penalty_aux(m=m, m_aux=m_aux, rho=rho, gamma=gamma)
+
+
+def penalty_at_sqrt(m, m_aux, rho, gamma):
+    """relu.penalty at m0 = sqrt(m_aux)"""
+    return penalty(m=m, m0=math.sqrt(m_aux), rho=rho, gamma=gamma)
+
+
+def _descartes_points():
+    """Random points with m0 rho <= 0 or gamma m <= 0 (every sign pattern but the one excluded), fixed seed."""
     rng = np.random.default_rng(0)
-    bad, three, tried = [], 0, 0
-    for _ in range(300):
+    pts = [dict(m=1.0, m0=1.0, rho=-0.5, gamma=1.0), dict(m=1.0, m0=1.0, rho=0.5, gamma=-1.0),
+           dict(m=-1.0, m0=3.0, rho=1.0, gamma=4.0), dict(m=1.0, m0=3.0, rho=0.0, gamma=4.0),
+           dict(m=1.0, m0=3.0, rho=1.0, gamma=0.0)]
+    while len(pts) < 80:
         mm, g = (float(x) for x in rng.choice([-1, 1], 2) * 10.0 ** rng.uniform(-2, 2, 2))
         m00, r = float(10.0 ** rng.uniform(-2, 2)), float(rng.uniform(-1, 1))
-        n = stationary_points_exact(mm, m00, r, g).size
-        tried += 1
-        if not (m00 * r > 0 and g * mm > 0) and n != 1:
-            bad.append((mm, m00, r, g, n))
-        three += n == 3
-    return not bad, (f"{tried} random points: one positive root whenever m0 rho <= 0 or gamma m <= 0 "
-                     f"({'no exception' if not bad else bad[:2]}); {three} points with three")
+        if not (m00 * r > 0 and g * mm > 0):
+            pts.append(dict(m=mm, m0=m00, rho=r, gamma=g))
+    return pts
 
 
-def _seed_root_choice(m_=1.0, m0_=3.0, rho_=1.0, g_=4.0) -> tuple[bool, str]:
-    """The seed's recipe at (1, 3, 1, 4): exact roots (SymPy) vs np.roots' first positive real root."""
-    uu = sp.Symbol("u")
-    poly = sp.Poly(uu**4 - m0_ * rho_ * uu**3 + g_ * m_ * uu - m_**2, uu)
-    pos = sorted(float(sp.N(r, 30)) for r in poly.real_roots() if r.is_positive)
-    pv = [float(P_STABLE.subs({m: m_, m0: m0_, rho: rho_, gamma: g_, u: x})) for x in pos]
-    roots = np.roots([1, -m0_ * rho_, 0, g_ * m_, -m_**2])
-    first = next(float(r.real) for r in roots if abs(r.imag) < 1e-12 and r.real > 0)
-    p_first = float(P_STABLE.subs({m: m_, m0: m0_, rho: rho_, gamma: g_, u: first}))
-    unique = len(pos) == 1
-    return unique, (f"(m, m0, rho, gamma) = ({m_:g}, {m0_:g}, {rho_:g}, {g_:g}): positive roots "
-                    f"{', '.join(f'{x:.6g}' for x in pos)} with p = {', '.join(f'{x:.6g}' for x in pv)}; np.roots' "
-                    f"first positive root {first:.6g} gives {p_first:.6g} vs r~ = {min(pv):.6g} "
-                    f"(+{100 * (p_first / min(pv) - 1):.0f}%)")
+def _three_root_points():
+    return [kw for kw in _solver_points() if stationary_points(**kw).size == 3]
 
 
 kap_s, phi_s = sp.Symbol("kappa", positive=True), sp.Symbol("phi", positive=True)
@@ -905,53 +1111,60 @@ t_of = lambda k: sp.Rational(1, 4) + sp.cos(phi_s + 2 * sp.pi * k / 3) / 2  # no
 KAPPA_OF_PHI = (1 - sp.cos(3 * phi_s)) / 8
 
 mpos = sp.Symbol("m", positive=True)
-p_u, p_m = sp.diff(P_SEED, u), sp.diff(P_SEED, m)
-CURV_RHO1 = (sp.diff(P_SEED, m, 2) - sp.diff(P_SEED, m, u) ** 2 / sp.diff(P_SEED, u, 2))
-AT_INIT = {rho: 1, u: m0, m: gamma * m0}
-
-
-def _qcurv():
-    from derivations.qpenalty import Q_SEED, z as zq
-
-    bb, kk = sp.Symbol("beta", real=True), sp.Symbol("k", positive=True)
-    return sp.diff(kk * Q_SEED.subs(zq, 2 * bb / kk), bb, 2).subs(bb, 0), 2 / kk, kk
+D_P = sp.Derivative(P_SEED, u)                 # p'(u), unevaluated: the engine differentiates at check time
+AT_INIT = ((rho, u, m), (1, m0, gamma * m0))
+CURV_RHO1 = (sp.Derivative(P_SEED, m, 2) - sp.Derivative(P_SEED, m, u) ** 2 / sp.Derivative(P_SEED, u, 2))
+w2s, w11, w12 = sp.symbols("w_2 w_11 w_12", real=True)
+OBJ5 = (w2s - gamma) ** 2 + (w11 - y1) ** 2 + (w12 - y2) ** 2      # the objective of (5), d = 2
 
 
 def _qcurv_step():
-    lhs, rhs, _ = _qcurv()
-    return Step("seed 000's Q-penalty has the same curvature at its initialization: d^2/dbeta^2 k q(2 beta/k) "
-                "= 2/k at beta = 0", lhs, rhs)
+    from derivations.qpenalty import Q_SEED, z as zq
 
+    bb, kk = sp.Symbol("beta", real=True), sp.Symbol("k", positive=True)
+    lhs = sp.Subs(sp.Derivative(kk * Q_SEED.subs(zq, 2 * bb / kk), bb, 2), bb, 0)
+    return Step("seed 000's Q-penalty has the same curvature at its initialization: d^2/dbeta^2 k q(2 beta/k) "
+                "= 2/k at beta = 0", lhs, 2 / kk)
+
+
+_ONE_ROUNDING = "each coefficient is one float64 product, correctly rounded: relative error <= 2^-53"
+_STATIONARY_TOL = ("a float u* within 4 ulps of the root moves p'/2 by <= 4 eps u*|p''/2|; p'/2 at the float u* is "
+                   "evaluated in 50-digit mpmath; the residual is divided by u*|p''/2| plus the sum of its terms' "
+                   "sizes, so 8 eps bounds it")
+_VALUE_RTOL = ("the float64 value: three nonnegative terms from compensated products, each within a few eps "
+               "relative; p at the float u* in 50-digit mpmath, and p is stationary there (the rounding of u* moves "
+               "it by p'' du^2 ~ eps^2 r~ at these points): 1e-13 relative")
 
 DERIVATIONS_MAIN = Derivation(
     "relu.penalty", "The per-unit penalty (3)-(11): reduction to one dimension, the quartic, the global minimum",
     SEED, "Sec. 1.1, eqs (2)-(11)", ("relu.quartic", "relu.stationary_points", "relu.penalty", "relu.penalty_aux",
                                     "relu.log_slope"),
     (
-        Step("(2) = (4)-(5): R is the sum over units of the per-unit objective (H = 2, d = 2)", R_EQ2,
-             sum((C2[h] - gamma) ** 2 + _sq(X[h] - Y[h]) for h in range(2)),
-             "the constraints of (3) are per unit as well, so the minimum of the sum is the sum of the minima (4)"),
         Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", sp.sqrt(_sq(u * W_HAT)), u,
              "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0"),
-        Step("(5) -> (6): the objective at w^(1) = u w_hat, w^(2) = m/u is p(u)",
-             (m / u - gamma) ** 2 + _sq(u * W_HAT - W0), P_EQ6),
+        Step("(5) -> (6): the objective of (5) at w^(1) = u w_hat, w^(2) = m/u is p(u)",
+             sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6),
         Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7),
-        Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7, _p8(RHO_SEED),
+        Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7,
+             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
              "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO),
-        Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7, _p8(RHO_TRUE)),
-        Step("(9): p'(u)", sp.diff(P_SEED, u), DP_SEED),
-        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", sp.expand(u**3 / 2 * DP_SEED),
-             sp.expand(QUARTIC_SEED)),
-        Step("relu.quartic: the coefficients of (10), highest degree first",
-             sp.Matrix(sp.Poly(QUARTIC_SEED, u).all_coeffs()), sp.Matrix([1, -m0 * rho, 0, gamma * m, -m**2])),
+        Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7,
+             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE))),
+        Step("(9): p'(u)", D_P, DP_SEED),
+        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED),
+        Step("relu.quartic: the entry's coefficients are those of (u^3/2) p'(u), SymPy at the exact point",
+             quartic_value, quartic_from_p, rtol=2.0**-53, tol_source=_ONE_ROUNDING,
+             search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points()),
         Step("(11) in a float-stable form: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho)(1 + rho), a sum of "
              "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED),
-        Step("p -> oo as u -> oo", check_fn=claim(lambda: _limit_inf(P_SEED), "SymPy limit")),
-        Step("p -> oo as u -> 0+ for m != 0", check_fn=claim(_limit_zero_nonzero_m, "SymPy limits, m > 0 and m < 0")),
-        Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included)", erratum=E_DIVERGE,
-             check_fn=claim(_limit_zero_m0, "SymPy limit at m = 0")),
+        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0),
+        Step("p -> oo as u -> 0+ for m != 0 (1/p -> 0, m > 0 and m < 0)",
+             sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0])),
+        Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included: 1/p -> 0)",
+             sp.Limit(1 / P_SEED.subs(m, 0), u, 0, "+"), 0,
+             erratum=dataclasses.replace(E_DIVERGE, at={gamma: 1, m0: 1, rho: 0})),
         Step("f'' = 6u(2u - m0 rho): the quartic is concave on (0, m0 rho/2) and convex beyond",
-             sp.diff(QUARTIC_SEED, u, 2), 6 * u * (2 * u - m0 * rho)),
+             sp.Derivative(QUARTIC_SEED, u, 2), 6 * u * (2 * u - m0 * rho)),
         Step("critical points of f: u = m0 rho t, 4t^3 - 3t^2 + kappa = 0 at t = 1/4 + cos(phi + 2 pi k/3)/2 with "
              "cos(3 phi) = 1 - 8 kappa, kappa = gamma m/(m0 rho)^3",
              (4 * t_of(0) ** 3 - 3 * t_of(0) ** 2 + KAPPA_OF_PHI), 0, domain={phi_s: (0.0, 1.0)}),
@@ -961,119 +1174,126 @@ DERIVATIONS_MAIN = Derivation(
              t_of(-1), sp.sin(phi_s / 2 + sp.pi / 3) * sp.sin(phi_s / 2), domain={phi_s: (0.0, 1.0)}),
         Step("phi = (2/3) asin(2 sqrt(kappa)) solves cos(3 phi) = 1 - 8 kappa (accurate at small kappa)",
              sp.cos(2 * sp.asin(2 * sp.sqrt(kap_s))), 1 - 8 * kap_s, domain={kap_s: (0.001, 0.25)}),
-        Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes)",
-             check_fn=claim(_descartes, "exact Sturm counts at 300 random points")),
-        Step("(10)-(11): the positive root is unique and (11) at it is r~", erratum=E_UNIQUE,
-             check_fn=claim(_seed_root_choice, "exact roots (SymPy) and np.roots at (1, 3, 1, 4)")),
+        Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes): the exact count of "
+             "relu.stationary_points at 80 points of the other sign patterns", positive_root_count, sp.Integer(1),
+             search=_descartes_points),
+        Step("(10): the positive root is unique (as the seed states it: 'select the (unique ...) positive real "
+             "root')", positive_root_count, sp.Integer(1),
+             erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0})),
+        Step("relu.stationary_points: p'(r) = 0 at every root it returns (scaled residual)",
+             roots_of_stationary_points, sp.Integer(0), tol=8 * EPS,
+             tol_source="each root is the mpmath root rounded to float64 (half an ulp): " + _STATIONARY_TOL,
+             search=_generic_points),
+        Step("(11) with the smallest p over all positive roots of (10) is relu.penalty (the global minimum; with "
+             "three roots the seed's single root can be the wrong one)", penalty_value, min_p_over_positive_roots,
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points),
+        Step("relu.penalty's solver: p'(u*) = 0 at the minimizer it returns (scaled residual)",
+             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points),
+        Step("relu.penalty = p(u*) at the solver's minimizer u*, eq (11)", penalty_value, p_at_solver_minimizer,
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points),
+        Step("relu.penalty <= p(u) for every u > 0 (a minimum): 161 u over eight decades", penalty_value, p_on_grid,
+             relation="<=", rtol=1e-13, tol_source=_VALUE_RTOL.replace("p at the float u* in", "p(u) in"),
+             search=_solver_points),
+        Step("relu.penalty_aux = relu.penalty at m0 = sqrt(m_aux) (perfect squares: sqrt(m_aux) and m_aux exact)",
+             penalty_aux_value, penalty_at_sqrt,
+             search=lambda: [dict(m=mm, m_aux=a_, rho=r_, gamma=g_) for mm in (1.0, -3.0, 0.01)
+                             for a_ in (1.0, 4.0, 0.25, 100.0) for r_, g_ in ((1.0, 0.0), (0.9, 0.3), (-0.5, -2.0))]),
         Step("rho = 1, gamma = m0: p(m/u) = p(u), so two local minima always tie (the minimizer jumps)",
              P_SEED.subs({rho: 1, gamma: m0, u: mpos / u, m: mpos}), P_SEED.subs({rho: 1, gamma: m0, m: mpos})),
-        Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", p_m, 2 * (m / u - gamma) / u),
+        Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", sp.Derivative(P_SEED, m),
+             2 * (m / u - gamma) / u),
         Step("log-slope forms agree at stationary points: m dp/dm - 2u(u - m0 rho) = -u p'(u)",
-             m * p_m - 2 * u * (u - m0 * rho), -u * p_u),
+             m * sp.Derivative(P_SEED, m) - 2 * u * (u - m0 * rho), -u * D_P),
+        Step("relu.log_slope (envelope theorem at the solver's u*) = d log r~/d log|m| of relu.penalty by "
+             "Richardson-extrapolated central differences", log_slope_value, log_slope_by_differences, tol=1e-9,
+             tol_source="Richardson on central differences with h = 1e-3 in log|m|: truncation h^4 |d^5 log r~/"
+                        "dt^5|/30 <= 3e-11 where that derivative is below 1e3 (points away from ties and the triple "
+                        "root), plus rounding 2.5 delta/h = 2.5e-12 for the solver's relative error delta <= 1e-15",
+             search=_generic_points),
     ))
 
 FIG_GAMMAS = (0.0, 0.01)   # the readout initialization of Fig. 1 is not stated: gamma = 0 and a small gamma
+FIG_M_NEAR_ONE = tuple(float(x) for x in np.linspace(0.5, 2.0, 16))
 
 
-def _r(m_, maux, rho_, g_):
-    return minimize_p(m_, np.sqrt(maux), rho_, g_, m0sq=maux)
+def aux_100(m, rho, gamma):
+    """relu.penalty_aux at m_aux = 100"""
+    return penalty_aux(m=m, m_aux=100.0, rho=rho, gamma=gamma)
 
 
-def _claim_rho1_order():
-    ms = np.linspace(0.5, 2.0, 16)
-    worst = min(float(np.min(_r(ms, 0.01, 1.0, g)["value"] - _r(ms, 100.0, 1.0, g)["value"])) for g in FIG_GAMMAS)
-    lo, hi = float(_r(1.0, 0.01, 1.0, 0.0)["value"]), float(_r(1.0, 100.0, 1.0, 0.0)["value"])
-    return worst > 0, (f"rho = 1, m in [0.5, 2], gamma in {FIG_GAMMAS}: r~(m_aux=0.01) - r~(m_aux=100) >= "
-                       f"{worst:.4g} (at m = 1: {lo:.4g} vs {hi:.4g})")
+def aux_001(m, rho, gamma):
+    """relu.penalty_aux at m_aux = 0.01"""
+    return penalty_aux(m=m, m_aux=0.01, rho=rho, gamma=gamma)
 
 
-def _claim_rho09_reversal():
-    ms = np.linspace(0.5, 2.0, 16)
-    worst = min(float(np.min(_r(ms, 100.0, 0.9, g)["value"] - _r(ms, 0.01, 0.9, g)["value"])) for g in FIG_GAMMAS)
-    hi, lo = float(_r(1.0, 100.0, 0.9, 0.0)["value"]), float(_r(1.0, 0.01, 0.9, 0.0)["value"])
-    return worst > 0, (f"rho = 0.9, m in [0.5, 2], gamma in {FIG_GAMMAS}: r~(m_aux=100) - r~(m_aux=0.01) >= "
-                       f"{worst:.4g} (at m = 1: {hi:.4g} vs {lo:.4g}; the floor m_aux (1 - rho^2) = 19 dominates)")
+def aux_1(m, rho, gamma):
+    """relu.penalty_aux at m_aux = 1"""
+    return penalty_aux(m=m, m_aux=1.0, rho=rho, gamma=gamma)
 
 
-def _claim_gap():
+def slope_aux_1(m, rho, gamma):
+    """relu.log_slope at m0 = sqrt(m_aux) = 1"""
+    return log_slope(m=m, m0=1.0, rho=rho, gamma=gamma)
+
+
+def _l1_regime_points():
+    """m in [1e-2, 1e3] (101 log-spaced) where relu.log_slope at m_aux = 1 is within 0.2 of 1 (the l1-like regime),
+    for rho in (1, 0.99) and both Fig. 1 gammas."""
+    def l1_like(x, r_, g_):
+        try:
+            return abs(float(slope_aux_1(x, r_, g_)) - 1) <= 0.2
+        except DomainError:  # the zero set m = gamma m0 (rho = 1): the slope is undefined there
+            return False
+
     ms = np.logspace(-2, 3, 101)
-    out = []
-    for rho_ in (1.0, 0.99):
-        for g in FIG_GAMMAS:
-            l1 = np.abs(_r(ms, 1.0, rho_, g)["slope"] - 1) <= 0.2
-            gap = _r(ms, 0.01, rho_, g)["value"] - _r(ms, 1.0, rho_, g)["value"]
-            out.append((rho_, g, float(np.min(gap[l1])), float(ms[l1][0])))
-    ok = all(x[2] > 0 for x in out)
-    return ok, "; ".join(f"rho = {a}, gamma = {b}: slope in [0.8, 1.2] from m = {d:.3g}, r~(0.01) - r~(1) >= "
-                         f"{c:.4g} there" for a, b, c, d in out)
+    return [dict(m=float(x), rho=r_, gamma=g_) for r_ in (1.0, 0.99) for g_ in FIG_GAMMAS for x in ms
+            if l1_like(float(x), r_, g_)]
 
 
-def _slope_at_one(rho_):
-    return [float(_r(1.0, 1.0, rho_, g)["slope"]) for g in FIG_GAMMAS]
+def figure_root_counts(m_aux, rho, gamma):
+    """the number of positive roots of (10) (relu.stationary_points) at m0 = sqrt(m_aux), m in [1e-2, 1e2]"""
+    return np.array([positive_root_count(float(x), math.sqrt(m_aux), rho, gamma) for x in np.logspace(-2, 2, 17)])
 
 
-def _claim_l1_like(rho_):
-    def run():
-        s = _slope_at_one(rho_)
-        return all(abs(x - 1) < abs(x - 2) for x in s), (
-            f"rho = {rho_}, m = m_aux = 1: d log r~/d log m = " + ", ".join(f"{x:.4f} (gamma = {g})" for x, g in
-                                                                          zip(s, FIG_GAMMAS))
-            + f"; rho = 1 gives {_slope_at_one(1.0)[0]:.4f}")
-    return run
-
-
-def _claim_max_slope():
-    ms = np.logspace(-3, 3, 2001)
-    mx = {r_: float(np.max(_r(ms, 1.0, r_, 0.0)["slope"])) for r_ in (1.0, 0.99, 0.9)}
-    return mx[0.99] < 2 and mx[0.9] < 2, ("gamma = 0 (r~ then scales: r~(m; m0) = m0^2 r~(m/m0^2; 1)): max over m "
-                                          "of the log-slope = " + ", ".join(f"{v:.4f} at rho = {k}"
-                                                                             for k, v in mx.items()))
-
-
-def _claim_unique_on_figure():
-    ms = np.logspace(-2, 2, 401)
-    two = sum(int(np.sum(np.isfinite(_r(ms, a, r_, g)["gap"]))) for a in (0.01, 1.0, 100.0) for r_ in (1.0, 0.99, 0.9)
-              for g in FIG_GAMMAS)
-    return two == 0, f"{two} points with two local minima on Fig. 1's grid (m in [1e-2, 1e2], gamma in {FIG_GAMMAS})"
-
-
-E_RHO099 = Erratum(
-    "001-sec1.2-rho099", SEED, "Sec. 1.2, second finding",
-    "for rho < 1 (even rho = 0.99) the norm behaves similarly to an l1-norm in the m ~ 1 regime (m = m_aux)",
-    "at m = m_aux = 1 and rho = 0.99 the log-slope is 1.518 (gamma = 0; 1.535 at gamma = 0.01), hardly below "
-    "rho = 1's 1.568 and nearer 2 than 1; it is nearer 1 only for rho < 0.986 (gamma = 0; 0.983 at gamma = 0.01), "
-    "e.g. 1.21 at rho = 0.9. What rho < 1 does change: "
-    "the slope never reaches 2 (max 1.60 at rho = 0.99, 1.24 at rho = 0.9, for gamma = 0) and it falls towards 0 "
-    "below m ~ 0.1 m_aux, where the floor m_aux (1 - rho^2) makes r~ nearly constant.",
-    "Checked with the log-log slope (see 001-sec1.2-dlog); at m = 1 both derivatives coincide.")
+E_DLOG_AT = dataclasses.replace(E_DLOG, at={"m": 2})
 
 DERIVATIONS_CLAIMS = Derivation(
     "relu.claims", "Sec. 1.2: the log-derivative, rho = 1 against seed 000's diagonal-network penalty",
     SEED, "Sec. 1.2", ("relu.log_slope", "relu.penalty", "relu.penalty_aux"),
     (
-        Step("the plotted d log(r~)/dm is 2 for the l2 norm r = m^2", sp.diff(sp.log(mpos**2), mpos), 2,
-             erratum=E_DLOG),
+        Step("the plotted d log(r~)/dm is 2 for the l2 norm r = m^2", sp.Derivative(sp.log(mpos**2), mpos), 2,
+             erratum=E_DLOG_AT),
         Step("the log-log slope m d log(r)/dm is 2 for r = m^2 and 1 for r = |m|",
-             sp.Matrix([mpos * sp.diff(sp.log(mpos**2), mpos), mpos * sp.diff(sp.log(mpos), mpos)]), sp.Matrix([2, 1])),
-        Step("rho = 1: r~ = 0 at m = gamma m0 (u* = m0, the initialization itself)", P_SEED.subs(AT_INIT), 0),
-        Step("rho = 1: p'(m0) = 0 there", p_u.subs(AT_INIT), 0),
+             sp.Matrix([mpos * sp.Derivative(sp.log(mpos**2), mpos), mpos * sp.Derivative(sp.log(mpos), mpos)]),
+             sp.Matrix([2, 1])),
+        Step("rho = 1: p = 0 at m = gamma m0, u = m0 (the initialization itself)", sp.Subs(P_SEED, *AT_INIT), 0),
+        Step("rho = 1: p'(m0) = 0 there", sp.Subs(D_P, *AT_INIT), 0),
+        Step("rho = 1: relu.penalty = 0 at m = gamma m0 (dyadic points, the product exact)", penalty_value,
+             sp.Integer(0), search=lambda: [dict(m=g_ * a_, m0=a_, rho=1.0, gamma=g_)
+                                            for a_, g_ in ((1.0, 2.0), (0.5, 3.0), (4.0, -0.25), (2.0, 0.0))]),
         Step("rho = 1: r~''(gamma m0) = p_mm - p_mu^2/p_uu = 2/(m0^2 + gamma^2) (implicit function theorem)",
-             CURV_RHO1.subs(AT_INIT), 2 / (m0**2 + gamma**2), domain={m0: (0.1, 3.0)}),
+             sp.Subs(CURV_RHO1, *AT_INIT), 2 / (m0**2 + gamma**2), domain={m0: (0.1, 3.0)}),
         _qcurv_step(),
-        Step("Fig. 1a: rho = 1, m ~ 1: m_aux = 100 has a smaller penalty than m_aux = 0.01",
-             check_fn=claim(_claim_rho1_order, "relu.penalty_aux on m in [0.5, 2]")),
-        Step("Fig. 1a: rho = 0.9, m ~ 1: m_aux = 100 has a larger penalty than m_aux = 0.01 (the reversal)",
-             check_fn=claim(_claim_rho09_reversal, "relu.penalty_aux on m in [0.5, 2]")),
-        Step("rho near 1: in the l1-like regime a gap remains between m_aux = 1 and m_aux = 0.01",
-             check_fn=claim(_claim_gap, "relu.penalty_aux and relu.log_slope on m in [1e-2, 1e3]")),
-        Step("rho = 0.99: l1-like (log-slope nearer 1 than 2) at m = m_aux = 1", erratum=E_RHO099,
-             check_fn=claim(_claim_l1_like(0.99), "relu.log_slope")),
-        Step("rho = 0.9: l1-like (log-slope nearer 1 than 2) at m = m_aux = 1",
-             check_fn=claim(_claim_l1_like(0.9), "relu.log_slope")),
-        Step("rho < 1: the log-slope stays below 2 for every m (gamma = 0)",
-             check_fn=claim(_claim_max_slope, "relu.log_slope on m in [1e-3, 1e3]")),
-        Step("on Fig. 1's range p has a single local minimum (the seed's 'all empirical cases')",
-             check_fn=claim(_claim_unique_on_figure, "relu.penalty_aux's gap on the figure grid")),
+        Step("Fig. 1a: rho = 1, m ~ 1 (m in [0.5, 2]): m_aux = 100 has a smaller penalty than m_aux = 0.01",
+             aux_100, aux_001, relation="<",
+             search=lambda: [dict(m=x, rho=1.0, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
+        Step("Fig. 1a: rho = 0.9, m ~ 1 (m in [0.5, 2]): m_aux = 100 has a larger penalty than m_aux = 0.01 (the "
+             "reversal)", aux_100, aux_001, relation=">",
+             search=lambda: [dict(m=x, rho=0.9, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
+        Step("rho near 1 (1, 0.99): in the l1-like regime (log-slope within 0.2 of 1 at m_aux = 1) a gap remains: "
+             "r~(m_aux = 0.01) > r~(m_aux = 1)", aux_001, aux_1, relation=">", search=_l1_regime_points),
+        Step("rho = 0.9: l1-like at m ~ m_aux = 1 (m in [0.5, 2]): the log-slope is nearer 1 than 2 (below 1.5)",
+             slope_aux_1, sp.Rational(3, 2), relation="<",
+             search=lambda: [dict(m=x, rho=0.9, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
+        Step("rho < 1 (0.99, 0.9): the log-slope stays below 2 for every m in [1e-3, 1e3] (gamma = 0)",
+             slope_aux_1, sp.Integer(2), relation="<",
+             search=lambda: [dict(m=float(x), rho=r_, gamma=0.0) for r_ in (0.99, 0.9)
+                             for x in np.logspace(-3, 3, 121)]),
+        Step("on Fig. 1's range p has a single local minimum (the seed's 'all empirical cases'): one positive root "
+             "of (10) for m in [1e-2, 1e2] (17 log-spaced), each m_aux, rho and gamma of the figure",
+             figure_root_counts, sp.Integer(1),
+             search=lambda: [dict(m_aux=a_, rho=r_, gamma=g_) for a_ in (0.01, 1.0, 100.0)
+                             for r_ in (1.0, 0.99, 0.9) for g_ in FIG_GAMMAS]),
     ))
 
 DERIVATIONS = (DERIVATIONS_MAIN, DERIVATIONS_CLAIMS)

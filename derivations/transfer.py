@@ -157,6 +157,18 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
     return float(out) if out.ndim == 0 else out
 
 
+def _ft_risk_reference(gamma, theta, sigma, depth):
+    """The scale c by bracketed bisection of c^(2L/(L-1)) - (1-gamma) c^2 - K at 40 digits (mpmath), not Newton
+    in float64; then E R_sc + (1-gamma)(c^2 - 2c cos theta) (sigma^2/(gamma-1) for gamma > 1)."""
+    return _ft_reference(gamma, theta, sigma, depth)
+
+
+def _ft_transferability_reference(gamma, theta, sigma, depth):
+    """The scale c by bracketed bisection at 40 digits (mpmath); T_ft = -(1-gamma)(c^2 - 2c cos theta), 0 for
+    gamma > 1."""
+    return _ft_reference(gamma, theta, sigma, depth, True)
+
+
 # -- negative transfer region ---------------------------------------------------------------------------
 def _negative_region(theta, sigma):
     """gamma interval below 1 where T_lt < 0 and the gamma above which T_lt < 0 (text after eq 11)."""
@@ -190,17 +202,47 @@ def _boundary_representable(values):
 
 
 def _negative_region_reference(theta, sigma):
-    with mpmath.workdps(40):
-        th_, sg = mpmath.mpf(theta), mpmath.mpf(sigma)
-        c2, s2 = mpmath.cos(th_) ** 2, mpmath.sin(th_) ** 2
-        B = 1 + c2 - sg**2
-        disc = B * B - 4 * c2
+    """The sign changes of (11) itself, T_lt = ((1-gamma)^2 + gamma sigma^2)/(1-gamma) - sin^2 theta, found by
+    bisection at 60+ digits (not the quadratic formula). On (0, 1), in e = 1 - gamma (so roots near gamma = 1 keep
+    their digits), T_lt = e + sigma^2/e - sigma^2 - sin^2 theta is convex with its minimum at e = sigma,
+    T_lt(e = 1) = cos^2 theta >= 0 and T_lt -> +oo as e -> 0 (sigma > 0); on (1, oo) T_lt decreases."""
+    with mpmath.workdps(60 + (int(-math.log10(sigma)) if 0 < sigma < 1 else 0)):
+        tt, sg = mpmath.mpf(theta), mpmath.mpf(sigma)
+        s2 = mpmath.sin(tt) ** 2
+
+        def T_over(e):   # gamma = 1 - e in (0, 1)
+            return ((e * e + (1 - e) * sg**2) / e) - s2
+
+        def T_under(gm):
+            return sg**2 / (gm - 1) - s2
+
+        def bisect(T, lo, hi, rising):   # T(lo), T(hi) of opposite signs; 260 halvings
+            for _ in range(260):
+                mid = (lo + hi) / 2
+                if (T(mid) < 0) == rising:
+                    lo = mid
+                else:
+                    hi = mid
+            return (lo + hi) / 2
+
         over = None
-        if B > 0 and disc > 0:
-            lo, hi = (B - mpmath.sqrt(disc)) / 2, min((B + mpmath.sqrt(disc)) / 2, 1)
-            if lo < hi:
-                over = [float(lo), float(hi)]
-        under = None if float(s2) == 0 else float(1 + sg**2 / s2)
+        if sg == 0:   # T_lt = e - sin^2 theta: negative for e below sin^2 theta, i.e. gamma in (cos^2 theta, 1)
+            if s2 > 0:
+                over = [float(1 - bisect(T_over, mpmath.mpf(0), mpmath.mpf(1), rising=True)), 1.0]
+        elif sg < 1 and T_over(sg) < 0:
+            e_lo_gamma = bisect(T_over, sg, mpmath.mpf(1), rising=True)    # e at the smaller gamma
+            e_hi_gamma = bisect(T_over, mpmath.mpf(0), sg, rising=False)   # e at the larger gamma
+            over = [float(1 - e_lo_gamma), float(1 - e_hi_gamma)]
+        under = None
+        if float(s2) != 0:
+            if sg == 0:
+                under = 1.0
+            else:
+                top = mpmath.mpf(2)
+                while T_under(top) >= 0:
+                    top *= 2
+                bottom = mpmath.mpf(1) + sg**2 / 4 ** 10   # T_under > 0 there (sin^2 <= 1)
+                under = float(bisect(T_under, bottom, top, rising=False))
         return {"overparameterized": over, "underparameterized_from": under}
 
 
@@ -244,6 +286,8 @@ def _rkhs_residual(W, W_star, c_star):
 
 
 def _rkhs_reference(W, W_star, c_star):
+    """||f*||^2 - b^T G^+ b with the Gram matrices from the arc-cosine formula at 50 digits and the projection
+    from mpmath's 50-digit symmetric eigen-decomposition (eighe), rows normalized in mpmath."""
     with mpmath.workdps(50):
         def unit(M):
             return [[mpmath.mpf(x) / mpmath.sqrt(sum(mpmath.mpf(y) ** 2 for y in row)) for x in row] for row in M]
@@ -316,18 +360,22 @@ def _elementwise(fn):
 
 
 def _inv_chi2_quad(k):
-    """E[1/X], X ~ chi^2_k (k > 2), by quadrature of the chi-square density: with t = k e^v,
-    int (1/t) p_k(t) dt = int p_k(k e^v) dv, peaked at v ~ 0 with width sqrt(2/k); 40 digits."""
+    """E[1/X], X ~ chi^2_k (k > 2), by quadrature of the chi-square density: with t = k e^v (dt/t = dv),
+    int (1/t) p_k(t) dt = int p_k(k e^v) dv, peaked near v = 0 with width sqrt(2/k); 40 digits."""
     with mpmath.workdps(40):
         k = mpmath.mpf(int(k))
         logc = -(k / 2) * mpmath.log(2) - mpmath.loggamma(k / 2)
         lk = mpmath.log(k)
 
         def f(v):
-            return mpmath.exp(logc + (k / 2) * (lk + v) - k * mpmath.exp(v) / 2)
+            return mpmath.exp(logc + (k / 2 - 1) * (lk + v) - k * mpmath.exp(v) / 2)   # p_k(t), t = k e^v
 
+        # finite limits where the integrand is below e^-1000 of its peak (quadrature nodes near +-oo would ask
+        # mpmath for exp(-1e100), which it computes at great cost): log-density ~ -(k/4) v^2 near 0, ~ (k/2) v
+        # as v -> -oo, ~ -k e^v/2 as v -> oo
         w = mpmath.sqrt(2 / k)
-        pts = sorted({-mpmath.inf, mpmath.inf, *(j * w for j in (-60, -20, -6, -2, 0, 2, 6, 20, 60))})
+        lo, hi = -max(4000 / k, 60 * w), mpmath.log(1 + 60 * w + 4000 / k)
+        pts = sorted({lo, hi, *(j * w for j in (-20, -6, -2, 0, 2, 6, 20) if lo < j * w < hi)})
         return mpmath.quad(f, pts)
 
 
@@ -352,9 +400,10 @@ def _mp_inverse_moment(ratio):
 def _pinv_trace_reference(gamma):
     """lim E tr((X^+)^T X^+): gamma int x^-1 dMP_gamma for gamma < 1 (tr (XX^T)^-1 = (n/d)(1/n) tr C^-1),
     (1/gamma) int x^-1 dMP_(1/gamma) for gamma > 1 (tr (X^T X)^-1); Marchenko-Pastur density by quadrature."""
-    if gamma < 1:
-        return mpmath.mpf(gamma) * _mp_inverse_moment(gamma)
-    return _mp_inverse_moment(1 / mpmath.mpf(gamma)) / gamma
+    with mpmath.workdps(40):   # 1/gamma rounded to 53 bits would cost 1e-16/(1 - sqrt(1/gamma)) near gamma = 1
+        if gamma < 1:
+            return mpmath.mpf(gamma) * _mp_inverse_moment(gamma)
+        return _mp_inverse_moment(1 / mpmath.mpf(gamma)) / gamma
 
 
 def _scratch_mp(gamma, sigma):
@@ -433,7 +482,7 @@ def _kl_quad(dist_sq, sigma):
             return -x * x / 2 - mpmath.log(2 * mpmath.pi) / 2
 
         return mpmath.quad(lambda t: mpmath.exp(logphi(t)) * (logphi(t) - logphi(t + delta)),
-                           [-mpmath.inf, -10, 0, 10, mpmath.inf])
+                           [-60, -10, 0, 10, 60])   # |t| > 60: phi < e^-1800, below 40 digits of the result
 
 
 _kl_reference = _elementwise(_kl_quad)
@@ -510,7 +559,7 @@ entries_ += [
                "(I - P) W1 stays fixed but the readout product rescales by ||beta||^((L-1)/L). With sigma = 0, c = 1 "
                "and this equals the seed's (14); with label noise c > 1 and depends on the depth L."),
           params=(gamma_p, theta_p, sigma_p, depth_p), lhs=r"\mathbb{E}\,\mathcal{R}_{ft}", display=FT_DISPLAY,
-          compute=_finetune_risk, reference=lambda gamma, theta, sigma, depth: _ft_reference(gamma, theta, sigma, depth),
+          compute=_finetune_risk, reference=_ft_risk_reference,
           conditions=(r"\gamma \neq 1",)),
     Entry(id="transfer.finetune_transferability", title="Fine-tuning transferability T_ft = E R_sc - E R_ft",
           source=Source(SEED, "eq (15) (the seed's carries no sigma; corrected for sigma > 0 and depth)"),
@@ -519,7 +568,7 @@ entries_ += [
                                            tex="sigma"), depth_p),
           lhs=r"\mathcal{T}_{ft}", display=r"-(1-\gamma)(c^2 - 2c\cos\theta)\ (\gamma<1),\quad 0\ (\gamma>1)",
           compute=_finetune_transferability,
-          reference=lambda gamma, theta, sigma, depth: _ft_reference(gamma, theta, sigma, depth, True),
+          reference=_ft_transferability_reference,
           conditions=(r"\gamma \neq 1",)),
     Entry(id="transfer.negative_transfer_region", title="Where linear transfer is negative (T_lt < 0)",
           source=Source(SEED, "text after eq (11)"),
@@ -537,7 +586,7 @@ entries_ += [
           source=Source(SEED, "eqs (28)-(31)"), doc="D_KL(p_f || p_g) = ||f - g||^2_{L2(p)} / (2 sigma^2).",
           params=(dist_p, sigma_pos), lhs=r"D_{KL}(p_f\|p_g)", formula=KL.subs(sp.Symbol("Delta", nonnegative=True),
                                                                                 dist_p.symbol),
-          reference=lambda dist_sq, sigma: _kl_reference(dist_sq, sigma)),
+          reference=_kl_reference),
 ]
 RELU_KERNEL = Entry(
     id="transfer.relu_kernel", title="ReLU Gaussian kernel (arc-cosine kernel of order 1)",
@@ -594,7 +643,16 @@ def _stieltjes_at(gamma, z):
     with mpmath.workdps(60):
         gm, zz = mpmath.mpf(gamma), mpmath.mpf(z)
         lp, lm = (1 + mpmath.sqrt(gm)) ** 2, (1 - mpmath.sqrt(gm)) ** 2
-        return (zz - (1 - gm) - mpmath.sqrt(zz - lp) * mpmath.sqrt(zz - lm)) / (2 * gm * zz)
+        gz = (zz - (1 - gm) - mpmath.sqrt(zz - lp) * mpmath.sqrt(zz - lm)) / (2 * gm * zz)
+        # z < lambda_- < lambda_+: both square roots are imaginary and their product is real (exactly: im = 0);
+        # a complex value (another branch) is returned as is and cannot be compared
+        return mpmath.re(gz) if mpmath.im(gz) == 0 else gz
+
+
+def _minus_inv_one_minus(gamma, z):
+    """-1/(1 - gamma) at 60 digits (a SymPy side would reach the comparison rounded to 53 bits)"""
+    with mpmath.workdps(60):
+        return -1 / (1 - mpmath.mpf(gamma))
 
 
 def _p_row_norm(gamma):
@@ -757,6 +815,12 @@ def _inv_wishart_trace(n, d):
     return n * _inv_chi2_quad(d - n + 1)
 
 
+def _inv_wishart_closed(n, d):
+    """n/(d - n - 1) in exact rational arithmetic, rounded to 40 digits"""
+    with mpmath.workdps(40):
+        return mpmath.mpf(n) / (d - n - 1)
+
+
 DERIVATIONS = (
     Derivation("transfer.theorem36", "Scratch risk (Theorem 3.6): eqs (88)-(100) and the finite-size form",
                SEED, "App. B.5, eqs (88)-(100)", ("transfer.scratch_risk", "transfer.scratch_risk_finite",
@@ -773,16 +837,16 @@ DERIVATIONS = (
              tol=1e-12, tol_source="float64 pinv of a 40x20 Gaussian matrix: ||X^+ X - I|| ~ cond(X) * 1e-16 < 1e-14"),
         Step("(95): sum_l 1/sigma_l^2 = (gamma/n) tr(C^-1), C = X X^T/d (eigenvalues lambda_l = sigma_l^2/d)",
              sp.Subs(1 / sigl2_, sigl2_, d * lam_l), sp.Subs(g / n / lam_l, g, n / d)),
-        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", _stieltjes_at, -1 / (1 - g),
-             search=lambda: _grid(gamma=(0.5, 0.1, 0.9), z=(1e-25, -1e-25)),
+        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", _stieltjes_at, _minus_inv_one_minus,
+             search=lambda: _grid(gamma=(0.5, 0.125, 0.875), z=(1e-25, -1e-25)),  # binary fractions: exact
              tol=1e-20, tol_source=("g_C(z) + 1/(1-gamma) = -z E lambda^-2 + O(z^2) with E lambda^-2 = (1-gamma)^-3 "
-                                    "<= 1e3 at gamma <= 0.9: |difference| <= 2e-22 at |z| = 1e-25; 60-digit arithmetic")),
+                                    "<= 512 at gamma <= 7/8: |difference| <= 1e-22 at |z| = 1e-25; 60-digit arithmetic")),
         Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", sp.Subs(RISK_92, (p_, tau_), (g, g / (1 - g))),
              SCRATCH.args[0][0]),
         Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", sp.Subs(RISK_92, (p_, tau_), (1, 1 / (g - 1))),
              SCRATCH.args[1][0]),
         Step("finite n < d-1: E tr (X X^T)^-1 = n/(d-n-1) (inverse Wishart, by chi-square quadrature)",
-             _inv_wishart_trace, n / (d - n - 1),
+             _inv_wishart_trace, _inv_wishart_closed,
              search=lambda: [{"n": 2, "d": 10}, {"n": 5, "d": 7}, {"n": 50, "d": 200}, {"n": 1000, "d": 1002},
                              {"n": 10**6, "d": 3 * 10**6}],
              rtol=1e-20, tol_source="mpmath quadrature at 40 digits (its error estimate is below 1e-30)"),

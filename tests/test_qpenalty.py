@@ -110,16 +110,17 @@ def test_inconsistent_system_is_rejected():
 
 @given(implicit_bias.strategy())
 def test_implicit_bias_meets_kkt_and_is_minimal(kwargs):
+    """Feasibility and stationarity at 50 digits on the float output, against the a-priori rounding bounds
+    the derivation states (derivations/qpenalty.py: the solver's stopping rule, beta = k sinh(X^T lam / 2))."""
+    from derivations.qpenalty import (_feasibility_bound, _feasibility_residual, _stationarity_bound,
+                                      _stationarity_residual)
+
     X, y, w1, w2 = (np.asarray(kwargs[k]) for k in ("X", "y", "w1", "w2"))
     beta = implicit_bias(**kwargs)
-    k = w1**2 + w2**2
-    # feasibility: the residual is at the rounding level of X beta
-    assert np.linalg.norm(X @ beta - y) <= 1e-9 * (1 + np.linalg.norm(X) * np.linalg.norm(beta))
-    # stationarity: the gradient 2 asinh(beta/k) lies in the row space of X
-    grad = 2 * np.arcsinh(beta / k)
-    proj = X.T @ np.linalg.lstsq(X.T, grad, rcond=None)[0]
-    assert np.linalg.norm(grad - proj) <= 1e-7 * (1 + np.linalg.norm(grad))
-    # minimality along feasible directions (the penalty is strictly convex)
+    assert _feasibility_residual(X, y, w1, w2) <= _feasibility_bound(X, y, w1, w2)
+    assert _stationarity_residual(X, y, w1, w2) <= _stationarity_bound(X, y, w1, w2)
+    # minimality along feasible directions (the penalty is strictly convex): the increase eps^2 v^T H v / 2
+    # >= 5e-7 min_d 1/sqrt(k_d^2 + beta_d^2) is far above the float64 rounding of the Q-norm (~1e-15 relative)
     null = np.linalg.svd(X)[2][np.linalg.matrix_rank(X):]
     base = norm(beta=beta, w1=w1, w2=w2)
     for v in null:

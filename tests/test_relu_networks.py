@@ -113,3 +113,57 @@ def test_bad_input():
     msg = _one_line_value_error(lambda: deviation_experiment("quick", init_scales=(-1.0,)), "init_scale")
     assert "-1.0" in msg
     _one_line_value_error(lambda: sample_efficiency("quick", magnitudes=(0.0,)), "magnitude")
+
+
+def _synthetic_fig1c(stl_shift, ptft_shift, seeds=4):
+    """sample_efficiency's record with chosen means: rho (1, 0.9), magnitudes (1, 0.01), n (8, 24), seeds noisy."""
+    rng = np.random.default_rng(0)
+    shape = (2, 2, 2, seeds)
+    noise = lambda: 0.01 * rng.normal(size=shape)  # noqa: E731
+    return {"rho": (1.0, 0.9), "magnitude": (1.0, 0.01), "n": (8, 24), "seeds": list(range(seeds)),
+            "stl": 0.5 + stl_shift + noise(), "ptft": 0.5 + ptft_shift + noise(), "not_converged_stl": 0,
+            "not_converged_ptft": 0, "summary": "synthetic"}
+
+
+@pytest.mark.parametrize("ptft_shift, expect", [(-0.2, {"rho 1.0": True, "rho 0.9, finetuning magnitude 0.01": False}),
+                                                 (0.2, {"rho 1.0": False, "rho 0.9, finetuning magnitude 0.01": True})])
+def test_figure1c_verdicts_are_computed_from_the_data(monkeypatch, ptft_shift, expect):
+    """PT+FT much better everywhere: the rho = 1 records pass and 'the benefit vanishes' at rho = 0.9, small magnitude
+    fails; PT+FT much worse everywhere: the reverse. No record carries a verdict of its own."""
+    import verify.relu_networks as V
+    from theorylab.evidence import Context, Evidence
+
+    monkeypatch.setattr(V, "sample_efficiency", lambda *a, **k: _synthetic_fig1c(0.0, ptft_shift))
+    recs = V._figure1c_check(Context())
+    assert all(isinstance(r, Evidence) for r in recs) and len(recs) == 5
+    for key, ok in expect.items():
+        mine = [r for r in recs if key in r.check]
+        assert mine and all(r.passed == ok for r in mine), [(r.check, r.passed, r.observed) for r in mine]
+    assert all(r.extra.get("figure") == "001-fig1c" for r in recs[:4])
+
+
+def test_figure1c_without_two_converged_seeds_fails(monkeypatch):
+    import verify.relu_networks as V
+    from theorylab.evidence import Context
+
+    data = _synthetic_fig1c(0.0, -0.2)
+    data["ptft"][..., 1:] = np.nan   # one converged PT+FT seed per cell: no standard error
+    monkeypatch.setattr(V, "sample_efficiency", lambda *a, **k: data)
+    assert not any(r.passed for r in V._figure1c_check(Context()))
+
+
+@pytest.mark.parametrize("below, ok", [(0.0, True), (1e-6, False)])
+def test_deviation_records_fail_when_a_unit_costs_less_than_r(monkeypatch, below, ok):
+    """The bound deviation >= r~ is computed per unit: a unit whose deviation is below r~ by 1e-6 relative fails."""
+    import verify.relu_networks as V
+    from theorylab.evidence import Context, Evidence, Finding
+
+    pen = np.array([0.5, 1.0, 2.0])
+    cell = {"init_scale": 1.0, "rho": 1.0, "runs": 3, "converged": 3, "ratio": np.array([1.0, 1.2, 1.01]),
+            "ratio_flow": np.array([1.0, 1.2, 1.01]), "deviation": pen * np.array([1.0, 1.2, 1.0 - below]),
+            "penalty": pen, "scale2": np.array([3.0, 4.0, 5.0])}
+    monkeypatch.setattr(V, "deviation_experiment", lambda *a, **k: {"cells": [cell], "finetune": "synthetic"})
+    recs = V._deviation_check(Context())
+    ev = [r for r in recs if isinstance(r, Evidence)]
+    assert len(ev) == 1 and ev[0].passed is ok
+    assert any(isinstance(r, Finding) for r in recs)

@@ -125,3 +125,47 @@ def test_mu_off_the_grid_and_unknown_profile_are_rejected_in_one_line():
     with pytest.raises(ValueError, match=r"^profile must be one of \['paper', 'quick'\]; got profile='fast'") as err:
         rt.student_teacher("fast")
     assert "\n" not in str(err.value)
+
+
+def _fake_run(loss, source_residual, ladder, n, rank):
+    """A synthetic student_teacher result (one mu) for the record-building checks, no training."""
+    g = {"K_model": np.eye(3), "K_source": np.eye(3), "cosine": 0.9, "relative_frobenius": 0.5,
+         "trace_fraction_in_source_span": 0.95, "share_neurons_aligned": 0.8, "share_readout_mass_aligned": 0.9}
+    rec = {"mu": 0.0, "gram": g, "gram_init": {**g, "cosine": 0.5, "relative_frobenius": 0.9,
+                                               "trace_fraction_in_source_span": 0.4},
+           "source_residual_learned": source_residual, "residual_tau": np.array(ladder[:-1]),
+           "residual_eps": ladder[-1], "residual_learned": ladder[-1], "rounding_band": 0.0,
+           "residual_source_teacher": 0.1, "residual_init": 0.5, "residual_at_tau": ladder[1],
+           "sandwich": 1.0, "rank": rank, "kappa": 1.0, "error_mean": np.array([ladder[1] + 1.0 / n]),
+           "error_se": np.array([1e-3])}
+    return {"d": 4, "m": 8, "m_star": 2, "tau": 1e-8, "taus": np.array([1e-6, 1e-8]), "ns": np.array([n]),
+            "pretrain_loss": np.array([loss]), "pretrain_steps": np.array([10]), "pretrain_seconds": 0.0,
+            "per_mu": [rec]}
+
+
+@pytest.mark.parametrize("loss, residual, ladder, converged, bound, monotone", [
+    (1e-5, 1e-5, [0.3, 0.2, 0.1], True, True, True),
+    (1e-3, 1e-5, [0.3, 0.2, 0.1], False, True, True),     # not converged: its own failing record
+    (1e-5, 5e-5, [0.3, 0.2, 0.1], True, False, True),     # ||P_perp f_s*||^2 > 2 L: the bound fails
+    (1e-5, 1e-5, [0.2, 0.3, 0.1], True, True, False),     # a ladder that goes up fails
+])
+def test_convergence_bound_and_monotonicity_are_separate_records(monkeypatch, loss, residual, ladder, converged,
+                                                                 bound, monotone):
+    from theorylab.evidence import Context, Finding
+    monkeypatch.setattr(rt, "_run", lambda ctx: _fake_run(loss, residual, ladder, 1000, 3))
+    conv, bnd = rt._pretraining(Context())
+    assert (conv.passed, bnd.passed) == (converged, bound)
+    _, mono = rt._residual_ladder(Context())
+    assert mono.passed == monotone
+    gram = rt._gram(Context())
+    assert all(isinstance(r, Finding) and not r.passed for r in gram)   # Fig. 3(a)/(b): reported, not asserted
+
+
+def test_transfer_outside_the_expansion_is_a_finding(monkeypatch):
+    from theorylab.evidence import Context, Evidence, Finding
+    monkeypatch.setattr(rt, "_run", lambda ctx: _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 5, 10))
+    recs = rt._transfer_mc(Context())
+    assert [type(r) for r in recs] == [Evidence, Finding]      # C(n) > 0 asserted; the 1/n expansion not
+    monkeypatch.setattr(rt, "_run", lambda ctx: _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 1000, 10))
+    recs = rt._transfer_mc(Context())
+    assert [type(r) for r in recs] == [Evidence, Evidence] and all(r.passed for r in recs)

@@ -22,7 +22,7 @@ from .paper import Family as FamilySpec
 from .paper import Paper
 from .params import DomainError
 
-__all__ = ["GROUP", "PaperError", "Family", "use", "papers", "paper_of", "families", "family", "get", "entries",
+__all__ = ["GROUP", "PaperError", "Family", "use", "paper_specs", "papers", "paper_of", "families", "family", "get", "entries",
            "derivations", "errata", "checks", "select"]
 
 GROUP = "theorylab.papers"  # the entry-point group a distribution registers its papers in
@@ -66,7 +66,14 @@ def use(specs: Iterable[str]) -> None:
     """Register the papers named on the command line (`--paper MODULE_OR_FILE.py`, repeatable) for this process,
     in addition to the installed ones and THEORYLAB_PAPERS; each call replaces the previous call's list."""
     global _cli_papers
-    _cli_papers = tuple(specs)
+    _cli_papers = tuple(str(Path(s).expanduser().resolve()) if _is_path(s) else s for s in specs)
+
+
+def paper_specs() -> str:
+    """THEORYLAB_PAPERS and --paper as one THEORYLAB_PAPERS value: what a worker process needs to register the
+    same papers (files by absolute path)."""
+    env = [s for s in os.environ.get("THEORYLAB_PAPERS", "").split(os.pathsep) if s.strip()]
+    return os.pathsep.join(dict.fromkeys([*env, *_cli_papers]))
 
 
 def _line(exc: BaseException) -> str:

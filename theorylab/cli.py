@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from . import catalogue
 from .derivation import Derivation, StepResult
-from .evidence import Context, Evidence, Finding, to_jsonable
+from .evidence import to_jsonable
 from .params import DomainError
 from .record import EvidenceRecord
 
@@ -116,6 +116,8 @@ def _print_step(r: StepResult) -> None:
 
 
 def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple[int, list[dict]]:
+    from .runner import step_record
+
     unexpected, records = 0, []
     for d in derivs:
         if not quiet:
@@ -126,14 +128,7 @@ def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple
             print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
         for r in results:
             unexpected += not r.ok
-            rec = {"derivation": d.key, "title": d.title, "where": d.where, "step": r.step.label,
-                   "status": r.status, "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok,
-                   "relation": r.step.relation, "strength": r.strength, "points": r.outcome.points}
-            e = r.step.erratum
-            if e is not None:  # the report's errata section is built from these, without rerunning anything
-                rec["erratum"] = {"key": e.key, "seed": e.seed, "where": e.where, "says": e.says, "truth": e.truth,
-                                  "note": e.note, "counterexample": r.outcome.counterexample}
-            records.append(rec)
+            records.append(step_record(d, r))
     return unexpected, records
 
 
@@ -174,6 +169,8 @@ def cmd_errata(args) -> int:
 
 
 def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
     if isinstance(x, float):
         return f"{x:.6g}"
     if isinstance(x, list):
@@ -182,44 +179,75 @@ def _fmt(x: Any) -> str:
 
 
 def cmd_verify(args) -> int:
+    from . import runner
+
     ids, fams = catalogue.select(args.select)
     if os.path.isdir(args.json):  # found before minutes of work, not after
         raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
+    if args.jobs < 0:
+        raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
+    tasks = runner.plan(ids)
+    if args.dry_run:
+        est = runner.estimate(tasks, args.profile)
+        for t, s in zip(tasks, est):
+            print(f"  {t.kind:10s} {t.key[:90]:90s} {'~%.1f s' % s if s is not None else 'not yet measured'}")
+        known = [s for s in est if s is not None]
+        print(f"{len(tasks)} tasks, profile {args.profile}; estimated {sum(known):.0f} s of work "
+              f"({len(known)} measured here before, {len(tasks) - len(known)} not)")
+        return 0
     t0 = time.time()
-    print(f"theorylab verify: profile {args.profile}, device {args.device}, families {', '.join(fams)}")
-    unexpected, steps = _run_derivations(_derivations_for(ids, fams), quiet=not args.verbose)
-    print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
-    ctx = Context(profile=args.profile, device=_device(args.device), seed=args.seed,
-                  progress=sys.stderr.isatty())  # bars on a terminal, clean logs in CI
-    evidence: list[Evidence | Finding] = []
-    failures = 0
-    for check in catalogue.checks(fams):  # only the selected families' check modules are imported
-        if not set(check.entries) & ids:
-            continue
-        t1 = time.time()
-        try:
-            recs = check.run(ctx)
-        except Exception as exc:  # a crashing check is a failed check, reported with its reason
-            recs = [Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None,
-                             observed=None, tolerance=0.0, tolerance_source="the check raised",
-                             detail=f"{type(exc).__name__}: {exc}")]
+    jobs = args.jobs or runner.usable_cores()
+    threads = max(1, runner.usable_cores() // jobs) if args.executor in ("", "local") else 1
+    device = _device(args.device)
+    print(f"theorylab verify: profile {args.profile}, device {device}, families {', '.join(fams)}; {len(tasks)} "
+          f"tasks on {args.executor or 'local'} ({jobs} job{'s' if jobs > 1 else ''}, {threads} thread"
+          f"{'s' if threads > 1 else ''} each)")
+    steps: list[dict] = []
+    evidence: list[dict] = []
+    counts = {"unexpected": 0, "failures": 0}
+
+    def on_result(task, result):
+        recs = result["records"]
+        if task.kind == "derivation":
+            steps.extend(recs)
+            counts["unexpected"] += sum(not r["ok"] for r in recs)
+            if args.verbose or any(not r["ok"] for r in recs):
+                print(f"  derivation {task.key}: {len(recs)} steps, {sum(not r['ok'] for r in recs)} unexpected")
+                for r in recs:
+                    if args.verbose or not r["ok"]:
+                        print(f"    {r['status']:10s} ({r['strength']}) {r['step']}: {r['method']} {r['detail']}")
+            return
         for r in recs:
             evidence.append(r)
-            if isinstance(r, Finding):  # reported, never counted as a pass or a failure
-                print(f"  NOTE {r.entry:32s} {r.check}: {r.text}")
+            if r.get("record") == "finding":  # reported, never counted as a pass or a failure
+                print(f"  NOTE {r['entry']:32s} {r['check']}: {r['text']}")
                 continue
-            failures += not r.passed
-            print(f"  {'PASS' if r.passed else 'FAIL'} {r.entry:32s} {r.check}: predicted {_fmt(r.predicted)}, "
-                  f"observed {_fmt(r.observed)}, abs err {r.abs_error:.3g}, rel err {r.rel_error:.3g}, "
-                  f"tol {r.tolerance:.3g} ({r.tolerance_source})" + (f" [{r.detail}]" if r.detail else ""))
-        print(f"    ({check.name}: {time.time() - t1:.1f} s)")
+            counts["failures"] += not r["passed"]
+            print(f"  {'PASS' if r['passed'] else 'FAIL'} {r['entry']:32s} {r['check']}: predicted "
+                  f"{_fmt(r['predicted'])}, observed {_fmt(r['observed'])}, abs err {_fmt(r['abs_error'])}, "
+                  f"rel err {_fmt(r['rel_error'])}, tol {_fmt(r['tolerance'])} ({r['tolerance_source']})"
+                  + (f" [{r['detail']}]" if r.get("detail") else ""))
+        print(f"    ({task.key}: {result['seconds']:.1f} s)")
+
+    journal = args.json + ".tasks.jsonl"
+    executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
+        os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
+        "partition": args.slurm_partition, "timeout_min": args.slurm_time, "gpus_per_node": args.slurm_gpus})
+    try:
+        runner.execute(tasks, profile=args.profile, device=device, seed=args.seed, executor=executor,
+                       threads=threads, journal=journal, resume=args.resume, on_result=on_result,
+                       progress=sys.stderr.isatty())
+    finally:
+        shutdown()
+    unexpected, failures = counts["unexpected"], counts["failures"]
+    print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
     papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
-    record = EvidenceRecord(profile=args.profile, device=ctx.device, seed=args.seed, families=fams, papers=papers,
-                            derivation_steps=steps, evidence=[r.to_json() for r in evidence],
-                            unexpected_steps=unexpected, failed_evidence=failures,
-                            seconds=round(time.time() - t0, 2))
+    record = EvidenceRecord(profile=args.profile, device=device, seed=args.seed, families=fams, papers=papers,
+                            derivation_steps=steps, evidence=evidence, unexpected_steps=unexpected,
+                            failed_evidence=failures, seconds=round(time.time() - t0, 2))
     _write_json(args.json, record.to_json())
-    findings = sum(isinstance(r, Finding) for r in evidence)
+    os.unlink(journal)  # the record is whole: nothing is left to resume
+    findings = sum(r.get("record") == "finding" for r in evidence)
     print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence) - findings} evidence "
           f"records ({failures} failed), {findings} findings, {time.time() - t0:.1f} s; JSON record: {args.json}")
     return 1 if unexpected or failures else 0
@@ -288,8 +316,9 @@ def cmd_report(args) -> int:
         raise DomainError(f"select (families or entries to verify) needs --rerun; got select={' '.join(args.select)} "
                           f"without --rerun (the report of {args.evidence} shows the whole record)")
     if args.rerun:
-        code = cmd_verify(argparse.Namespace(select=args.select, profile=args.profile, device=args.device,
-                                             seed=args.seed, json=args.evidence, verbose=False, paper=args.paper))
+        code = cmd_verify(build_parser().parse_args(
+            ["verify", *args.select, "--profile", args.profile, "--device", args.device, "--seed", str(args.seed),
+             "--json", args.evidence, *(f"--paper={p}" for p in args.paper)]))
         if code:
             print("verify reported failures; the report shows them", file=sys.stderr)
     summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
@@ -335,6 +364,33 @@ def cmd_mutate(args) -> int:
     return 1 if caught < counted else 0
 
 
+def cmd_accuracy(args) -> int:
+    from . import accuracy
+
+    ids, _ = catalogue.select(args.select)
+    chosen = [e for e in catalogue.entries() if e.id in ids]
+    t0 = time.time()
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(chosen), desc="accuracy", disable=not sys.stderr.isatty())
+    maps = accuracy.measure_all(chosen, args.profile, jobs=args.jobs, progress=lambda m: bar.update())
+    bar.close()
+    failing = [m for m in maps if not m.meets]
+    if args.json:
+        _write_json(args.json, {"profile": args.profile, "entries": [m.to_json() for m in maps],
+                                "seconds": round(time.time() - t0, 2)})
+    print(accuracy.table(maps))
+    for m in maps:
+        for text in m.disagreements[:3] + m.problems[:3]:
+            print(f"note {m.entry}: {text}")
+        if m.note:
+            print(f"bound {m.entry}: {m.note}")
+    print(f"\n{len(maps)} entries, {len(maps) - len(failing)} meet their contract bound"
+          + (f"; NOT met: {', '.join(m.entry for m in failing)}" if failing else "")
+          + f"; {time.time() - t0:.1f} s")
+    return 1 if failing else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
     common = _Parser(add_help=False)
@@ -365,6 +421,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", default="theorylab-evidence.json", help="where to write the evidence record")
     s.add_argument("-v", "--verbose", action="store_true", help="print every derivation step")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes (default 0: the usable cores; 1: in-process)")
+    s.add_argument("--executor", default="local",
+                   help="local (a spawn process pool of --jobs workers), dask://HOST:PORT, slurm, submitit-local")
+    s.add_argument("--resume", action="store_true", help="continue a killed run: reuse the tasks it finished")
+    s.add_argument("--dry-run", action="store_true", help="list the tasks with estimated times; run nothing")
+    s.add_argument("--slurm-partition", default="", help="with --executor slurm")
+    s.add_argument("--slurm-time", type=int, default=60, help="minutes per task, with --executor slurm")
+    s.add_argument("--slurm-gpus", type=int, default=0, help="GPUs per task, with --executor slurm")
     s.set_defaults(fn=cmd_verify)
     s = command("latex", help="a standalone LaTeX document of the selected entries")
     s.add_argument("select", nargs="*")
@@ -379,6 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
     s.add_argument("--seed", type=int, default=0, help="with --rerun")
     s.set_defaults(fn=cmd_report)
+    s = command("accuracy", help="worst relative error of each entry per output and region, vs references")
+    s.add_argument("select", nargs="*")
+    s.add_argument("--profile", choices=("quick", "thorough"), default="quick")
+    s.add_argument("--json", default="", help="write the accuracy maps here")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores)")
+    s.set_defaults(fn=cmd_accuracy)
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",

@@ -66,20 +66,24 @@ class SweepResult:
     reused: int
 
     def ordered(self, tasks: list[Mapping[str, Any]]) -> list[Any]:
-        return [self.results[task_key(t)] for t in tasks]
+        return [self.results[task_key(t)] for t in tasks]  # (with the default key)
 
 
 def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str | os.PathLike, *,
-              executor: cf.Executor | None = None, progress: bool = False) -> SweepResult:
+              executor: cf.Executor | None = None, progress: bool = False,
+              key: Callable[[Mapping[str, Any]], str] = task_key,
+              on_done: Callable[[str, Any], None] | None = None) -> SweepResult:
     """Run fn(**task) for every task not yet in `path`, appending each result as it completes.
 
     `executor` is any object with concurrent.futures' submit(); a Dask `Client.get_executor()` works
     unchanged. With executor=None a spawn-method process pool is created (and shut down) here.
-    fn must be picklable (a module-level function) and its result JSON-serializable.
+    fn must be picklable (a module-level function) and its result JSON-serializable. `key` names a task in the
+    results file (leave out parameters that do not change the result, e.g. thread counts); `on_done(key, result)`
+    is called in this thread as each task finishes.
     """
     _drop_torn_tail(path)
     done = load_results(path)
-    todo = [t for t in tasks if task_key(t) not in done]
+    todo = [t for t in tasks if key(t) not in done]
     reused = len(tasks) - len(todo)
     if not todo:
         return SweepResult(done, 0, reused)
@@ -94,12 +98,14 @@ def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str 
         futures = {executor.submit(fn, **t): t for t in todo}
         with open(path, "a") as fh:
             for fut in cf.as_completed(futures):
-                key = task_key(futures[fut])
+                name = key(futures[fut])
                 result = to_jsonable(fut.result())
-                fh.write(json.dumps({"key": key, "result": result}) + "\n")
+                fh.write(json.dumps({"key": name, "result": result}) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
-                done[key] = result
+                done[name] = result
+                if on_done is not None:
+                    on_done(name, result)
                 if bar is not None:
                     bar.update(1)
     finally:

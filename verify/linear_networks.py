@@ -11,7 +11,7 @@ import torch
 from scipy.optimize import brentq
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, compare, compare_mc
+from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc
 from theorylab.training import TrainConfig, resolve_device, train
 
 
@@ -38,42 +38,62 @@ def _beta(p):
 
 
 def pretrain(bs: torch.Tensor, alpha: float, gen: torch.Generator, progress: bool = False):
-    """Gradient flow on the population loss (2): for x ~ N(0, I), 1/2 E(f - y)^2 = 1/2 ||beta - beta_s||^2 + const."""
+    """Gradient flow on the population loss (2): for x ~ N(0, I), 1/2 E(f - y)^2 = 1/2 ||beta - beta_s||^2 + const.
+    Returns the TrainResult and the initial (W1, w2)."""
     W1, w2 = init_19(bs.shape[0], bs.shape[1], alpha, gen)
+    init = (W1.clone(), w2.clone())
     res = train({"W1": W1, "w2": w2}, lambda p: 0.5 * ((_beta(p) - bs) ** 2).sum(1),
                 TrainConfig(loss_tol=1e-26, max_steps=100_000, progress=progress, desc=f"pretrain alpha {alpha}"))
-    return res
+    return res, init
+
+
+def _imbalance(W1: torch.Tensor, w2: torch.Tensor) -> torch.Tensor:
+    """W1^T W1 - w2 w2^T per run: conserved by gradient flow on a 2-layer linear network."""
+    return W1.transpose(1, 2) @ W1 - torch.einsum("ri,rj->rij", w2, w2)
 
 
 def _pretraining_checks(ctx: Context) -> list[Evidence]:
+    """Lemma 3.3 (beta reaches beta_s) and Theorem 3.4 (W1 is rank one up to O(alpha^2)).
+
+    The tail ||W1||_F^2 - ||W1||_op^2 is held to Lemma B.1's alpha^2 d at each alpha, with no slack (so the
+    alpha^2 scaling is asserted alpha by alpha). Under gradient flow W1^T W1 = w2 w2^T + C with the imbalance C
+    conserved, C(0) = alpha^2 (I - u u^T/4), and interlacing puts the tail in [alpha^2 (d - 5/4), alpha^2 (d - 1)];
+    discrete steps move C (measured, reported), mostly along beta_s, so that sharper interval is reported, not
+    asserted (the lower end is missed by ~0.1-0.3 alpha^2 at alpha <= 1e-2)."""
     quick = ctx.profile == "quick"
     d, R = (30, 4) if quick else (500, 20)
     gen = torch.Generator().manual_seed(ctx.seed)
     bs, _ = _tasks(R, d, 0.0, gen)
-    alphas = (1e-1, 1e-2, 1e-3)
-    out, leak = [], []
-    for alpha in alphas:
-        res = pretrain(bs, alpha, gen, ctx.progress)
+    out = []
+    for alpha in (1e-1, 1e-2, 1e-3):
+        res, (W10, w20) = pretrain(bs, alpha, gen, ctx.progress)
         ok = res.converged
+        if not bool(ok.any()):  # nothing to compare: the record fails as such
+            out.append(Evidence(entry="transfer.linear_transfer_risk", check=f"Lemma 3.3 / Theorem 3.4 at alpha "
+                                f"{alpha}: no run converged", kind="training", predicted=alpha**2 * d, observed=None, tolerance=0.0,
+                                tolerance_source="no converged run"))
+            continue
         err = float((_beta(res.params) - bs)[ok].norm(dim=1).max())
         out.append(compare("transfer.linear_transfer_risk", f"Lemma 3.3: pretraining on the population loss reaches "
                            f"beta_s, alpha {alpha} ({int(ok.sum())}/{R} runs converged, d={d})", "training",
                            0.0, err, atol=math.sqrt(2 * 1e-26) * 1.01,
                            source="convergence: 1/2||beta - beta_s||^2 <= 1e-26, so ||beta - beta_s|| <= 1.5e-13"))
-        s = torch.linalg.svdvals(res.params["W1"][ok])
-        u1 = torch.linalg.svd(res.params["W1"][ok])[0][:, :, 0]
+        W1, w2 = res.params["W1"][ok], res.params["w2"][ok]
+        s = torch.linalg.svdvals(W1)
+        u1 = torch.linalg.svd(W1)[0][:, :, 0]
         align = float((u1 * bs[ok]).sum(1).abs().min())
-        tail = ((s[:, 1:] ** 2).sum(1)).max().item()  # ||W1||_F^2 - ||W1||_op^2
-        leak.append(tail)
-        out.append(Evidence("transfer.linear_transfer_risk", f"Theorem 3.4: W1 is rank one along beta_s up to "
-                            f"O(alpha^2), alpha {alpha}", "training", alpha**2 * d, tail, tail, align, alpha**2 * d,
-                            "Lemma B.1's bound ||W1||_F^2 - ||W1||_op^2 <= alpha^2 ||W1(0)/alpha||_F^2 = alpha^2 d",
-                            bool(tail <= alpha**2 * d * (1 + 1e-9)),
-                            f"sigma_2/sigma_1 = {float((s[:, 1] / s[:, 0]).max()):.2e}, min |u_1 . beta_s| = {align:.12f}"))
-    out.append(Evidence("transfer.linear_transfer_risk", "Theorem 3.4: the non-rank-one part shrinks as alpha^2",
-                        "training", [a**2 * d for a in alphas], leak, float(leak[-1]), float(leak[-1]), 0.0,
-                        "a trend (strictly decreasing), not a bound", bool(np.all(np.diff(leak) < 0)),
-                        ", ".join(f"{v:.2e}" for v in leak)))
+        tail = (s[:, 1:] ** 2).sum(1).numpy()  # ||W1||_F^2 - ||W1||_op^2 per run
+        drift = torch.linalg.matrix_norm(_imbalance(W1, w2) - _imbalance(W10[ok], w20[ok]), ord="nuc").numpy()
+        where = f"alpha {alpha}, d={d}, {int(ok.sum())}/{R} runs converged"
+        out.append(Evidence(entry="transfer.linear_transfer_risk", check=f"Theorem 3.4 / Lemma B.1: ||W1||_F^2 - "
+                            f"||W1||_op^2 <= alpha^2 d ({where})", kind="training", predicted=alpha**2 * d,
+                            observed=float(tail.max()), relation="<=", tolerance=0.0,
+                            tolerance_source="none: Lemma B.1's bound alpha^2 ||W1(0)/alpha||_F^2 = alpha^2 d as stated",
+                            detail=(f"tail/alpha^2 per run {', '.join(f'{t / alpha**2:.4f}' for t in tail)} (gradient "
+                                    f"flow: in [d - 5/4, d - 1] by interlacing with the conserved imbalance); the "
+                                    f"imbalance W1^T W1 - w2 w2^T moved by ||Delta||_* up to {float(drift.max()):.2e} "
+                                    f"under discrete steps; sigma_2/sigma_1 = {float((s[:, 1] / s[:, 0]).max()):.2e}; "
+                                    f"min |u_1 . beta_s| = {align:.12f}")))
     return out
 
 
@@ -88,28 +108,48 @@ def _empirical(X, y):
 
 
 def _scratch_checks(ctx: Context) -> list[Evidence]:
-    """Theorem 3.5: from small alpha, gradient flow on the empirical loss ends near X^+ y."""
+    """Theorem 3.5: from small alpha, gradient flow on the empirical loss ends near X^+ y, at distance O(alpha).
+
+    Bound per run, from the dynamics (not from the distance under test): the W1 update is X^T (...) w2^T / n, so
+    (I - P) W1 = (I - P) W1(0) = alpha (I - P) at every step and (I - P) beta = alpha (I - P) w2; and
+    P beta - X^+ y = X^+ (X beta - y) has norm <= sqrt(2 n L) / sigma_min(X) (L the final loss). Hence
+    ||beta - X^+ y|| <= alpha ||(I - P) w2|| + sqrt(2 n L) / sigma_min(X)."""
     quick = ctx.profile == "quick"
     d, n, R = (30, 12, 4) if quick else (200, 80, 20)
     gen = torch.Generator().manual_seed(ctx.seed + 1)
     _, bt = _tasks(R, d, 0.0, gen)
     X, y = _target_data(bt, n, 0.2, gen)
-    target = torch.einsum("rdn,rn->rd", torch.linalg.pinv(X), y)
-    dists, alphas = [], (1e-1, 1e-2, 1e-3)
-    for alpha in alphas:
+    pinv = torch.linalg.pinv(X)
+    target = torch.einsum("rdn,rn->rd", pinv, y)
+    proj_perp = torch.eye(d, dtype=X.dtype) - pinv @ X
+    smin = torch.linalg.svdvals(X)[:, -1]
+    out = []
+    for alpha in (1e-1, 1e-2, 1e-3):
         W1, w2 = init_19(R, d, alpha, gen)
         res = train({"W1": W1, "w2": w2}, _empirical(X, y), TrainConfig(loss_tol=1e-24, max_steps=100_000))
         ok = res.converged
-        dists.append(float(((_beta(res.params) - target)[ok].norm(dim=1) / target[ok].norm(dim=1)).max()))
-    return [Evidence("transfer.scratch_risk", f"Theorem 3.5: scratch training from small alpha ends at X^+ y; "
-                     f"relative distance decreases as alpha shrinks {alphas} (d={d}, n={n})", "training",
-                     [0.0] * 3, dists, dists[-1], dists[-1], 0.0, "a trend (strictly decreasing), not a bound",
-                     bool(np.all(np.diff(dists) < 0)), ", ".join(f"{v:.2e}" for v in dists))]
+        beta, w2e = _beta(res.params), res.params["w2"]
+        dist = (beta - target).norm(dim=1)[ok]
+        perp_w2 = torch.einsum("rij,rj->ri", proj_perp, w2e).norm(dim=1)[ok]
+        bound = alpha * perp_w2 + torch.sqrt(2 * n * res.loss[ok].clamp_min(0)) / smin[ok]
+        rel = (dist / target[ok].norm(dim=1)).numpy()
+        # float64: (I - P) W1 drifts from alpha (I - P) by rounding of <= max_steps updates
+        steps = int(res.steps[ok].max()) if bool(ok.any()) else 0
+        w_norm = float((res.params["W1"][ok].norm(dim=(1, 2)) * w2e[ok].norm(dim=1)).max()) if bool(ok.any()) else 0.0
+        out.append(Evidence(entry="transfer.scratch_risk", check=f"Theorem 3.5: scratch training from alpha={alpha} "
+                            f"ends within alpha ||(I-P) w2|| + sqrt(2nL)/sigma_min(X) of X^+ y (d={d}, n={n}; "
+                            f"{int(ok.sum())}/{R} runs converged)", kind="training",
+                            predicted=bound.numpy() if bool(ok.any()) else None, observed=dist.numpy(), relation="<=", tolerance=steps * 2.3e-16 * max(w_norm, 1.0),
+                            tolerance_source=("float64 rounding of the frozen (I-P) W1 over the steps taken: "
+                                              "steps x eps x ||W1|| ||w2||"),
+                            detail=f"distances {', '.join(f'{v:.3e}' for v in dist.numpy())}; relative "
+                                   f"{', '.join(f'{v:.2e}' for v in rel)}"))
+    return out
 
 
 def _pretrained(d: int, R: int, theta: float, alpha: float, gen: torch.Generator):
     bs, bt = _tasks(R, d, theta, gen)
-    res = pretrain(bs, alpha, gen)
+    res, _ = pretrain(bs, alpha, gen)
     assert bool(res.converged.all()), res.summary()
     return bs, bt, res.params
 
@@ -156,13 +196,15 @@ def finetune_c(beta_sc_norm2: float, perp_norm2: float, depth: int) -> float:
     return brentq(lambda c: c**e - beta_sc_norm2 - c * c * perp_norm2, 1e-12, 1e6, xtol=1e-15)
 
 
-def _finetune_checks(ctx: Context) -> list[Evidence]:
+def _finetune_checks(ctx: Context) -> list:
     """Theorem 3.9: fine-tune all layers from the pretrained network; beta_ft per draw against
     X^+ y + c (I - P) beta_s, with c from the depth law above (the seed's formula is c = 1).
 
-    Both laws rest on (I - P) W1 staying fixed (checked: to 1e-14) and on the conserved imbalance
-    W1^T W1 - w2 w2^T ~ alpha^2; discrete steps let that imbalance drift (reported), which bounds how
-    exactly the depth law can hold. The assertion: the depth law fits at least 20x better than c = 1.
+    Asserted, with bounds from the dynamics: the row-space part P beta_ft = X^+ y within sqrt(2 n L)/sigma_min(X)
+    (interpolation), and (I - P) W1 frozen (its updates lie in the row space: exact up to rounding). Reported as a
+    Finding: the scale c of (I - P) beta_s, depth law vs the seed's c = 1. The depth law rests on the conserved
+    imbalance W1^T W1 - w2 w2^T ~ alpha^2, which discrete steps let drift (reported); no a-priori bound on c from
+    that drift is derived here, so the comparison is not asserted.
     """
     quick = ctx.profile == "quick"
     d, n, draws = (30, 12, 6) if quick else (200, 80, 20)
@@ -170,13 +212,14 @@ def _finetune_checks(ctx: Context) -> list[Evidence]:
     gen = torch.Generator().manual_seed(ctx.seed + 5)
     bs, bt, p = _pretrained(d, draws, theta, alpha, gen)
     X, y = _target_data(bt, n, sigma, gen)
-    W1_pre = p["W1"].clone()
+    W1_pre, w2_pre = p["W1"].clone(), p["w2"].clone()
     res = train(dict(p), _empirical(X, y), TrainConfig(loss_tol=1e-26, max_steps=200_000, progress=ctx.progress,
                                                         desc="fine-tuning"))
     ok = res.converged.numpy()
     beta = _beta(res.params).numpy()
     W1, w2 = res.params["W1"], res.params["w2"]
-    errs, seed_errs, cs, frozen, imbalance = [], [], [], [], []
+    drift = torch.linalg.matrix_norm(_imbalance(W1, w2) - _imbalance(W1_pre, w2_pre)).numpy()
+    errs, seed_errs, cs, cobs, frozen, row_err, row_bound = [], [], [], [], [], [], []
     for i in np.flatnonzero(ok):
         Xi, yi = X[i].numpy(), y[i].numpy()
         pinv = np.linalg.pinv(Xi)
@@ -185,19 +228,44 @@ def _finetune_checks(ctx: Context) -> list[Evidence]:
         perp = proj_perp @ bs[i].numpy()
         c = finetune_c(float(bsc @ bsc), float(perp @ perp), 2)
         cs.append(c)
+        cobs.append(float((proj_perp @ beta[i]) @ perp / (perp @ perp)))
         errs.append(np.max(np.abs(beta[i] - (bsc + c * perp))))
         seed_errs.append(np.max(np.abs(beta[i] - (bsc + perp))))
         frozen.append(np.max(np.abs(proj_perp @ (W1[i] - W1_pre[i]).numpy())))
-        imbalance.append(float((W1[i].T @ W1[i] - torch.outer(w2[i], w2[i])).norm()))
-    worst, seed_worst = float(max(errs)), float(max(seed_errs))
-    return [Evidence("transfer.finetune_risk", f"fine-tuned beta vs X^+ y + c (I-P) beta_s with c^4 = ||X^+y||^2 + "
-                     f"c^2 ||(I-P)beta_s||^2 (L=2) and vs the seed's c = 1 ({len(errs)}/{draws} draws converged, "
-                     f"d={d}, n={n}, sigma={sigma})", "training", seed_worst / 20, worst, worst, worst / seed_worst,
-                     seed_worst / 20, "the depth law must fit >= 20x better than the seed's beta_sc + (I-P) beta_s",
-                     bool(worst <= seed_worst / 20),
-                     f"max errors: depth law {worst:.2e}, seed {seed_worst:.3f}; c over draws {min(cs):.4f}.."
-                     f"{max(cs):.4f}; (I-P) W1 moved by {max(frozen):.1e}; drift of the conserved imbalance "
-                     f"||W1^T W1 - w2 w2^T|| to {max(imbalance):.1e} under discrete steps")]
+        row_err.append(float(np.linalg.norm(pinv @ (Xi @ beta[i]) - bsc)))
+        row_bound.append(math.sqrt(2 * n * max(float(res.loss[i]), 0.0)) / float(np.linalg.svd(Xi, compute_uv=False)[-1]))
+    where = f"{len(errs)}/{draws} draws converged, d={d}, n={n}, sigma={sigma}, alpha={alpha}"
+    steps = int(res.steps.max())
+    scale = float(max(W1.norm(dim=(1, 2)).max(), w2.norm(dim=1).max()) ** 2)
+    out = [
+        Evidence(entry="transfer.finetune_risk", check=f"fine-tuning interpolates: P beta_ft = X^+ y ({where})",
+                 kind="training", predicted=row_bound if errs else None, observed=row_err if errs else None,
+                 relation="<=", tolerance=1e-12,
+                 tolerance_source=("||P beta - X^+ y|| = ||X^+ (X beta - y)|| <= sqrt(2 n L)/sigma_min(X) (the bound "
+                                   "is the prediction); 1e-12 for float64 rounding of the pseudo-inverse"),
+                 detail=f"max ||P beta - X^+ y|| {max(row_err, default=math.nan):.2e}"),
+        Evidence(entry="transfer.finetune_risk", check=f"fine-tuning leaves (I - P) W1 at its pretrained value "
+                 f"({where})", kind="training", predicted=0.0, observed=max(frozen) if frozen else None,
+                 relation="<=", tolerance=steps * 2.3e-16 * max(scale, 1.0),
+                 tolerance_source=("the W1 updates X^T (...) w2^T / n lie in the row space; float64 rounding over the "
+                                   "steps taken: steps x eps x max(||W1||, ||w2||)^2"),
+                 detail=f"{steps} steps"),
+    ]
+    if errs:
+        cs_a, cobs_a = np.array(cs), np.array(cobs)
+        out.append(Finding(entry="transfer.finetune_risk", check=f"the scale c of (I-P) beta_s after fine-tuning: depth "
+                           f"law c^4 = ||X^+y||^2 + c^2 ||(I-P)beta_s||^2 (L=2) vs the seed's c = 1 ({where})",
+                           kind="training",
+                           text=(f"max |beta_ft - (X^+y + c (I-P) beta_s)|: depth law {max(errs):.2e}, seed (c = 1) "
+                                 f"{max(seed_errs):.3g}; observed c {', '.join(f'{v:.4f}' for v in cobs_a)} vs depth "
+                                 f"law {', '.join(f'{v:.4f}' for v in cs_a)} (max |difference| "
+                                 f"{float(np.max(np.abs(cobs_a - cs_a))):.2e}, max |c_obs - 1| "
+                                 f"{float(np.max(np.abs(cobs_a - 1))):.2e}); the conserved imbalance drifted by "
+                                 f"||Delta||_F up to {float(drift[ok].max()):.1e} under discrete steps, which bounds "
+                                 f"how exactly the law can hold; not asserted (no derived bound)."),
+                           values={"depth_law_error": max(errs), "seed_error": max(seed_errs), "c_observed": cobs_a,
+                                   "c_depth_law": cs_a, "imbalance_drift": drift[ok]}))
+    return out
 
 
 def _slices(ctx: Context) -> list[Evidence]:

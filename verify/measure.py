@@ -1,5 +1,6 @@
-"""Evidence for the measure family (seed 000, App. G): CKA against the HSIC formulation, the seed's ENSD
-example on exact and on sampled data, and PR of Gaussian data with a known covariance spectrum.
+"""Evidence for the measure family (seed 000, App. G): CKA against the HSIC formulation in exact arithmetic,
+the seed's ENSD example on exact data (a Hadamard design and random orthonormal designs), PR of data with a
+prescribed sample spectrum, and (reported only) the finite-n behaviour of PR on sampled Gaussian data.
 """
 from __future__ import annotations
 
@@ -8,55 +9,87 @@ import math
 import numpy as np
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, compare, compare_mc
+from theorylab.evidence import Check, Context, Evidence, Finding, compare
+
+from derivations.measure import _cka_reference
+
+EPS = float(np.finfo(float).eps)
 
 
-def _hsic_cka(X, Y):
-    """CKA as HSIC(K, L)/sqrt(HSIC(K, K) HSIC(L, L)) with K = X X^T, L = Y Y^T, H = I - 11^T/n."""
-    n = X.shape[0]
-    H = np.eye(n) - 1 / n
-    K, L = H @ X @ X.T @ H, H @ Y @ Y.T @ H
-    return np.sum(K * L) / np.sqrt(np.sum(K * K) * np.sum(L * L))
+def _orthonormal_centered(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, float]:
+    """k centered, orthonormal columns of length n (QR of centered Gaussian data) and their orthogonality
+    defect delta = ||Q^T Q - I||_2 (measured: the data are exact only to it)."""
+    Z = rng.normal(size=(n, k))
+    Z -= Z.mean(axis=0)
+    Q = np.linalg.qr(Z)[0]
+    Q -= Q.mean(axis=0)  # re-center (QR of centered columns is centered up to rounding)
+    return Q, float(np.linalg.norm(Q.T @ Q - np.eye(k), 2))
 
 
 def _checks(ctx: Context) -> list[Evidence]:
     rng = np.random.default_rng(ctx.seed)
     pr, ensd, cka = (theorylab.get(f"measure.{k}") for k in ("participation_ratio", "ensd", "cka"))
     out = []
-    X, Y = rng.normal(size=(40, 6)), rng.normal(size=(40, 4))
+    n, p, q = 40, 6, 4
+    X, Y = rng.normal(size=(n, p)), rng.normal(size=(n, q))
     Y[:, 0] += X[:, 0]
-    out.append(compare("measure.cka", "linear CKA vs the HSIC formulation (Gram matrices, centering matrix H)",
-                       "numeric", _hsic_cka(X, Y), cka(X=X, Y=Y), rtol=1e-12,
-                       source="two float64 evaluations of the same quantity: 1e-12 relative"))
-    # the seed's example with exactly uncorrelated, equal-variance units: rows of a Hadamard-like orthogonal design
-    n = 16
+    # the entry's float64 rounding, absolute (CKA in [0, 1]): cross products 2n (pq)^(1/4) eps, Gram norms
+    # 8n max(p, q) eps, scaling and quotient 32 eps (Higham ch. 3; the same bound as the derivation's step)
+    tol = (2 * n * (p * q) ** 0.25 + 8 * n * max(p, q) + 32) * EPS
+    out.append(compare("measure.cka", "linear CKA vs HSIC(K, L)/sqrt(HSIC(K, K) HSIC(L, L)) in exact rational "
+                       f"arithmetic (n={n}, p={p}, q={q})", "numeric", _cka_reference(X, Y), cka(X=X, Y=Y), atol=tol,
+                       source="float64 rounding bound of the entry: (2n (pq)^(1/4) + 8n max(p, q) + 32) eps"))
+    # the seed's example with exactly uncorrelated, equal-variance units: a Hadamard design (entries +-1); the
+    # centering, the scaling (by a power of 2) and every product and sum are exact integers below 2^53
+    N = 16
     H = np.array([[1.0]])
-    while H.shape[0] < n:
+    while H.shape[0] < N:
         H = np.block([[H, H], [H, -H]])
     X10 = H[:, 1:11]  # 10 centered, mutually orthogonal columns of equal norm
-    out.append(compare("measure.ensd", "seed App. G example: X = 10 uncorrelated units, Y = 5 of them -> ENSD = 5",
-                       "numeric", 5.0, ensd(X=X10, Y=X10[:, :5]), rtol=1e-14, source="exact data: rounding only"))
-    out.append(compare("measure.ensd", "seed App. G example: Y = 5 units uncorrelated with X -> ENSD = 0", "numeric",
-                       0.0, ensd(X=X10, Y=H[:, 11:16]), atol=1e-14, source="exact data: rounding only"))
-    # sampled data: ENSD of independent Gaussian units concentrates at 5 as n grows (Monte Carlo over datasets)
-    reps = 200 if ctx.profile == "quick" else 2000
-    vals = []
-    for _ in range(reps):
-        Z = rng.normal(size=(2000, 10))
-        vals.append(ensd(X=Z, Y=Z[:, :5]))
-    vals = np.array(vals)
-    # finite-n bias: PR of n samples of p isotropic units is ~ p/(1 + p/n); for ENSD the bias is O(p/n) = 0.005
-    out.append(compare_mc("measure.ensd", "seed example on sampled Gaussian units (n=2000)", 5.0, vals.mean(),
-                          vals.std(ddof=1) / math.sqrt(reps), reps, bias=10 / 2000,
-                          bias_source="O(p/n) sampling bias of the spectrum, p/n = 10/2000"))
+    exact = "exact: +-1 data, every intermediate an integer below 2^53 and the quotient exactly representable"
+    out.append(compare("measure.ensd", "seed App. G example: X = 10 uncorrelated units, Y = 5 of them -> ENSD = 5 "
+                       "(Hadamard design)", "numeric", 5.0, ensd(X=X10, Y=X10[:, :5]), source=exact))
+    out.append(compare("measure.ensd", "seed App. G example: Y = 5 units uncorrelated with X -> ENSD = 0 (Hadamard)",
+                       "numeric", 0.0, ensd(X=X10, Y=H[:, 11:16]), source=exact))
+    # the same on random designs of n = 2000 samples: orthonormal centered columns, exact to their defect delta
+    big = 2000
+    Q, delta = _orthonormal_centered(rng, big, 15)
+    rounding = (4 * 2 * big * 10 + 16) * EPS  # the entries' float64 rounding, (4np + 16) eps
+    out.append(compare("measure.ensd", f"seed App. G example on a random orthonormal design (n={big}): 10 units, "
+                       "Y = 5 of them -> ENSD = 5", "numeric", 5.0, ensd(X=Q[:, :10], Y=Q[:, :5]),
+                       rtol=rounding + 8 * delta + 8 * delta**2,
+                       source=f"(4np + 16) eps float64 rounding + 8 delta + 8 delta^2: with Q^T Q = I + E, ||E|| = "
+                              f"delta = {delta:.1e}, tr(X^TX), tr(Y^TY) move by <= delta relative and tr((X^TX)^2), "
+                              "tr((Y^TY)^2), ||X^TY||_F^2 by <= 2 delta + delta^2"))
+    out.append(compare("measure.ensd", f"seed App. G example on a random orthonormal design (n={big}): Y = 5 units "
+                       "orthogonal to X -> ENSD = 0", "numeric", 0.0, ensd(X=Q[:, :10], Y=Q[:, 10:15]),
+                       atol=1.1 * 50 * (delta + big * EPS) ** 2,
+                       source="||X^T Y||_F^2 <= p q (delta + n eps)^2 (each entry of X^T Y is an off-diagonal entry of "
+                              "Q^T Q, plus the float64 rounding n eps of the dot product), p q = 50, times the other "
+                              "factors tr(X^TX) tr(Y^TY)/(tr((X^TX)^2) tr((Y^TY)^2)) = 1 + O(delta) <= 1.1"))
+    # PR with a prescribed sample spectrum: X = Q diag(sqrt(lambda)) has C_X eigenvalues lambda / n exactly
     lam = np.array([4.0, 2.0, 1.0, 1.0, 0.5])
     pr_true = lam.sum() ** 2 / (lam**2).sum()
+    Q5, d5 = _orthonormal_centered(rng, 4000, 5)
+    rounding = (4 * 4000 * 5 + 8) * EPS
+    out.append(compare("measure.participation_ratio", f"PR of data with sample covariance spectrum {lam.tolist()} "
+                       "(n=4000, orthonormal design)", "numeric", pr_true, pr(X=Q5 * np.sqrt(lam)),
+                       rtol=rounding + 4 * d5,
+                       source=f"(4np + 8) eps float64 rounding + 4 delta (the eigenvalues of Q^T Q within delta = "
+                              f"{d5:.1e} of 1 move tr C and tr C^2 by <= 2 delta relative each)"))
+    # sampled Gaussian data: the population PR is approached as n grows; the finite-n bias is not computed here
+    reps = 50 if ctx.profile == "quick" else 400
     vals = np.array([pr(X=rng.normal(size=(4000, 5)) * np.sqrt(lam)) for _ in range(reps)])
-    out.append(compare_mc("measure.participation_ratio", f"PR of Gaussian data with spectrum {lam.tolist()} (n=4000)",
-                          pr_true, vals.mean(), vals.std(ddof=1) / math.sqrt(reps), reps, bias=2 * 5 / 4000,
-                          bias_source="O(p/n) sampling bias of the eigenvalues, 2p/n"))
+    se = vals.std(ddof=1) / math.sqrt(reps)
+    out.append(Finding(entry="measure.participation_ratio", check="PR of sampled Gaussian data (n=4000)",
+                       kind="monte-carlo",
+                       text=f"mean PR over {reps} Gaussian datasets with population spectrum {lam.tolist()}: "
+                            f"{vals.mean():.5f} +- {se:.5f} (1 SE) vs the population PR {pr_true:.5f}; the difference "
+                            "is the finite-n bias of the sample spectrum (order p/n), reported, not asserted",
+                       values={"mean": float(vals.mean()), "stderr": float(se), "population": float(pr_true),
+                               "reps": reps}))
     return out
 
 
 CHECKS = (Check("measures", ("measure.participation_ratio", "measure.ensd", "measure.cka"), "numeric", _checks,
-                "CKA vs HSIC, the seed's ENSD example exactly and on samples, PR with a known spectrum."),)
+                "CKA vs HSIC (exact), the seed's ENSD example on exact designs, PR with a prescribed spectrum."),)

@@ -1,8 +1,9 @@
 """Evidence for the transfer family (seed 002): Monte Carlo simulation of the actual estimators with
 standard errors, and trained 2-layer linear networks (verify/linear_networks.py).
 
-Every Monte Carlo comparison holds |theory - mean| to 4 standard errors plus a stated finite-size bias
-(the exact finite-size value minus the high-dimensional limit, where the entry is a limit).
+Every Monte Carlo comparison holds |theory - mean| to 4 standard errors against a prediction at the simulated
+size (the exact finite-size value, computed independently); a high-dimensional limit is checked separately,
+as the limit of those exact finite-size values along a sequence of sizes within the known O(1/d) term.
 """
 from __future__ import annotations
 
@@ -40,7 +41,33 @@ def min_norm_risk_sampler(n: int, d: int, sigma: float):
     return sample
 
 
+def _wishart_first_order(gamma: float) -> float:
+    """Bound K(gamma) on d |E tr(G^-1) - lim| for G the Gram matrix of an n x d Gaussian X, n = gamma d, from
+    the inverse-Wishart mean alone (not from eqs (8) or (94)-(99)): E tr((X X^T)^-1) = n/(d-n-1) for n < d-1,
+    so at n = gamma d it is gamma/(1-gamma-1/d) = gamma/(1-gamma) + gamma/((1-gamma)(d(1-gamma)-1)), whose
+    second term is at most 2 gamma/((1-gamma)^2 d) once d(1-gamma) >= 2; likewise d/(n-d-1) for n > d+1 with
+    gamma -> 1 and 1-gamma -> gamma-1."""
+    return 2 * (gamma if gamma < 1 else 1.0) / (1 - gamma) ** 2
+
+
+def _limit_sequence(entry_id: str, check: str, finite, limit, bound, ds, detail: str = "",
+                    extra: dict | None = None) -> Evidence:
+    """A high-dimensional limit checked through its finite-size values: at each size d of `ds` the exact
+    finite-size value (computed independently of the limit) must lie within bound/d of the limit, the bound
+    coming from the known O(1/d) term. A wrong limit off by delta fails once d > bound/delta."""
+    scaled = [d * abs(finite(d) - limit) for d in ds]
+    return Evidence(entry=entry_id, check=check, kind="numeric", predicted=[bound] * len(ds), observed=scaled,
+                    tolerance=0.0, relation="<=",
+                    tolerance_source=(f"a-priori O(1/d) term: d |finite(d) - limit| <= {bound:.4g} at every d in "
+                                      f"{tuple(ds)} (the bound is the record's prediction; no slack)"),
+                    detail=(detail + "; " if detail else "") + "d |finite - limit|: "
+                           + ", ".join(f"{v:.4g}" for v in scaled), extra=extra or {})
+
+
 def _scratch(ctx: Context) -> list[Evidence]:
+    """Simulated minimum-norm least squares against the exact finite-size risk (no bias term), and eq (8) as
+    the limit of that exact finite-size risk along n = gamma d (its own record, error bound from the known
+    O(1/d) inverse-Wishart term)."""
     fin, lim = theorylab.get("transfer.scratch_risk_finite"), theorylab.get("transfer.scratch_risk")
     out = []
     for n, d, sigma in ((10, 40, 0.5), (60, 30, 0.5)):
@@ -49,14 +76,22 @@ def _scratch(ctx: Context) -> list[Evidence]:
         out.append(compare_mc("transfer.scratch_risk_finite", f"min-norm least squares, n={n}, d={d}, sigma={sigma}",
                               fin(n=n, d=d, sigma=sigma), est.mean, est.stderr, est.samples))
     d = 200 if ctx.profile == "quick" else 1000
+    sigma = 0.5
     for gamma in (0.5, 2.0):
         n = int(gamma * d)
-        est = estimate(min_norm_risk_sampler(n, d, 0.5), _draws(ctx, 200, 2000), seed=ctx.seed, key=("sc8", gamma),
+        est = estimate(min_norm_risk_sampler(n, d, sigma), _draws(ctx, 200, 2000), seed=ctx.seed, key=("sc8", gamma),
                        batch=50)
-        bias = fin(n=n, d=d, sigma=0.5) - lim(gamma=gamma, sigma=0.5)
-        out.append(compare_mc("transfer.scratch_risk", f"eq (8) at gamma={gamma} by simulation at d={d}",
-                              lim(gamma=gamma, sigma=0.5), est.mean, est.stderr, est.samples, bias=bias,
-                              bias_source=f"exact finite-size value at n={n}, d={d} minus the limit"))
+        out.append(compare_mc("transfer.scratch_risk_finite", f"min-norm least squares at n={n}, d={d} "
+                              f"(gamma={gamma}, sigma={sigma}) vs the exact finite-size risk", fin(n=n, d=d, sigma=sigma),
+                              est.mean, est.stderr, est.samples,
+                              detail=f"eq (8)'s limit {lim(gamma=gamma, sigma=sigma):.6g} is checked separately"))
+        # eq (8) = lim E R_sc(gamma d, d): the finite-size risk differs from its limit only through sigma^2 E tr
+        ds = (100, 1000, 10_000, 100_000, 1_000_000)
+        out.append(_limit_sequence("transfer.scratch_risk", f"eq (8) at gamma={gamma}, sigma={sigma} as the limit of "
+                                   f"the exact finite-size risk at n = gamma d",
+                                   lambda dd: fin(n=int(round(gamma * dd)), d=dd, sigma=sigma), lim(gamma=gamma, sigma=sigma),
+                                   sigma**2 * _wishart_first_order(gamma), ds,
+                                   detail=f"limit {lim(gamma=gamma, sigma=sigma):.6g}"))
     return out
 
 
@@ -93,15 +128,24 @@ def ridge_finite(n: int, theta: float, sigma: float, lam: float) -> float:
     return 1 + c2 * I1n2 + (s2 + sigma**2) * I1n - 2 * c2 * I2n
 
 
+def _ridge_first_order(theta: float, sigma: float, lam: float) -> float:
+    """Bound K on n |(125) - (13)|, from (125) alone. With t = r/n, r ~ chi2(n) (E t = 1, Var t = 2/n), (125) is
+    1 + cos^2 E g1(t) - 2 cos^2 E g2(t) + (sin^2 + sigma^2)/n E t/(t+lam)^2 with g1 = t^2/(t+lam)^2, g2 = t/(t+lam);
+    Taylor at t = 1 with Lagrange remainder gives |E g(t) - g(1)| <= sup|g''| Var(t)/2 = sup|g''|/n, with
+    |g2''| = 2 lam/(t+lam)^3 <= 2/lam^2 and |g1''| = |2 lam^2 - 4 lam t|/(t+lam)^4 <= (2 + 27/64)/lam^2
+    (t/(t+lam)^4 <= 27/(256 lam^3)); and t/(t+lam)^2 <= 1/(4 lam). The t = 1 values are the limit (13)."""
+    c2, s2 = math.cos(theta) ** 2, math.sin(theta) ** 2
+    return c2 * (2 + 27 / 64) / lam**2 + 2 * c2 * 2 / lam**2 + (s2 + sigma**2) / (4 * lam)
+
+
 def _ridge(ctx: Context) -> list[Evidence]:
-    """(13) as the limit n -> oo: simulation at finite n against the exact finite-n risk, and the exact
-    finite-n risk approaching (13)."""
+    """(13) as the limit n -> oo: simulation at finite n against the exact finite-n risk (125) (no bias term),
+    and the exact finite-n risk approaching (13) within the a-priori O(1/n) bound (its own record)."""
     ridge = theorylab.get("transfer.ridge_transfer_risk")
     theta, sigma, lam = 0.8, 0.5, 0.5
     limit = ridge(theta=theta, lam=lam)
-    out, gaps = [], []
-    ns = (20, 200, 2000)
-    for n in ns:
+    out = []
+    for n in (20, 200, 2000):
         def sample(rng, size, n=n):
             z, w, e = (rng.standard_normal((size, n)) for _ in range(3))
             y = math.cos(theta) * z + math.sin(theta) * w + sigma * e
@@ -109,14 +153,15 @@ def _ridge(ctx: Context) -> list[Evidence]:
             return 1 + b * b - 2 * b * math.cos(theta)
 
         exact = ridge_finite(n, theta, sigma, lam)
-        gaps.append(abs(exact - limit))
         est = estimate(sample, _draws(ctx, 4000, 40000), seed=ctx.seed, key=("ridge", n), batch=1000)
         out.append(compare_mc("transfer.ridge_transfer_risk", f"ridge transfer at n={n} (theta={theta}, sigma={sigma}, "
                               f"lambda={lam}) vs the exact finite-n risk (125)", exact, est.mean, est.stderr,
-                              est.samples, detail=f"limit (13) = {limit:.6g}, gap {abs(exact - limit):.2e}"))
-    out.append(Evidence("transfer.ridge_transfer_risk", f"the exact finite-n risk approaches (13) as n grows {ns}",
-                        "numeric", [0.0] * 3, gaps, gaps[-1], gaps[-1], 0.0, "a trend: strictly decreasing gaps",
-                        bool(np.all(np.diff(gaps) < 0)), ", ".join(f"{g:.2e}" for g in gaps)))
+                              est.samples, detail=f"limit (13) = {limit:.6g}, checked separately"))
+    ns = (20, 200, 2000, 20_000, 200_000)
+    out.append(_limit_sequence("transfer.ridge_transfer_risk", f"(13) at theta={theta}, lambda={lam} as the limit "
+                               f"of the exact finite-n risk (125) (sigma={sigma})",
+                               lambda n: ridge_finite(n, theta, sigma, lam), limit,
+                               _ridge_first_order(theta, sigma, lam), ns, detail=f"limit (13) = {limit:.6g}"))
     return out
 
 
@@ -153,9 +198,14 @@ def _random_matrix(ctx: Context) -> list[Evidence]:
 
         finite = n / (d - n - 1) if n < d else d / (n - d - 1)
         est = estimate(tr, _draws(ctx, 100, 1000), seed=ctx.seed, key=("tr", gamma), batch=25)
-        out.append(compare_mc("transfer.pinv_trace", f"(94)-(99) E tr((X^+)^T X^+) at gamma={gamma}, d={d}",
-                              pt(gamma=gamma), est.mean, est.stderr, est.samples, bias=finite - pt(gamma=gamma),
-                              bias_source=f"exact inverse-Wishart value {finite:.6g} minus the limit"))
+        out.append(compare_mc("transfer.pinv_trace", f"E tr((X^+)^T X^+) at n={n}, d={d} (gamma={gamma}) vs the "
+                              f"exact inverse-Wishart mean", finite, est.mean, est.stderr, est.samples,
+                              detail=f"the limit (94)-(99) {pt(gamma=gamma):.6g} is checked separately"))
+        out.append(_limit_sequence("transfer.pinv_trace", f"(94)-(99) at gamma={gamma} as the limit of the exact "
+                                   f"inverse-Wishart mean at n = gamma d",
+                                   lambda dd: (lambda nn: nn / (dd - nn - 1) if nn < dd else dd / (nn - dd - 1))(
+                                       int(round(gamma * dd))), pt(gamma=gamma), _wishart_first_order(gamma),
+                                   (100, 1000, 10_000, 100_000, 1_000_000)))
     return out
 
 
@@ -186,10 +236,12 @@ def _relu(ctx: Context) -> list[Evidence]:
     se = np.sqrt(np.var(Phi[:, :, None] * Phi[:, None, :], axis=0, ddof=1) / N)
     z = np.max(np.abs(Ghat - G) / se)
     # Bonferroni over the m(m+1)/2 distinct entries: 4.5 SE keeps the family-wise false alarm below 1e-4
-    out.append(Evidence("transfer.rkhs_residual", f"(151) sampled Gram matrix vs analytic, {N} samples, m={m}",
-                        "monte-carlo", G.tolist(), Ghat.tolist(), float(np.max(np.abs(Ghat - G))), float(z), 4.5,
-                        "max over entries of |difference| / standard error <= 4.5 (Bonferroni over 10 entries)",
-                        bool(z <= 4.5), f"max z-score {z:.2f}", samples=N))
+    out.append(Evidence(entry="transfer.rkhs_residual", check=f"(151) sampled Gram matrix vs analytic, {N} samples, m={m}",
+                        kind="monte-carlo", predicted=0.0, observed=float(z), tolerance=4.5, relation="<=",
+                        tolerance_source="max over entries of |sampled - k(w_i.w_j)| / standard error <= 4.5 "
+                                         "(Bonferroni over the 10 distinct entries)",
+                        detail=f"max z-score {z:.2f}; max |difference| {float(np.max(np.abs(Ghat - G))):.3g}",
+                        samples=N, extra={"analytic": G, "sampled": Ghat}))
     res = theorylab.get("transfer.rkhs_residual")
     b = k(u=np.clip(Wn @ Sn.T, -1, 1)) @ cs / ms
     alpha = np.linalg.pinv(G) @ b
@@ -203,7 +255,7 @@ def _relu(ctx: Context) -> list[Evidence]:
 
 def _finetune_mc(ctx: Context) -> list[Evidence]:
     """(14) corrected: simulate beta_ft = X^+ y + c (I-P) beta_s with each draw's c, at d and 2d; the limit is
-    compared with 4 SE of the 2d run plus the finite-size change between d and 2d as the bias bound."""
+    compared with the Richardson extrapolation 2 mean(2d) - mean(d), 4 standard errors."""
     ft = theorylab.get("transfer.finetune_risk")
     from .linear_networks import finetune_c
 
@@ -227,12 +279,19 @@ def _finetune_mc(ctx: Context) -> list[Evidence]:
             return np.sum((bsc + c[:, None] * perp - bt) ** 2, axis=1)
 
         means.append(estimate(sample, _draws(ctx, 200, 2000), seed=ctx.seed, key=("ft", d), batch=50))
-    bias = abs(means[1].mean - means[0].mean)
-    return [compare_mc("transfer.finetune_risk", f"fine-tuned predictor (depth law, L=2) simulated at d={d}, "
-                       f"gamma={gamma}, theta={theta:.4f}, sigma={sigma}", ft(gamma=gamma, theta=theta, sigma=sigma),
-                       means[1].mean, means[1].stderr, means[1].samples, bias=bias,
-                       bias_source="finite-size change of the mean between d/2 and d",
-                       detail=f"the seed's (14) gives {theorylab.get('transfer.scratch_risk')(gamma=gamma, sigma=sigma) + (1 - gamma) * (1 - 2 * math.cos(theta)):.6g}")]
+    # Richardson extrapolation in 1/d: mean(d) = lim + a/d + O(1/d^2) gives lim = 2 mean(2d) - mean(d) + O(1/d^2);
+    # its standard error from the two independent runs. The O(1/d^2) remainder is not bounded here: where it
+    # matters the record fails, which is the honest outcome.
+    lo, hi = means
+    extrap = 2 * hi.mean - lo.mean
+    se = math.hypot(2 * hi.stderr, lo.stderr)
+    pred = ft(gamma=gamma, theta=theta, sigma=sigma)
+    return [compare_mc("transfer.finetune_risk", f"fine-tuned predictor (depth law, L=2) simulated at d={d // 2} and "
+                       f"d={d}, Richardson-extrapolated to d -> oo (gamma={gamma}, theta={theta:.4f}, sigma={sigma})",
+                       pred, extrap, se, min(lo.samples, hi.samples),
+                       detail=(f"means {lo.mean:.5g} +- {lo.stderr:.2g} (d={d // 2}), {hi.mean:.5g} +- {hi.stderr:.2g} "
+                               f"(d={d}); the seed's (14) gives "
+                               f"{theorylab.get('transfer.scratch_risk')(gamma=gamma, sigma=sigma) + (1 - gamma) * (1 - 2 * math.cos(theta)):.6g}"))]
 
 
 SLICE_THETAS = (math.pi / 8, math.pi / 4, 3 * math.pi / 8)

@@ -1,0 +1,355 @@
+"""Accuracy maps: each entry's worst relative error (and ulps) per output component and region of its domain.
+
+Every value is measured against (a) the entry's independent reference, run at two working precisions that must
+agree (raised until they do), and (b) where it exists and is a different route, the paper's formula evaluated in
+mpmath; a disagreement between (a) and (b) is reported, never averaged away. Regions: the strategy's bulk,
+log-uniform magnitudes across float64, clusters near excluded (singular) points, domain edges, and a Hypothesis
+search that maximizes the error with `target()`.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from .entry import Entry
+from .params import DomainError, Param
+
+__all__ = ["Row", "EntryMap", "measure", "regions", "PROFILES"]
+
+PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10},
+            "thorough": {"bulk": 60, "per_region": 25, "search": 200}}
+_PRECISIONS = (20, 40, 80)
+
+
+@dataclass(frozen=True)
+class Row:
+    """The worst point of one (entry, output component, region)."""
+
+    entry: str
+    output: str
+    region: str
+    rel_error: float
+    ulps: float
+    point: str
+    points: int
+
+    def to_json(self) -> dict:
+        return {"entry": self.entry, "output": self.output, "region": self.region, "rel_error": self.rel_error,
+                "ulps": self.ulps, "point": self.point, "points": self.points}
+
+
+@dataclass
+class EntryMap:
+    entry: str
+    rtol: float
+    rows: list[Row] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)  # reference (a) vs formula (b), or unstable precisions
+    problems: list[str] = field(default_factory=list)        # DomainError where the reference is representable
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def worst(self) -> Row | None:
+        return max(self.rows, key=lambda r: r.rel_error, default=None)
+
+    @property
+    def meets(self) -> bool:
+        w = self.worst
+        return not self.problems and (w is None or w.rel_error <= self.rtol)
+
+    def to_json(self) -> dict:
+        return {"entry": self.entry, "rtol": self.rtol, "meets": self.meets, "note": self.note,
+                "rows": [r.to_json() for r in self.rows], "disagreements": self.disagreements,
+                "problems": self.problems, "seconds": round(self.seconds, 2)}
+
+
+# -- regions of a parameter's domain ------------------------------------------------------------------------
+
+
+def _inside(p: Param, x: float) -> bool:
+    try:
+        p.validate(x)
+        return True
+    except DomainError:
+        return False
+
+
+def _scalar_regions(p: Param, n: int) -> dict[str, list[float]]:
+    """Values of one scalar parameter: log-uniform magnitudes, near excluded points, near the edges."""
+    out: dict[str, list[float]] = {}
+    if p.kind != "scalar":
+        return out
+    exps = np.linspace(-300, 300, n)
+    mags = [s * 10.0**e for e in exps for s in (1.0, -1.0)]
+    out["magnitudes 1e-300..1e300"] = [x for x in mags if _inside(p, x)]
+    near = []
+    for x0 in p.exclude:
+        for k in np.linspace(1, 14, max(2, n // 2)):
+            for s in (1, -1):
+                near.append(x0 + s * max(1.0, abs(x0)) * 10.0**-k)
+    if near:
+        out["near excluded points"] = [x for x in near if _inside(p, x)]
+    edges = []
+    for bound, sign in ((p.low, 1), (p.high, -1)):
+        if bound is None:
+            continue
+        for k in np.linspace(0, 15, max(2, n // 2)):
+            edges.append(bound + sign * max(1.0, abs(bound)) * 10.0**-k)
+        if not (p.low_open if sign == 1 else p.high_open):
+            edges.append(float(bound))
+    if edges:
+        out["domain edges"] = [x for x in edges if _inside(p, x)]
+    return {k: v for k, v in out.items() if v}
+
+
+def _bulk(entry: Entry, n: int) -> list[dict]:
+    from hypothesis import HealthCheck, given, settings
+
+    found: list[dict] = [dict(e) for e in entry.examples]
+
+    @settings(max_examples=n, database=None, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(entry.strategy())
+    def grab(kwargs):
+        found.append(kwargs)
+
+    grab()
+    return found
+
+
+def regions(entry: Entry, profile: str = "quick") -> dict[str, list[dict]]:
+    """Named lists of points (keyword arguments) covering the entry's domain."""
+    cfg = PROFILES[profile]
+    bulk = _bulk(entry, cfg["bulk"])
+    out = {"bulk (strategy and pinned examples)": bulk}
+    base = bulk[0] if bulk else {}
+    for p in entry.params:
+        for name, values in _scalar_regions(p, cfg["per_region"]).items():
+            pts = []
+            for v in values:
+                kw = {**base, p.name: v}
+                try:
+                    entry.validate(kw)
+                except DomainError:
+                    continue
+                pts.append(kw)
+            if pts:
+                out[f"{p.name}: {name}"] = pts
+    return out
+
+
+# -- errors ------------------------------------------------------------------------------------------------
+
+
+def components(value: Any, prefix: str = "value") -> dict[str, np.ndarray]:
+    """Flatten an output (float, array, dict of those) into named float arrays."""
+    if isinstance(value, dict):
+        out: dict[str, np.ndarray] = {}
+        for k, v in value.items():
+            out.update(components(v, k if prefix == "value" else f"{prefix}.{k}"))
+        return out
+    if value is None:
+        return {}
+    try:
+        return {prefix: np.atleast_1d(np.asarray(value, dtype=float))}
+    except (TypeError, ValueError):
+        return {}
+
+
+def errors(value: Any, reference: Any) -> dict[str, tuple[float, float]]:
+    """Per component: (worst relative error, worst ulps) of value against reference."""
+    v, r = components(value), components(reference)
+    out = {}
+    for k, ref in r.items():
+        got = v.get(k)
+        if got is None or got.shape != ref.shape:
+            out[k] = (math.inf, math.inf)
+            continue
+        both_inf = np.isinf(got) & np.isinf(ref) & (np.sign(got) == np.sign(ref))
+        g, rr = np.where(both_inf, 0.0, got), np.where(both_inf, 0.0, ref)
+        diff = np.abs(g - rr)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # relative to the largest reference element: the contract's Frobenius-style error for arrays
+            scale = np.maximum(np.abs(rr), np.max(np.abs(rr)) if rr.size else 0.0) if rr.size > 1 else np.abs(rr)
+            rel = np.where(diff == 0, 0.0, diff / np.where(scale > 0, scale, np.inf))
+            rel = np.where((scale == 0) & (diff > 0), np.inf, rel)
+            ulps = np.where(diff == 0, 0.0, diff / np.spacing(np.maximum(scale, np.finfo(float).tiny)))
+        out[k] = (float(np.max(rel)) if rel.size else 0.0, float(np.max(ulps)) if ulps.size else 0.0)
+    return out
+
+
+def _reference(entry: Entry, kw: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """Reference (a) at rising working precision until two precisions agree to 1e-14 relative."""
+    import mpmath
+
+    prev = None
+    for dps in _PRECISIONS:
+        with mpmath.workdps(dps):
+            ref = entry.reference_value(**kw)
+        if prev is not None:
+            agree = all(e[0] <= 1e-14 for e in errors(ref, prev).values())
+            if agree:
+                return ref, None
+        prev = ref
+    return prev, f"reference does not settle between {_PRECISIONS[-2]} and {_PRECISIONS[-1]} digits"
+
+
+def _formula_route(entry: Entry, kw: Mapping[str, Any]) -> Any:
+    """Route (b): the paper's formula in mpmath, where the entry's reference is a different route."""
+    from . import kernels
+
+    if entry.formula is None or entry.reference is None or entry.compute is not None:
+        return None
+    values = entry.validate(kw)
+    out = kernels.mp_reference_array(entry.mpmath, [values[p.name] for p in entry.kernel_params], digits=30)
+    if entry.reduce == "sum":
+        out = np.sum(out, axis=-1)
+    return out
+
+
+def _fmt(kw: Mapping[str, Any]) -> str:
+    parts = []
+    for k, v in kw.items():
+        if isinstance(v, np.ndarray) or isinstance(v, list):
+            a = np.asarray(v)
+            parts.append(f"{k}=array{a.shape}" if a.size > 4 else f"{k}={a.tolist()}")
+        elif isinstance(v, float):
+            parts.append(f"{k}={v:.17g}")
+        else:
+            parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None] | None = None) -> EntryMap:
+    """The accuracy map of one entry."""
+    t0 = time.perf_counter()
+    m = EntryMap(entry.id, entry.rtol, note=entry.reference_rtol_note)
+    if entry.reference is None and entry.formula is None:
+        m.problems.append("no reference: accuracy cannot be measured")
+        return m
+
+    def one(kw: Mapping[str, Any]) -> dict[str, tuple[float, float]] | None:
+        try:
+            ref, unstable = _reference(entry, kw)
+        except DomainError:
+            return None
+        if unstable:
+            m.disagreements.append(f"{unstable} at {_fmt(kw)}")
+        try:
+            value = entry(**kw)
+        except DomainError as exc:
+            if all(np.all(np.isfinite(c)) for c in components(ref).values()) and components(ref):
+                m.problems.append(f"DomainError where the reference is representable, at {_fmt(kw)}: {exc}")
+            return None
+        errs = errors(value, ref)
+        try:
+            alt = _formula_route(entry, kw)
+        except (DomainError, ValueError, ZeroDivisionError, OverflowError):
+            alt = None
+        if alt is not None:
+            ra = components(alt)
+            if all(np.all(np.isfinite(c)) for c in ra.values()):
+                worst = max((e[0] for e in errors(alt, ref).values()), default=0.0)
+                if worst > max(1e-12, entry.rtol / 10):
+                    m.disagreements.append(f"the paper's formula and the reference differ by {worst:.2g} "
+                                           f"relative at {_fmt(kw)}")
+        return errs
+
+    for region, pts in regions(entry, profile).items():
+        worst: dict[str, tuple[float, float, str]] = {}
+        n = 0
+        for kw in pts:
+            errs = one(kw)
+            if errs is None:
+                continue
+            n += 1
+            for comp, (rel, ulp) in errs.items():
+                if comp not in worst or rel > worst[comp][0]:
+                    worst[comp] = (rel, ulp, _fmt(kw))
+        for comp, (rel, ulp, where) in worst.items():
+            m.rows.append(Row(entry.id, comp, region, rel, ulp, where, n))
+        if progress:
+            progress(f"{entry.id}: {region} ({n} points)")
+    m.rows.extend(_search(entry, one, PROFILES[profile]["search"]))
+    m.seconds = time.perf_counter() - t0
+    return m
+
+
+def _search(entry: Entry, one: Callable, n: int) -> list[Row]:
+    """A Hypothesis search that maximizes the log relative error with target()."""
+    from hypothesis import HealthCheck, given, settings, target
+
+    worst: dict[str, tuple[float, float, str]] = {}
+    count = [0]
+
+    @settings(max_examples=n, database=None, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(entry.strategy())
+    def hunt(kw):
+        errs = one(kw)
+        if not errs:
+            return
+        count[0] += 1
+        top = max(e[0] for e in errs.values())
+        target(math.log10(top + 1e-300) if math.isfinite(top) else 300.0, label="log10 relative error")
+        for comp, (rel, ulp) in errs.items():
+            if comp not in worst or rel > worst[comp][0]:
+                worst[comp] = (rel, ulp, _fmt(kw))
+
+    hunt()
+    return [Row(entry.id, comp, "Hypothesis target() search", rel, ulp, where, count[0])
+            for comp, (rel, ulp, where) in worst.items()]
+
+
+def measure_all(entries: Sequence[Entry], profile: str = "quick", jobs: int | None = None,
+                progress: Callable[[EntryMap], None] | None = None) -> list[EntryMap]:
+    """Accuracy maps of many entries, in a spawn process pool of `jobs` workers (default: the usable cores);
+    the order of the result is the order of `entries`, whatever finishes first."""
+    import os
+
+    if not jobs:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if jobs <= 1 or len(entries) <= 1:
+        out = []
+        for e in entries:
+            out.append(measure(e, profile))
+            if progress:
+                progress(out[-1])
+        return out
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        futures = {pool.submit(_measure_id, e.id, profile): i for i, e in enumerate(entries)}
+        done: dict[int, EntryMap] = {}
+        for f in cf.as_completed(futures):
+            done[futures[f]] = f.result()
+            if progress:
+                progress(done[futures[f]])
+    return [done[i] for i in range(len(entries))]
+
+
+def _measure_id(entry_id: str, profile: str) -> EntryMap:
+    from . import catalogue
+
+    return measure(catalogue.get(entry_id), profile)
+
+
+def table(maps: Sequence[EntryMap], *, markdown: bool = True) -> str:
+    """Per entry and output, the worst region: entry, output, region, worst relative error, ulps, the point."""
+    lines = ["| entry | output | region | worst rel. error | ulps | point | meets |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for m in maps:
+        by: dict[str, Row] = {}
+        for r in m.rows:
+            if r.output not in by or r.rel_error > by[r.output].rel_error:
+                by[r.output] = r
+        for comp, r in by.items():
+            point = r.point if len(r.point) <= 60 else r.point[:57] + "..."
+            lines.append(f"| `{m.entry}` | {comp} | {r.region} | {r.rel_error:.2g} | {r.ulps:.3g} | {point} | "
+                         f"{'yes' if r.rel_error <= m.rtol else 'NO (bound ' + format(m.rtol, 'g') + ')'} |")
+        if not by:
+            lines.append(f"| `{m.entry}` | - | - | - | - | {'; '.join(m.problems) or 'no point evaluated'} | NO |")
+    return "\n".join(lines)
