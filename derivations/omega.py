@@ -540,18 +540,37 @@ def spectral_penalty(B, omega):
 def theorem1(beta, omega):
     """Theorem 1 (8): s = argmin_{z >= 1} omega(z) + ||beta||^2/z^2 (smallest), theta - theta0 = beta/s,
     M = I + (s - 1) beta beta^T/||beta||^2 (beta = 0: s = 1, M = I)."""
-    b = float(np.linalg.norm(beta))
     P = beta.shape[0]
-    if b == 0:
+    scale = float(np.max(np.abs(beta))) if P else 0.0
+    if scale == 0:
         return {"s": 1.0, "theta_delta": np.zeros(P), "M": np.eye(P)}
+    # ||beta|| and beta/||beta|| from beta/max|beta_j|: the squares of beta_j ~ 1e-160 underflow (||beta|| would be 0)
+    unit = beta / scale
+    nu = float(np.linalg.norm(unit))
+    b, unit = scale * nu, unit / nu
     _, s = tilde(omega, b)
     s = float(s)
     _, fn, _ = prepare(omega)
     F = lambda zz: float(fn(zz)) + b * b / (zz * zz)  # noqa: E731
-    if F(10 * s) <= F(s):  # not increasing beyond s: a bounded omega, whose infimum is approached as z -> oo: a bounded omega, whose infimum is approached as z -> oo
+    if F(10 * s) <= F(s):  # not increasing beyond s: a bounded omega, whose infimum is approached as z -> oo
         raise DomainError(f"omega must grow without bound for a minimizer to exist at ||beta|| = {b:.6g} (omega(z) + "
                           f"||beta||^2/z^2 decreases to its infimum as z -> oo); got omega={omega}")
-    return {"s": s, "theta_delta": beta / s, "M": np.eye(P) + (s - 1) * np.outer(beta, beta) / b**2}
+    return {"s": s, "theta_delta": beta / s, "M": np.eye(P) + (s - 1) * np.outer(unit, unit)}
+
+
+def _diag_reference(beta):
+    """sum_j min over m > 0 of m^2 + beta_j^2/m^2 solved directly: golden section in t = log m (the objective is
+    convex in t) on [-(|log|beta_j|| + 2), |log|beta_j|| + 2] at 40 digits; beta_j = 0 contributes inf m^2 = 0"""
+    out = []
+    with mpmath.workdps(40):
+        for b in beta:
+            b = mpmath.mpf(float(b))
+            if b == 0:
+                continue
+            w = abs(mpmath.log(abs(b))) + 2
+            F = lambda t: mpmath.exp(2 * t) + b**2 * mpmath.exp(-2 * t)  # noqa: E731
+            out.append(F(_golden_mp(F, -w, w, 250)))
+        return float(mpmath.fsum(out))
 
 
 v_p = scalar("v", "the argument (a singular value / coefficient magnitude); enters as |v|", low=-1e6, high=1e6)
@@ -601,7 +620,7 @@ ENTRIES = (
           doc="min over m_j > 0 of m_j^2 + beta_j^2/m_j^2 = 2|beta_j| at m_j^2 = |beta_j|, summed: 2||beta||_1.",
           params=(vector("beta", "P", "coefficients", low=-1e300, high=1e300),), lhs=r"\widetilde\Omega(\beta)",
           display=r"2\|\beta\|_1", compute=lambda beta: 2 * float(np.sum(np.abs(beta))),
-          reference=lambda beta: float(2 * mpmath.fsum(abs(mpmath.mpf(float(b))) for b in beta))),
+          reference=_diag_reference),
 )
 
 
@@ -650,10 +669,13 @@ def _kkt_residual(omega, v, s):
 
 
 def _kkt_bound(omega, v, s):
-    """64 ulp of the argmin times F''(s): the residual of a float64 argmin within 64 ulp of the true one (Newton on
-    the stationarity condition stops at steps below 4e-16 relative; the search route is polished the same way)."""
-    _, h = _dF(omega, v, s)
-    return float(64 * EPS * float(s) * abs(h)) + 1e-300
+    """the variation of F' over the 64 ulp around s (within [1, oo)): the KKT residual of any float64 point within
+    64 ulp of the true minimizer (Newton on the stationarity condition stops at steps below 4e-16 relative; the search
+    route is polished the same way) is at most this"""
+    s = float(s)
+    d = 64 * EPS * s
+    g0, _ = _dF(omega, v, s)
+    return float(max(abs(_dF(omega, v, x)[0] - g0) for x in (s + d, max(1.0, s - d)))) + 1e-300
 
 
 def _t1(omega, beta):
@@ -684,7 +706,7 @@ def _t1_kkt(omega, beta):
 
 
 def _t1_kkt_bound(omega, beta):
-    """64 ulp of s times F''(s) (the float64 resolution of the argmin)"""
+    """the variation of F' over the 64 ulp around the entry's s (the float64 resolution of the argmin)"""
     return _kkt_bound(omega, np.linalg.norm(beta), _t1(omega, beta)["s"])
 
 
@@ -787,6 +809,7 @@ def _dev_points():
 
 
 O1O2 = tuple((a, b) for a in EXAMPLES[:4] for b in EXAMPLES[:4])
+LEMMA5_PAIRS = (("(z-1)**2", "Abs(z-1)"), ("Abs(z-1)**3", "(z-1)**2"), ("exp(z-1)-z", "Abs(z-1)"))
 
 
 def _lemma5_nested(omega1, omega2, v):
@@ -846,7 +869,7 @@ def _tilde_kkt(omega, v):
 
 
 def _tilde_kkt_bound(omega, v):
-    """64 ulp of the argmin times F'' there"""
+    """the variation of F' over the 64 ulp around the argmin (the float64 resolution of the argmin)"""
     return _kkt_bound(omega, v, float(tilde(_om(omega), v)[1]))
 
 
@@ -875,18 +898,8 @@ def _diag_value(beta):
 
 
 def _diag_direct(beta):
-    """sum_j min over m > 0 of m^2 + beta_j^2/m^2 solved directly: golden section in t = log m (the objective is
-    convex in t) on [-(|log|beta_j|| + 2), |log|beta_j|| + 2] at 40 digits; beta_j = 0 contributes inf m^2 = 0"""
-    out = []
-    with mpmath.workdps(40):
-        for b in beta:
-            b = mpmath.mpf(float(b))
-            if b == 0:
-                continue
-            w = abs(mpmath.log(abs(b))) + 2
-            F = lambda t: mpmath.exp(2 * t) + b**2 * mpmath.exp(-2 * t)  # noqa: E731
-            out.append(F(_golden_mp(F, -w, w, 250)))
-        return float(mpmath.fsum(out))
+    """sum_j min over m > 0 of m^2 + beta_j^2/m^2 solved directly (golden section in log m at 40 digits)"""
+    return _diag_reference(beta)
 
 
 zeta = sp.Symbol("zeta", positive=True)  # the minimizer z* for omega = (z-1)^2, which parametrizes v
@@ -958,7 +971,7 @@ DERIVATIONS = (
              "argmin)", _tilde_kkt, _tilde_kkt_bound, relation="<=", search=_tilde_points),
         Step("Lemma 5, (28)-(31): the per-singular-value problem (28) solved in 2-D equals omega~ of omega1 (+) omega2 "
              "(entry omega.tilde_oplus)", _lemma5_nested, _lemma5_joint, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2[::3] for v in (0.0, 0.5, 2.0, 6.0))),
+             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in (0.0, 0.5, 2.0, 6.0))),
         Step("(11): omega.oplus's value equals min_{1<=z<=v} omega1(z) + omega2(v/z) solved directly", _oplus_value,
              _oplus_direct, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
              search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0))),

@@ -123,6 +123,11 @@ def _neg_tilde(omega, v):
     return -float(_tilde_e(omega, v))
 
 
+def _neg_tilde_T(omega, v, T):
+    """-omega~(v) from the entry omega.tilde"""
+    return -float(_tilde_e(omega, v))
+
+
 def _conj_literal_rhs(omega, v, T):
     """v^2 T - omega(1/T): the sup defining phi*(v^2) (phi(t) = omega(1/t)) evaluated at t = T, a lower bound of it"""
     with mpmath.workdps(30):
@@ -232,7 +237,7 @@ PROP3 = Derivation(
         Step("corrected: omega~ nondecreasing in |v| (all families, bounded included; entry omega.tilde)", _w1, _w2,
              relation="<=", search=_nondecreasing_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE),
         Step("A.2.2: '-omega~ is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)': -omega~(v) = phi*(v^2) = "
-             "sup_t v^2 t - omega(1/t) implies -omega~(v) >= v^2 T - omega(1/T) for every T > 0", _neg_tilde,
+             "sup_t v^2 t - omega(1/t) implies -omega~(v) >= v^2 T - omega(1/T) for every T > 0", _neg_tilde_T,
              _conj_literal_rhs, relation=">=", search=lambda: ({"omega": om, "v": v, "T": T} for om in FAMILIES[:4]
                                                               for v in (0.5, 1.0) for T in (0.5, 10.0)),
              erratum=Erratum("003-A.2.2-conjugate", SEED, "proof of Prop. 3 (A.2.2)",
@@ -246,17 +251,20 @@ PROP3 = Derivation(
                              for v in (0.5, 1.0, 2.0, 5.0))),
         Step("A.2.2 case 1: 'omega non-differentiable at 1 => z* = 1 for sufficiently small v': z* = 1 requires the KKT "
              "condition F'(1+) = omega'(1+) - 2 v^2 >= 0 (omega = Max(1 - z, (z-1)^2))",
-             sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, 0, relation=">=", erratum=E6_CASE_SPLIT,
-             why="F'(1+) = -2 v^2 < 0 at every v > 0 (next step), so z* > 1 for all v > 0",
-             ),
-        Step("omega = Max(1 - z, (z-1)^2) is non-differentiable at 1: omega'(1-) = -1",
-             sp.Limit((_om(NONDIFF).subs(z, 1 - hh) - _om(NONDIFF).subs(z, 1)) / (-hh), hh, 0, "+"), -1),
+             sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, 0, relation=">=",
+             erratum=Erratum(*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
+                             at={"v": sp.Rational(1, 1000)}),
+             why="F'(1+) = -2 v^2 < 0 at every v > 0 (the step after next), so z* > 1 for all v > 0"),
+        Step("omega = Max(1 - z, (z-1)^2) is non-differentiable at 1: its left difference quotient is -1 on (0, 1/2), "
+             "so omega'(1-) = -1 (and omega'(1+) = 0, next step)",
+             (_om(NONDIFF).subs(z, 1 - hh) - _om(NONDIFF).subs(z, 1)) / (-hh), -1, domain={hh: (0.001, 0.5)}),
         Step("... and F'(1+) = omega'(1+) - 2 v^2 = -2 v^2 < 0 for every v > 0",
              sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, -2 * vv**2),
         Step("A.2.2 case 2: 'omega differentiable at 1 => omega = |z-1|^p + o(|z-1|^p) with p >= 2', which implies "
              "lim_{h->0+} h^2/omega(1 + h) >= 1 (omega = |z-1|^(3/2), differentiable at 1)",
              sp.Limit(hh**2 / _om("Abs(z-1)**(3/2)").subs(z, 1 + hh), hh, 0, "+"), 1, relation=">=",
-             erratum=E6_CASE_SPLIT),
+             erratum=Erratum(*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
+                             at={})),
         Step("omega = |z-1|^(3/2) is differentiable at 1: omega'(1+) = 0", sp.Limit(_right_quotient("Abs(z-1)**(3/2)"),
                                                                                     hh, 0, "+"), 0),
         Step("corrected: F(1) = omega(1) + v^2 (and omega(1) = 0), so omega~(v) <= v^2",
@@ -486,7 +494,8 @@ LEMMA5 = Derivation(
                              "omega1 = omega2 = (z-1)^2 the minimizer is s1 = s2 = 1/sqrt 2 < 1", "typo/proof",
                              at={"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": 0.5})),
         Step("corrected: for a >= 1, min over s1 > 0 equals (omega1 (+) omega2)(a) (entry omega.oplus)",
-             _eq31_free, _eq31_oplus, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
+             _eq31_free, _eq31_oplus, rtol=VALUE_RTOL, tol=1e-25,
+             tol_source=VALUE_SOURCE + "; the free minimum by 40-digit golden section (absolute error < 1e-30 here)",
              search=lambda: ({"omega1": a, "omega2": b, "a": x}
                              for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"),
                                           ("Abs(z-1)**3", "(z-1)**2 + Abs(z-1)"))

@@ -37,7 +37,7 @@ def test_derivation_is_as_recorded(derivation):
 
 def test_module_covers_the_assigned_errata_and_keys_are_prefixed():
     keys = {e.key for d in DERIVATIONS for e in d.errata}
-    assert keys == {"003-sec3.1-l1-factor", "003-eq7-symmetric", "003-prop3-w", "003-prop3-strict",
+    assert keys == {"003-sec3.1-l1-factor", "003-eq7-symmetric", "003-prop3-strict",
                     "003-A.2.2-conjugate", "003-A.2.2-case-split", "003-eq23-pointwise", "003-lemma5-alignment",
                     "003-eq31-variables", "003-eq17-kernel", "003-A.3.1-theta", "003-thm1-proof-chi"}
     assert all(d.key.startswith("omega.") for d in DERIVATIONS)

@@ -8,7 +8,7 @@ import sympy as sp
 from scipy.optimize import minimize, minimize_scalar
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, compare
+from theorylab.evidence import Check, Context, Evidence, Finding, compare
 from theorylab.params import Z
 
 from .tangent_features import CHECKS as TANGENT_CHECKS
@@ -51,8 +51,10 @@ def _theorem1(ctx: Context) -> list[Evidence]:
         value = tilde(v=float(np.linalg.norm(beta)), omega="(z-1)**2")
         best, (M, delta) = _joint_problem(G, r, rng, 6)
         if best is None:
-            out.append(Evidence("omega.theorem1", f"direct solution of (4), instance {trial}", "numeric", value, None,
-                                float("nan"), float("nan"), 0.0, "SLSQP found no feasible solution", False))
+            out.append(Evidence(entry="omega.theorem1", check=f"direct solution of (4), instance {trial}", kind="numeric",
+                                predicted=value, observed=None, tolerance=0.0,
+                                tolerance_source="no feasible solution to compare with (a failure, not a pass)",
+                                detail="SLSQP found no feasible solution"))
             continue
         out.append(compare("omega.theorem1", f"(4) solved directly vs omega~(||beta-hat||), N={N}, P={P}", "numeric",
                            value, best.fun, rtol=1e-6, source="SLSQP ftol 1e-13, best of 6 starts: 1e-6 relative"))
@@ -105,9 +107,33 @@ def _scalar(ctx: Context) -> list[Evidence]:
     return out
 
 
+def _text_findings(ctx: Context) -> list[Evidence | Finding]:
+    """What the seed's text says that no relation can decide: a notation slip, and the shape of a growth claim."""
+    tilde = theorylab.get("omega.tilde")
+    vs = np.array([1e2, 1e4, 1e6, 1e8])
+    w = np.asarray(tilde(v=vs, omega="(z-1)**2"), float)
+    return [
+        Finding(entry="omega.tilde", check="Prop. 3 statement: the symbol w~", kind="property",
+                text=("Prop. 3 states 'v^2 -> w~(v) is an increasing concave function'; w~ is defined nowhere in the "
+                      "seed (eq (3) defines Omega~, eq (12) omega~, eq (11) (+)): it must read omega~ (a typo; the "
+                      "claim for omega~ is checked in omega.propositions and omega.prop3_proof).")),
+        Finding(entry="omega.tilde", check="text after Prop. 3: omega = (z-1)^2 'behaves like |v| for large v'",
+                kind="numeric",
+                text=("Linear growth holds (omega.propositions proves omega~(v)/v -> 2 and omega~(v) = 2v - 2 sqrt(v) + "
+                      "3/4 + o(1) along the exact minimizer curve), so the claim stands as stated; the slope is 2 (twice "
+                      "the nuclear norm for large singular values) and the sqrt correction decays only like v^(-1/2) "
+                      "relative: omega~(v)/v at v = 1e2, 1e4, 1e6, 1e8 from the entry omega.tilde is "
+                      + ", ".join(f"{x:.8f}" for x in w / vs) + "."),
+                values={"v": vs.tolist(), "omega_tilde_over_v": (w / vs).tolist(),
+                        "two_minus_2_over_sqrt_v": (2 - 2 / np.sqrt(vs)).tolist()}),
+    ]
+
+
 CHECKS = (
     Check("Theorem 1 vs the joint problem", ("omega.theorem1", "omega.tilde"), "numeric", _theorem1,
           "Direct numerical solution of (4) over (M, theta) on small random instances; the adapted kernel (9)."),
     Check("effective penalties vs brute force", ("omega.tilde", "omega.oplus"), "numeric", _scalar,
           "omega-tilde and the joint penalty against generic scalar minimization."),
+    Check("seed text: notation and growth", ("omega.tilde",), "property", _text_findings,
+          "Findings (reported, not asserted): the undefined w~ of Prop. 3, and the large-v growth of omega~."),
 ) + TANGENT_CHECKS
