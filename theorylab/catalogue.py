@@ -278,7 +278,8 @@ def family(name: str) -> Family:
 def families(names: Iterable[str] | None = None) -> tuple[Family, ...]:
     """The registered families, loaded, in registration order (only `names`, when given)."""
     reg = _current()
-    wanted = list(reg.families) if names is None else [n for n in reg.families if n in set(names)]
+    chosen = None if names is None else set(names)
+    wanted = [n for n in reg.families if chosen is None or n in chosen]
     return tuple(family(n) for n in wanted)
 
 
