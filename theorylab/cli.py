@@ -74,8 +74,9 @@ def cmd_list(args) -> int:
     if args.markdown:
         print(markdown_table())
         return 0
+    loaded = catalogue.families()  # all of them before the first line: a paper that fails prints nothing
     for paper in catalogue.papers():
-        fams = catalogue.families(f.name for f in paper.families)
+        fams = [f for f in loaded if f.paper is paper]
         print(f"paper {paper.name}: {paper.title} [{paper.source}]; families {', '.join(f.name for f in fams)}")
         for fam in fams:
             for entry in fam.entries:
