@@ -76,7 +76,7 @@ def cmd_list(args) -> int:
         return 0
     loaded = catalogue.families()  # all of them before the first line: a paper that fails prints nothing
     for paper in catalogue.papers():
-        fams = [f for f in loaded if f.paper is paper]
+        fams = [f for f in loaded if f.paper.name == paper.name]
         print(f"paper {paper.name}: {paper.title} [{paper.source}]; families {', '.join(f.name for f in fams)}")
         for fam in fams:
             for entry in fam.entries:
