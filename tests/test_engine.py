@@ -206,3 +206,23 @@ def test_evidence_verdict_is_computed_never_given():
         compare_mc("e", "c", 1.0, 1.5, 0.1, 100, bias=0.6)
     f = Finding(entry="e", check="c", kind="training", text="reported, not asserted", values={"x": np.float64(1)})
     assert f.passed is False and f.to_json()["record"] == "finding"
+
+
+def test_scaling_fit_passes_the_right_limit_and_order_and_catches_a_wrong_one():
+    from theorylab.evidence import compare_scaling
+
+    rng = np.random.default_rng(0)
+    N = np.array([50, 100, 200, 400, 800.0])
+    se = np.full(5, 0.002)
+    y = 1.0 + 0.8 / N + rng.normal(0, se)
+    assert all(r.passed for r in compare_scaling("e", "c", N, y, se, theory=1.0, order=1))
+    wrong_limit = compare_scaling("e", "c", N, y, se, theory=1.05, order=1)
+    assert not wrong_limit[0].passed  # a wrong limit cannot widen its own tolerance
+    sqrt_law = 1.0 + 0.8 / np.sqrt(N) + rng.normal(0, se)
+    recs = compare_scaling("e", "c", N, sqrt_law, se, theory=1.0, order=1)
+    assert not any(r.passed for r in recs)  # the order 1/2 is not 1, and extrapolating with 1 misses the limit
+    flat = compare_scaling("e", "c", N, 1.0 + rng.normal(0, se), se, theory=1.0, order=1)
+    assert flat[0].passed and flat[1].kind == "monte-carlo" and not flat[1].passed and flat[1].to_json()[
+        "record"] == "finding"
+    with pytest.raises(ValueError, match=">= 3 sizes"):
+        compare_scaling("e", "c", N[:2], y[:2], se[:2], theory=1.0, order=1)

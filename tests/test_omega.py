@@ -81,3 +81,28 @@ def test_diag_l1():
 def test_invalid_omegas_are_rejected_with_the_reason(bad, why):
     with pytest.raises(DomainError, match=why):
         tilde(v=1.0, omega=bad)
+
+
+def test_theorem1_tiny_beta_does_not_underflow():
+    """||beta|| ~ 1e-274: beta_j^2 underflows, yet theta - theta0 = beta/s (s = 1) and M = I (the unit vector of beta)."""
+    beta = np.array([1.55125686e-274, -3e-275])
+    out = theorem1(beta=beta, omega="(z-1)**2")
+    assert out["s"] == 1.0
+    np.testing.assert_array_equal(out["theta_delta"], beta)
+    np.testing.assert_allclose(out["M"], np.eye(2), atol=1e-15)
+
+
+@pytest.mark.parametrize("omega", ["exp(z-1)-z", "Abs(z-1)**(3/2)"])
+def test_search_route_argmin_is_polished(omega):
+    """Non-polynomial omega: the golden-section argmin (~1e-8) is polished by Newton on the stationarity condition to
+    a few ulp of the 40-digit minimizer of the defining problem."""
+    from derivations.omega import _tilde_mp
+    from derivations.omega import tilde as tilde_with_argmin
+
+    from theorylab.params import Z
+
+    e = sp.sympify(omega, locals={"z": Z})
+    for v in (0.01, 0.3, 1.0, 4.0, 100.0):
+        s_ref = float(_tilde_mp(e, v)[1])
+        s = float(tilde_with_argmin(e, v)[1])
+        assert abs(s - s_ref) <= 1e-14 * s_ref, (omega, v, s, s_ref)

@@ -196,7 +196,7 @@ def test_figure1_records_are_evidence_or_findings(tiny_profile):
     recs = tf.CHECKS[1].run(tiny_profile)
     ev = [r for r in recs if isinstance(r, Evidence)]
     fi = [r for r in recs if isinstance(r, Finding)]
-    assert len(ev) + len(fi) == len(recs) and len(ev) == 8 and len(fi) == 4
+    assert len(ev) + len(fi) == len(recs) and len(ev) == 7 and len(fi) == 5
     assert all(r.tolerance_source for r in ev) and not any(r.passed for r in fi)
     conv, path = ev[0], ev[-1]
     assert conv.passed and conv.relation == "<=" and path.relation == "<="

@@ -101,3 +101,41 @@ def test_rkhs_residual_vanishes_when_the_model_contains_the_teacher():
     Ws = rng.standard_normal((3, 5))
     W = np.vstack([Ws, rng.standard_normal((2, 5))])
     assert rkhs(W=W, W_star=Ws, c_star=rng.standard_normal(3)) <= 1e-12
+
+
+# -- the independent references (each by its own route) agree with the paper's closed forms -------------------
+from derivations import transfer as T  # noqa: E402
+
+
+@pytest.mark.parametrize("gamma, want", [(0.5, 1.0), (0.25, 1 / 3), (2.0, 1.0), (5.0, 0.25), (0.999, 999.0)])
+def test_pinv_trace_reference_is_the_marchenko_pastur_integral(gamma, want):
+    """gamma/(1-gamma) below 1, 1/(gamma-1) above: a reference 1/(1-gamma) (a planted slip) would give 2 at 1/2."""
+    assert T._pinv_trace_reference(gamma) == pytest.approx(want, rel=1e-13)
+
+
+@pytest.mark.parametrize("dist_sq, sigma", [(1.0, 1.0), (4.0, 0.5), (1e-20, 3.0), (1e40, 1e-5)])
+def test_kl_reference_keeps_the_factor_two(dist_sq, sigma):
+    assert T._kl_reference(dist_sq, sigma) == pytest.approx(dist_sq / (2 * sigma**2), rel=1e-13)
+
+
+@pytest.mark.parametrize("n", [3, 4, 7, 100, 10**6, 10**9])
+def test_inverse_chi2_reference_by_the_density_integral(n):
+    assert T._inv_chi2_reference(n) == pytest.approx(1 / (n - 2), rel=1e-13)
+
+
+def test_negative_region_reference_bisects_the_transferability_itself():
+    ref = T._negative_region_reference(1.2, 0.2)
+    lo, hi = ref["overparameterized"]
+    for x in (lo, hi, ref["underparameterized_from"]):
+        assert abs(float(T._t_lt_mp(x, 1.2, 0.2))) < 1e-14
+
+
+def test_transfer_errata_are_confirmed_at_their_counterexamples():
+    """Every erratum step of the family fails at its counterexample (a corrected paper would flip it)."""
+    for d in theorylab.derivations():
+        if not d.key.startswith("transfer."):
+            continue
+        for step in d.steps:
+            if step.erratum is not None:
+                out = step.check()
+                assert not out.holds and out.strength == "refuted", (d.key, step.label, out)

@@ -1,8 +1,9 @@
 """theorylab: machine-checked derivations, kernels and evidence for the closed forms of ML-theory papers.
 
 Public API: `get(ID)` returns a catalogue entry (call it with keyword arguments for its value);
-`entries()`, `derivations()`, `errata()` list the catalogue, `papers()` the registered papers (each a `Paper`);
-`DomainError` is the one exception family.
+`entries()` and `errata()` list the catalogue, `papers()` the registered papers (each a `Paper`);
+`DomainError` is the one exception family. (`theorylab.derivations` is the package of the built-in papers; the
+derivations of all registered papers are `theorylab.catalogue.derivations()`.)
 """
 import importlib.util as _util
 import os as _os
@@ -19,13 +20,13 @@ def _source_checkout() -> None:
 
 _source_checkout()
 
-from .catalogue import derivations, entries, errata, get, papers  # noqa: E402
+from .catalogue import entries, errata, get, papers  # noqa: E402
 from .derivation import Derivation, Erratum, Step  # noqa: E402
 from .entry import Entry, Source  # noqa: E402
 from .evidence import Evidence  # noqa: E402
 from .paper import Family, Paper  # noqa: E402
 from .params import DomainError  # noqa: E402
 
-__all__ = ["get", "entries", "papers", "derivations", "errata", "DomainError", "Entry", "Source", "Derivation",
+__all__ = ["get", "entries", "papers", "errata", "DomainError", "Entry", "Source", "Derivation",
            "Step", "Erratum", "Evidence", "Paper", "Family"]
 __version__ = "0.1.0"

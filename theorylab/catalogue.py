@@ -348,3 +348,22 @@ def select(names: list[str] | tuple[str, ...]) -> tuple[set[str], list[str]]:
             ids.update(e.id for e in family(f).entries)
             fams.add(f)
     return ids, [f for f in order if f in fams]
+
+
+def coverage_declarations(paper: str = "") -> list[tuple[str, tuple[str, ...], tuple]]:
+    """(paper source, its labelled equations and statements, its accounts) from the modules `theorylab.derivations.coverage_*`
+    (each: PAPER = source file name, LABELS, ACCOUNTS)."""
+    import pkgutil
+
+    pkg = importlib.import_module(f"{__package__}.derivations")  # the built-in papers' declarations
+
+    out = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("coverage_"):
+            continue
+        mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        if not paper or paper in (mod.PAPER, info.name[len("coverage_"):]):
+            out.append((mod.PAPER, tuple(mod.LABELS), tuple(getattr(mod, "ACCOUNTS", ()))))
+    if paper and not out:
+        raise DomainError(f"paper must be one with declared labels; got {paper!r}")
+    return sorted(out)

@@ -198,8 +198,14 @@ def cmd_verify(args) -> int:
         return 0
     t0 = time.time()
     jobs = args.jobs or runner.usable_cores()
-    threads = max(1, runner.usable_cores() // jobs) if args.executor in ("", "local") else 1
+    if args.threads < 0:
+        raise DomainError(f"--threads must be >= 1 (0: one per task); got --threads={args.threads}")
+    threads = args.threads or 1
     device = _device(args.device)
+    journal = args.json + ".tasks.jsonl"
+    executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
+        os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
+        "partition": args.slurm_partition, "timeout_min": args.slurm_time, "gpus_per_node": args.slurm_gpus})
     print(f"theorylab verify: profile {args.profile}, device {device}, families {', '.join(fams)}; {len(tasks)} "
           f"tasks on {args.executor or 'local'} ({jobs} job{'s' if jobs > 1 else ''}, {threads} thread"
           f"{'s' if threads > 1 else ''} each)")
@@ -230,18 +236,15 @@ def cmd_verify(args) -> int:
                   + (f" [{r['detail']}]" if r.get("detail") else ""))
         print(f"    ({task.key}: {result['seconds']:.1f} s)")
 
-    journal = args.json + ".tasks.jsonl"
-    executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
-        os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
-        "partition": args.slurm_partition, "timeout_min": args.slurm_time, "gpus_per_node": args.slurm_gpus})
     try:
-        runner.execute(tasks, profile=args.profile, device=device, seed=args.seed, executor=executor,
+        _, reused = runner.execute(tasks, profile=args.profile, device=device, seed=args.seed, executor=executor,
                        threads=threads, journal=journal, resume=args.resume, on_result=on_result,
                        progress=sys.stderr.isatty())
     finally:
         shutdown()
     unexpected, failures = counts["unexpected"], counts["failures"]
-    print(f"derivations: {len(steps)} steps, {unexpected} unexpected")
+    print(f"derivations: {len(steps)} steps, {unexpected} unexpected"
+          + (f"; {reused} of {len(tasks)} tasks reused from the journal of the interrupted run" if reused else ""))
     papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
     record = EvidenceRecord(profile=args.profile, device=device, seed=args.seed, families=fams, papers=papers,
                             derivation_steps=steps, evidence=evidence, unexpected_steps=unexpected,
@@ -319,13 +322,31 @@ def cmd_report(args) -> int:
     if args.rerun:
         code = cmd_verify(build_parser().parse_args(
             ["verify", *args.select, "--profile", args.profile, "--device", args.device, "--seed", str(args.seed),
-             "--json", args.evidence, *(f"--paper={p}" for p in args.paper)]))
+             "--json", args.evidence, *(f"--paper={p}" for p in args.paper_modules)]))
         if code:
             print("verify reported failures; the report shows them", file=sys.stderr)
     summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
     print(f"wrote {summary['index']} ({len(summary['figures'])} figures, {summary['evidence']} evidence records, "
           f"{summary['failed']} failed, {summary['errata']} errata)")
     return code  # with --rerun, verify's status: a failing check fails the command, after the report shows it
+
+
+def cmd_coverage(args) -> int:
+    from . import coverage
+
+    rows = []
+    for paper, labels, accounts in catalogue.coverage_declarations(args.paper):
+        derivs = [d for d in catalogue.derivations() if d.seed == paper]
+        rows_p = coverage.coverage(paper, labels, derivs, accounts)
+        rows += rows_p
+        if not args.json:
+            for r in rows_p:
+                if r["status"] != "checked" or args.verbose:
+                    print(f"  {r['status']:13s} {r['label']:16s} {r['how'] or r['reason']}")
+            print(coverage.summary(rows_p))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    return 0 if all(r["status"] in ("checked", "erratum", "definition", "not-checkable") for r in rows) else 1
 
 
 def cmd_mutate(args) -> int:
@@ -395,7 +416,7 @@ def cmd_accuracy(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
     common = _Parser(add_help=False)
-    common.add_argument("--paper", action="append", default=[], metavar="MODULE_OR_FILE.py",
+    common.add_argument("--paper", action="append", default=[], metavar="MODULE_OR_FILE.py", dest="paper_modules",
                         help="register a paper: a module exposing PAPER or PAPERS, or a .py file (repeatable)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -425,6 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=0, help="worker processes (default 0: the usable cores; 1: in-process)")
     s.add_argument("--executor", default="local",
                    help="local (a spawn process pool of --jobs workers), dask://HOST:PORT, slurm, submitit-local")
+    s.add_argument("--threads", type=int, default=0,
+                   help="BLAS/torch threads per task (default: 1; tasks run in parallel processes instead)")
     s.add_argument("--resume", action="store_true", help="continue a killed run: reuse the tasks it finished")
     s.add_argument("--dry-run", action="store_true", help="list the tasks with estimated times; run nothing")
     s.add_argument("--slurm-partition", default="", help="with --executor slurm")
@@ -450,6 +473,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", default="", help="write the accuracy maps here")
     s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores)")
     s.set_defaults(fn=cmd_accuracy)
+    s = command("coverage", help="every labelled equation and statement of each paper, and how it is checked")
+    s.add_argument("paper", nargs="?", default="", help="a paper (its source file name); default: all")
+    s.add_argument("--json", action="store_true", help="a list of {paper, label, status, how, reason}")
+    s.add_argument("-v", "--verbose", action="store_true", help="show the checked labels too")
+    s.set_defaults(fn=cmd_coverage)
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
@@ -464,7 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        catalogue.use(args.paper)
+        catalogue.use(args.paper_modules)
         return args.fn(args)
     except DomainError as exc:
         print(f"error: {exc}".replace("\n", " "), file=sys.stderr)

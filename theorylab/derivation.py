@@ -91,6 +91,8 @@ class Step:
     tol, rtol    numeric sides only: |lhs - rhs| <= tol + rtol * max(|lhs|, |rhs|) for "==" (slack margin for
                  inequalities); `tol_source` says where the tolerance comes from (required when either > 0).
     premises     labels of the earlier steps this one follows from.
+    cites        the paper's equation labels and statements this step transcribes ("(28)", "Lemma 5"): what
+                 `theorylab coverage` counts as checked.
     """
 
     label: str
@@ -107,6 +109,7 @@ class Step:
     symbolic: bool = True  # False: go straight to the numeric identity test (simplify too slow)
     points: int | None = None  # random points of the numeric test (default NUMERIC_POINTS)
     premises: tuple[str, ...] = ()
+    cites: tuple[str, ...] = ()  # the paper's labels this step transcribes: "(28)", "Theorem 3.6"
 
     def __post_init__(self):
         where = f"step {self.label!r}"

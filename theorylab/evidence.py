@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Evidence", "Finding", "Check", "Context", "compare", "compare_mc", "to_jsonable"]
+__all__ = ["Evidence", "Finding", "Check", "Context", "compare", "compare_mc", "compare_scaling", "to_jsonable"]
 
 
 RECORD_RELATIONS = ("==", "<=", ">=")
@@ -78,10 +78,12 @@ class Finding:
     kind: str
     text: str
     values: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # what a figure needs to draw it (e.g. {"figure": ...})
     passed: bool = field(init=False, default=False)
 
     def __post_init__(self):
         object.__setattr__(self, "values", to_jsonable(self.values))
+        object.__setattr__(self, "extra", to_jsonable(self.extra))
 
     def to_json(self) -> dict:
         return {"record": "finding", **to_jsonable(asdict(self))}
@@ -193,3 +195,63 @@ def to_jsonable(x: Any) -> Any:
     if isinstance(x, np.bool_):
         return bool(x)
     return x
+
+
+def compare_scaling(entry: str, check: str, sizes: Any, means: Any, stderrs: Any, *, theory: float, order: float,
+                    k: float = 3.0, size_name: str = "n", kind: str = "monte-carlo", detail: str = "",
+                    extra: dict | None = None) -> list[Evidence | Finding]:
+    """A limit claim checked by a finite-size scaling fit: mean(N) = L + C N^(-p) over >= 3 sizes.
+
+    Two records: the order p fitted freely (weighted least squares with the standard errors, the covariance taken
+    as absolute) must match the predicted `order` within k of its standard error; and the value extrapolated with
+    the predicted order, L, must agree with `theory` within k of its standard error. Neither tolerance contains the
+    quantity under test. Where the finite-size term is not resolved (|C| < k SE(C)), the order cannot be measured:
+    that is reported as a finding and only the extrapolation is asserted. `extra["scaling"]` holds the data for the
+    report's scaling figure.
+    """
+    from scipy.optimize import curve_fit
+
+    N = np.asarray(sizes, dtype=float)
+    y = np.asarray(means, dtype=float)
+    s = np.asarray(stderrs, dtype=float)
+    if N.ndim != 1 or N.size < 3 or y.shape != N.shape or s.shape != N.shape:
+        raise ValueError(f"a scaling fit needs >= 3 sizes with a mean and a standard error each; got {N.size}")
+    if np.any(s <= 0) or np.any(N <= 0):
+        raise ValueError("sizes and standard errors must be > 0")
+    # fixed (predicted) order: linear weighted least squares for L and C
+    A = np.stack([np.ones_like(N), N ** (-order)], axis=1) / s[:, None]
+    cov_fixed = np.linalg.inv(A.T @ A)
+    L, C = cov_fixed @ A.T @ (y / s)
+    se_L, se_C = np.sqrt(np.diag(cov_fixed))
+    chi2 = float(np.sum(((y - L - C * N ** (-order)) / s) ** 2))
+    data = {"sizes": N, "means": y, "stderrs": s, "theory": theory, "order": order, "L": L, "C": C, "se_L": se_L,
+            "size_name": size_name, "chi2": chi2, "dof": int(N.size - 2)}
+    ex = {**(extra or {}), "scaling": data}
+    out: list[Evidence | Finding] = [Evidence(
+        entry=entry, check=f"{check}: the value extrapolated to {size_name} -> oo (fit L + C {size_name}^-{order:g})",
+        kind=kind, predicted=theory, observed=float(L), tolerance=float(k * se_L),
+        tolerance_source=f"{k:g} standard errors of the extrapolated value (weighted least squares over {N.size} sizes "
+                         f"{', '.join(f'{v:g}' for v in N)}; chi2 = {chi2:.2f} on {N.size - 2} dof)",
+        detail=detail, stderr=float(se_L), samples=int(N.size), extra=ex)]
+    if abs(C) < k * se_C:
+        out.append(Finding(entry=entry, check=f"{check}: the order of the finite-size term", kind=kind,
+                           text=f"the finite-size term is not resolved at these sizes (C = {C:.3g} +- {se_C:.2g}); "
+                                f"its order cannot be measured here", values=data))
+        return out
+    p0 = (L, C, order)
+    try:
+        popt, pcov = curve_fit(lambda n, a, c, p: a + c * n ** (-p), N, y, p0=p0, sigma=s, absolute_sigma=True,
+                               maxfev=20000)
+        p_hat, se_p = float(popt[2]), float(np.sqrt(pcov[2, 2]))
+    except (RuntimeError, ValueError) as exc:
+        out.append(Evidence(entry=entry, check=f"{check}: the order of the finite-size term", kind=kind,
+                            predicted=None, observed=None, tolerance=0.0, tolerance_source="the fit failed",
+                            detail=str(exc)))
+        return out
+    data.update(p=p_hat, se_p=se_p)
+    out.append(Evidence(
+        entry=entry, check=f"{check}: the order of the finite-size term ({size_name}^-p, predicted p = {order:g})",
+        kind=kind, predicted=order, observed=p_hat, tolerance=float(k * se_p) if math.isfinite(se_p) else 0.0,
+        tolerance_source=f"{k:g} standard errors of the fitted order (free fit L + C {size_name}^-p, weighted by the "
+                         f"standard errors of the means)", detail=detail, stderr=se_p, samples=int(N.size), extra=ex))
+    return out

@@ -45,12 +45,13 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
 
 
 @functools.lru_cache(maxsize=None)
-def _torch_printer() -> type:
-    """SymPy's torch printer with Max/Min as torch.maximum/minimum and constants as floats (built on first use:
-    importing sympy.printing.pytorch imports torch, seconds that only the torch kernels may cost)."""
+def _torch_printer():
+    """SymPy's torch printer (importing it imports torch: only the torch kernels pay for that)."""
     from sympy.printing.pytorch import TorchPrinter
 
     class _TheorylabTorchPrinter(TorchPrinter):
+        """SymPy's torch printer with Max/Min as torch.maximum/minimum and constants as floats."""
+
         def _print_Max(self, expr):
             return self._minmax(expr, "maximum")
 

@@ -292,10 +292,28 @@ def evidence_layer(entry: Entry, profile: str = "quick") -> str | None:
     return None
 
 
-def _equivalent(entry: Entry, baseline: Sequence[Any], points: Sequence[dict]) -> bool:
-    """The mutant computes the same values as the original at every sample point (an equivalent mutant)."""
+def _formula_values(entry: Entry, kw: dict) -> Any:
+    """The paper's formula (not the kernel) at a point, in float64: what a formula mutant changes."""
+    from . import kernels
+
+    try:
+        values = entry.validate(kw)
+        f = kernels.build("numpy", entry.formula, tuple(p.symbol for p in entry.kernel_params))
+        out = f(*(values[p.name] for p in entry.kernel_params))
+        return np.sum(out, axis=-1) if entry.reduce == "sum" else out
+    except Exception as exc:  # noqa: BLE001 - a formula that cannot be evaluated here is a value of its own
+        return ("error", type(exc).__name__)
+
+
+def _observed(entry: Entry, target: str, kw: dict) -> Any:
+    return _formula_values(entry, kw) if target == "formula" else _value(entry, kw)
+
+
+def _equivalent(entry: Entry, target: str, baseline: Sequence[Any], points: Sequence[dict]) -> bool:
+    """The mutated field computes the same values as the original at every sample point (an equivalent mutant):
+    for a formula mutant, the formula's own values; otherwise the entry's value."""
     for kw, base in zip(points, baseline):
-        if not _close_or_same(_value(entry, kw), base):
+        if not _close_or_same(_observed(entry, target, kw), base):
             return False
     return True
 
@@ -303,6 +321,12 @@ def _equivalent(entry: Entry, baseline: Sequence[Any], points: Sequence[dict]) -
 def _close_or_same(a: Any, b: Any) -> bool:
     if isinstance(a, tuple) or isinstance(b, tuple):
         return a == b
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        if a.shape != b.shape:
+            return False
+        same_nan = np.isnan(a) & np.isnan(b)
+        a, b = np.where(same_nan, 0, a), np.where(same_nan, 0, b)
     try:
         return _close(a, b, _EQUIV_RTOL)
     except Exception:  # noqa: BLE001
@@ -316,7 +340,8 @@ def run(entries: Sequence[Entry], *, profile: str = "quick", progress: Callable[
     results: list[MutantResult] = []
     for entry in entries:
         points = samples(entry, cfg["samples"])
-        baseline = [_value(entry, kw) for kw in points]
+        baseline = {t: [_observed(entry, t, kw) for kw in points] for t in ("formula", "stable_form", "compute")
+                    if getattr(entry, t) is not None}
         for m in mutants(entry):
             t0 = time.perf_counter()
             caught: list[str] = []
@@ -324,7 +349,7 @@ def run(entries: Sequence[Entry], *, profile: str = "quick", progress: Callable[
             with applied(entry, m.apply(entry)):
                 equivalent = False
                 try:
-                    equivalent = _equivalent(entry, baseline, points)
+                    equivalent = _equivalent(entry, m.target, baseline[m.target], points)
                 except Exception:  # noqa: BLE001 - a crashing mutant is not equivalent
                     equivalent = False
                 if not equivalent:

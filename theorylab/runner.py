@@ -31,9 +31,9 @@ class Task:
     def params(self, profile: str, device: str, seed: int, threads: int) -> dict:
         from . import catalogue
 
-        return {"kind": self.kind, "key": self.key, "family": self.family, "profile": profile, "device": device, "seed": seed,
-                "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same papers
-                "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}
+        return {"kind": self.kind, "name": self.key, "family": self.family, "profile": profile, "device": device,
+                "seed": seed, "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same
+                "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}                # papers as this process
 
     @property
     def family(self) -> str:
@@ -62,7 +62,8 @@ def plan(ids: set[str]) -> list[Task]:
 
 
 def _set_threads(n: int) -> None:
-    """BLAS and torch threads for this worker: its share of the cores (small problems: one)."""
+    """BLAS and torch threads for this task. The default is one: the problems are small, parallelism comes from the
+    worker processes, and busy-waiting intra-op threads collapse when another process holds a core."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
     try:
@@ -78,29 +79,27 @@ def _set_threads(n: int) -> None:
     os.environ["THEORYLAB_TORCH_THREADS"] = str(n)
 
 
-def run_task(kind: str, key: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
+def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
              only: str = "", family: str = "") -> dict:
     """Run one task (in any process) and return its records as JSON-ready dicts, with its wall time."""
     from . import catalogue
 
-    if papers and papers != catalogue.paper_specs():  # the papers the planning process registered (installed ones register anywhere)
+    if papers and papers != catalogue.paper_specs():  # in a worker: register the planning process's papers
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    _set_threads(threads)
     from .evidence import Context, Evidence
 
     t0 = time.perf_counter()
     if kind == "derivation":
+        _set_threads(threads)
         d = next(d for d in (catalogue.family(family).derivations if family else catalogue.derivations())
-                 if d.key == key)
+                 if d.key == name)
         records = [step_record(d, r) for r in d.check()]
     else:
-        check = next(c for c in catalogue.checks([family] if family else None) if c.name == key)
+        check = next(c for c in catalogue.checks([family] if family else None) if c.name == name)
+        _set_threads(threads)  # after the check's module (and torch) is imported
         ctx = Context(profile=profile, device=device, seed=seed, progress=False)
-        if any(m in sys.modules for m in ("torch",)):
-            import torch
-            torch.set_num_threads(threads)
         try:
             recs = check.run(ctx)
         except Exception as exc:  # a crashing check is a failed check, reported with its reason
@@ -123,18 +122,6 @@ def step_record(d, r) -> dict:
 
 
 # -- executors -------------------------------------------------------------------------------------------
-
-
-class InlineExecutor(cf.Executor):
-    """Runs each task in this process when submitted (jobs=1): no pickling, no start-up cost."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        fut: cf.Future = cf.Future()
-        try:
-            fut.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - delivered through the future, as a pool would
-            fut.set_exception(exc)
-        return fut
 
 
 class SubmititExecutor(cf.Executor):
@@ -163,10 +150,10 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
     from .params import DomainError
 
     if spec in ("", "local"):
+        from .sweep import InlineExecutor, default_executor
+
         if jobs <= 1:
             return InlineExecutor(), lambda: None
-        from .sweep import default_executor
-
         ex = default_executor(jobs)
         return ex, lambda: ex.shutdown(cancel_futures=True)
     if spec.startswith("dask://"):
@@ -201,9 +188,9 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
 
 def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, executor: cf.Executor, threads: int,
             journal: str, resume: bool, on_result: Callable[[Task, dict], None] | None = None,
-            progress: bool = False) -> list[dict]:
-    """Run the tasks through `executor`; results in plan order; `on_result` is called in plan order too
-    (a task's output is shown as soon as every task before it has finished)."""
+            progress: bool = False) -> tuple[list[dict], int]:
+    """Run the tasks through `executor`; returns (results in plan order, tasks reused from the journal).
+    `on_result` is called in plan order too (a task's output is shown once every task before it has finished)."""
     from .sweep import load_results, run_sweep
 
     if not resume and os.path.exists(journal):
@@ -232,7 +219,7 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
                       key=_key, on_done=on_done)
     out = [sweep.results[k] for k in keys]
     _remember(tasks, out, profile)
-    return out
+    return out, sweep.reused
 
 
 def _key(params: Mapping[str, Any]) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .evidence import to_jsonable
 
-__all__ = ["grid", "task_key", "run_sweep", "load_results", "default_executor"]
+__all__ = ["grid", "task_key", "run_sweep", "load_results", "default_executor", "InlineExecutor"]
 
 
 def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
@@ -52,6 +52,21 @@ def _drop_torn_tail(path: str | os.PathLike) -> None:
         data = fh.read()
         if data and not data.endswith(b"\n"):
             fh.truncate(data.rfind(b"\n") + 1)
+
+
+class InlineExecutor(cf.Executor):
+    """Runs each task in this process when submitted (one worker): no pickling, no start-up cost; run_sweep
+    records each result before it submits the next task."""
+
+    sequential = True
+
+    def submit(self, fn, /, *args, **kwargs):
+        fut: cf.Future = cf.Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - delivered through the future, as a pool would
+            fut.set_exception(exc)
+        return fut
 
 
 def default_executor(max_workers: int | None = None) -> cf.Executor:
@@ -95,10 +110,9 @@ def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str 
 
         bar = tqdm(total=len(todo), desc="sweep", unit="task")
     try:
-        futures = {executor.submit(fn, **t): t for t in todo}
         with open(path, "a") as fh:
-            for fut in cf.as_completed(futures):
-                name = key(futures[fut])
+            def record(fut, task):
+                name = key(task)
                 result = to_jsonable(fut.result())
                 fh.write(json.dumps({"key": name, "result": result}) + "\n")
                 fh.flush()
@@ -108,6 +122,14 @@ def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str 
                     on_done(name, result)
                 if bar is not None:
                     bar.update(1)
+
+            if getattr(executor, "sequential", False):  # one task at a time, each recorded before the next
+                for t in todo:
+                    record(executor.submit(fn, **t), t)
+            else:
+                futures = {executor.submit(fn, **t): t for t in todo}
+                for fut in cf.as_completed(futures):
+                    record(fut, futures[fut])
     finally:
         if bar is not None:
             bar.close()
