@@ -195,6 +195,60 @@ def _realizations():
         yield {"a_p": zz, "a_m": np.zeros(D), "c_p": beta / zz, "c_m": np.zeros((O, D))}
 
 
+def _one_branch_cost(a_p, a_m, c_p, c_m):
+    """(27) at the +-only realization of beta(w) with (w+^(1)_d)^2 = ||beta_d||, w+^(2)_{o,d} = beta_{o,d}/w+^(1)_d
+    (all - weights zero; beta_d = 0 gets zero weights), summed exactly (40 digits) on the float64 beta(w)"""
+    beta = _diag_beta(a_p, a_m, c_p, c_m)
+    with mpmath.workdps(40):
+        total = mpmath.mpf(0)
+        for col in np.atleast_2d(beta).T:
+            nb = mpmath.sqrt(sum(_mp(x) ** 2 for x in col))
+            if nb == 0:
+                continue
+            a = mpmath.sqrt(nb)
+            total += a ** 2 + sum((_mp(x) / a) ** 2 for x in col)
+        return total
+
+
+def _l1_norm_exact(beta):
+    """2 sum_d |beta_{1,d}| for a single-output beta (exact on the floats)"""
+    with mpmath.workdps(40):
+        return 2 * sum(abs(_mp(x)) for x in np.ravel(beta))
+
+
+def _single_output():
+    """one-row beta (O = 1): simple, then random (seeded) over several magnitudes"""
+    yield {"beta": np.array([[1.0]])}
+    yield {"beta": np.array([[3.0, -4.0, 0.0]])}
+    rng = np.random.default_rng(301)
+    for D in (1, 2, 4, 5):
+        yield {"beta": rng.normal(size=(1, D)) * 10.0 ** rng.integers(-3, 4, size=D)}
+
+
+def _relu_unit(w1, w2, x):
+    """(31) left: w_h^(2) (<w_h^(1), x>)_+ for one unit, at 50 digits on the float inputs"""
+    with mpmath.workdps(50):
+        pre = sum(_mp(a) * _mp(c) for a, c in zip(w1, x))
+        return np.array([_mp(u) * max(pre, 0) for u in w2])
+
+
+def _relu_unit_32(w1, w2, x):
+    """(31) right: m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, theta_h = w_h^(1)/||w_h^(1)|| (32), 50 digits"""
+    with mpmath.workdps(50):
+        nrm = mpmath.sqrt(sum(_mp(a) ** 2 for a in w1))
+        pre = sum(_mp(a) / nrm * _mp(c) for a, c in zip(w1, x))
+        return np.array([_mp(u) * nrm * max(pre, 0) for u in w2])
+
+
+def _relu_unit_points():
+    """one unit, x in R^3, O = 2: active and inactive units (simple ones first), then random (seeded)"""
+    yield {"w1": (1.0, 0.0, 0.0), "w2": (1.0, 2.0), "x": (1.0, 0.0, 0.0)}
+    yield {"w1": (1.0, 0.0, 0.0), "w2": (1.0, 2.0), "x": (-1.0, 0.0, 0.0)}
+    rng = np.random.default_rng(3131)
+    for scale in (1e-3, 1.0, 1e3, 1.0, 1.0, 1.0):
+        yield {"w1": tuple(scale * rng.normal(size=3)), "w2": tuple(rng.normal(size=2)), "x": tuple(rng.normal(size=3))}
+
+
 def _relu_cost(w1, w2):
     """sum_h ||w_h^(1)||^2 + ||w_h^(2)||^2 (the ReLU network's parameter norm), exactly on the float weights"""
     with mpmath.workdps(40):
@@ -272,36 +326,49 @@ DERIVATIONS = (
         Step("both branches cost at least 2||beta_d||: (26) at any realization w >= min_param_norm(beta(w))",
              _diag_cost, _mpn_of_realization, relation=">=", search=_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE,
-             why="a^2 + ||c||^2 >= 2||a c|| (AM-GM) per branch and ||a+ c+|| + ||a- c-|| >= ||beta_d|| (triangle)"),
+             why="a^2 + ||c||^2 >= 2||a c|| (AM-GM) per branch and ||a+ c+|| + ||a- c-|| >= ||beta_d|| (triangle)", cites=('(25)', '(26)')),
+        Step("(27) suffices: the +-only realization of beta(w) with z_d^2 = ||beta_d|| costs no more than (26) at w",
+             _one_branch_cost, _diag_cost, relation="<=", search=_realizations, rtol=ENTRY_RTOL,
+             tol_source=ENTRY_RTOL_SOURCE, cites=("(27)",),
+             why="the reduction to the + branch ('without loss of generality'): for every realization there is a "
+                 "+-only one of the same beta that is no more expensive"),
         Step("(28): w^(2)_{o,d} = beta_{o,d}/z gives z^2 + ||beta_d||^2/z^2",
-             z**2 + (b1 / z) ** 2 + (b2 / z) ** 2, z**2 + (b1**2 + b2**2) / z**2, "O = 2"),
+             z**2 + (b1 / z) ** 2 + (b2 / z) ** 2, z**2 + (b1**2 + b2**2) / z**2, "O = 2", cites=('(28)',)),
         Step("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",
-             sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), 0),
-        Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", P - 2 * Bn, (z - Bn / z) ** 2),
+             sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), 0, cites=('(29)', '(34)')),
+        Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", P - 2 * Bn, (z - Bn / z) ** 2, cites=('(29)', '(34)')),
         Step("(30): the value of (28) at z^2 = ||beta_d|| is 2||beta_d||", sp.Subs(P, z, sp.sqrt(Bn)), 2 * Bn,
-             premises=("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",)),
+             premises=("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",), cites=('(30)', '(35)')),
         Step("beta_d = 0: the infimum 0 is approached as z -> 0, not attained", sp.Limit(z**2, z, 0, "+"), 0),
         Step("l12.unit is below (28) at every z > 0", _unit_value, _unit_objective, relation="<=",
-             search=_unit_points, rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE),
+             search=_unit_points, rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE, cites=('(28)',)),
         Step("l12.unit equals the infimum of (28) over z > 0 solved directly (golden section over log z, 40 digits)",
              lambda b: unit(b=b), _unit_reference, search=lambda: ({"b": p["b"]} for p in _unit_points()),
-             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative"),
+             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative", cites=('(28)', '(29)')),
         Step("(30): min_param_norm(beta) equals the sum over d of (28) minimized directly over z_d",
              lambda beta: min_param_norm(beta=beta), _min_param_norm_reference, search=_matrices,
-             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative"),
+             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative", cites=('(30)',)),
         Step("(30): the right-hand side is the l1,2 norm: min_param_norm(beta) = 2 ||beta||_{1,2}",
              lambda beta: min_param_norm(beta=beta), lambda beta: 2 * norm(beta=beta), search=_matrices,
-             rtol=2 * ENTRY_RTOL, tol_source="both entries' float64 rounding: " + ENTRY_RTOL_SOURCE),
+             rtol=2 * ENTRY_RTOL, tol_source="both entries' float64 rounding: " + ENTRY_RTOL_SOURCE, cites=('(30)',)),
+        Step("single output (O = 1): the minimum parameter norm is 2 ||beta||_1 (text after (30))",
+             lambda beta: min_param_norm(beta=beta), _l1_norm_exact, search=_single_output, rtol=ENTRY_RTOL,
+             tol_source=ENTRY_RTOL_SOURCE),
+        Step("(31)-(32): w_h^(2) (<w_h^(1), x>)_+ = m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, "
+             "theta_h = w_h^(1)/||w_h^(1)||", _relu_unit, _relu_unit_32, "one unit, O = 2, x in R^3; ReLU is positively "
+             "homogeneous", search=_relu_unit_points, rtol=1e-40,
+             tol_source="both sides at 50 significant digits (mpmath); the quotient by ||w^(1)|| rounds at 1e-50",
+             cites=("(31)", "(32)")),
         Step("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs z^2 + ||m_h||^2/z^2 (32)",
              sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
              z**2 + (m1**2 + m2**2) / z**2, "O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "
-             "(w^(1), w^(2)) -> (c w^(1), w^(2)/c) keeps the function"),
+             "(w^(1), w^(2)) -> (c w^(1), w^(2)/c) keeps the function", cites=('(32)', '(33)')),
         Step("(34)-(35): the ReLU network's parameter norm at any realization >= relu_min_param_norm(m)",
              _relu_cost, _relu_mpn_of_realization, relation=">=", search=_relu_realizations, rtol=ENTRY_RTOL,
-             tol_source=ENTRY_RTOL_SOURCE),
+             tol_source=ENTRY_RTOL_SOURCE, cites=('(35)',)),
         Step("(35): relu_min_param_norm(m) equals the sum over units of (33) minimized directly over z_h",
              lambda m: relu_min_param_norm(m=m), _relu_min_param_norm_reference,
              search=lambda: ({"m": p["beta"].T} for p in _matrices()),
-             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative"),
+             rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative", cites=('(35)',)),
     )),
 )

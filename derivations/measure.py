@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Step
+from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import matrix
 
@@ -241,13 +241,98 @@ def _ensd_factored(X, Y):
     return cka_entry(X=X, Y=Y) * np.sqrt(pr(X=X) * pr(X=Y))
 
 
+# -- the claims of App. G's text: PR ranges over [1, p]; the ENSD examples with uncorrelated units --------------
+lam = sp.symbols("lambda_1:4", positive=True)  # eigenvalues of C_X, p = 3
+PR_EIG = sum(lam) ** 2 / sum(v**2 for v in lam)
+
+
+def _units(s, rows=None):
+    """n x p responses of p uncorrelated units with standard deviations s (integers): column i is +s_i on row i and
+    -s_i on row p + i (zero elsewhere, `rows` in total), so the columns are centered and orthogonal."""
+    p = len(s)
+    X = np.zeros((rows or 2 * p, p))
+    for i, v in enumerate(s):
+        X[i, i], X[p + i, i] = v, -v
+    return X
+
+
+def _ensd_subset(s, S):
+    """ENSD(X, Y): X = 10 uncorrelated units with standard deviations s, Y = the units S of X (the entry)"""
+    X = _units(s)
+    return ensd_entry(X=X, Y=X[:, list(S)])
+
+
+def _ensd_disjoint(s, t):
+    """ENSD(X, Y): X = 10 uncorrelated units (std s), Y = 5 units (std t) uncorrelated with all of X (the entry)"""
+    n = 2 * len(s) + 2 * len(t)
+    X = _units(s, rows=n)
+    Y = np.zeros((n, len(t)))
+    for j, v in enumerate(t):
+        Y[2 * len(s) + j, j], Y[2 * len(s) + len(t) + j, j] = v, -v
+    return ensd_entry(X=X, Y=Y)
+
+
+def _equal_units():
+    """equal standard deviations (powers of 2, so the entry's scaling is exact), several subsets of five"""
+    for c in (1.0, 2.0, 8.0):
+        for S in ((0, 1, 2, 3, 4), (5, 6, 7, 8, 9), (0, 2, 4, 6, 8), (1, 3, 4, 8, 9)):
+            yield {"s": (c,) * 10, "S": S}
+
+
+def _any_units():
+    """standard deviations of any size (powers of 2), for the disjoint example"""
+    yield {"s": (1.0,) * 10, "t": (1.0,) * 5}
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        yield {"s": tuple(2.0 ** rng.integers(0, 5, size=10)), "t": tuple(2.0 ** rng.integers(0, 5, size=5))}
+
+
+def _pr_points():
+    for v in _data_points():
+        yield {"X": v["X"]}
+
+
+EXACT_RTOL = EPS
+EXACT_SOURCE = ("integer data with power-of-2 standard deviations: centering, the scaling by max|Xc| and every product "
+                "and sum of the traces are exact in float64; only the final quotient rounds (eps/2, plus eps/2 for the "
+                "product of three traces)")
+
+E_ENSD_EXAMPLE = Erratum(
+    "000-G-ensd-example", SEED, "App. G, after the ENSD formula",
+    "if X consists of 10 uncorrelated units, if Y is taken from a subset of five of those units, the ENSD(X, Y) "
+    "will be 5",
+    "for uncorrelated units with variances lambda_i, ENSD(X, Y) = (sum_i lambda_i)(sum_{i in S} lambda_i) / "
+    "sum_i lambda_i^2, which is 5 only under an unstated hypothesis such as equal variances; with standard "
+    "deviations (2, 1, ..., 1) and Y the first five units it is 13 * 8 / 25 = 4.16",
+    "The example holds for units of equal variance (checked); the disjoint example (ENSD = 0) holds for any variances.",
+    at={"s": (2.0,) + (1.0,) * 9, "S": (0, 1, 2, 3, 4)})
+
+CLAIM_STEPS = (
+    Step("PR >= 1: (sum lambda_i)^2 / sum lambda_i^2 >= 1 for eigenvalues lambda_i >= 0 (p = 3)", PR_EIG, 1,
+         relation=">=", why="App. G: 'The PR scales from 1 to p'"),
+    Step("PR <= p: (sum lambda_i)^2 / sum lambda_i^2 <= 3 (p = 3; Cauchy-Schwarz)", PR_EIG, 3, relation="<=",
+         domain={v: (0.001, 1) for v in lam}, why="App. G: 'The PR scales from 1 to p'; PR is scale invariant, "
+         "so the box (0.001, 1]^3 covers every direction but those with a zero eigenvalue (PR of fewer units)"),
+    Step("PR (the entry) >= 1 at data", lambda X: pr(X=X), lambda X: 1.0, relation=">=", search=_pr_points,
+         rtol=PR_RTOL, tol_source=PR_SOURCE),
+    Step("PR (the entry) <= p at data", lambda X: pr(X=X), lambda X: float(np.shape(X)[1]), relation="<=",
+         search=_pr_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
+    Step("App. G example as stated: 10 uncorrelated units X, Y a subset of five of them: ENSD(X, Y) = 5",
+         _ensd_subset, lambda s, S: 5.0, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE, erratum=E_ENSD_EXAMPLE),
+    Step("App. G example with equal variances: 10 uncorrelated units of equal variance, Y five of them: ENSD = 5",
+         _ensd_subset, lambda s, S: 5.0, search=_equal_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE),
+    Step("App. G example: Y = 5 units uncorrelated with all 10 of X: ENSD(X, Y) = 0 (any variances)",
+         _ensd_disjoint, lambda s, t: 0.0, search=_any_units),
+)
+
+
 DERIVATIONS = (
     Derivation("measure.identities", "PR, ENSD and CKA (App. G): the identity ENSD = CKA sqrt(PR(X) PR(Y))", SEED,
                "App. G", ("measure.participation_ratio", "measure.ensd", "measure.cka"), (
         Step("PR: tr(C)^2/tr(C^2) is invariant to the 1/n in C = X^T X/n", (_tr(Xs.T * Xs) / 3) ** 2
              / _tr((Xs.T * Xs / 3) ** 2), PR_X),
         Step("ENSD = CKA sqrt(PR(X) PR(Y)) (3 x 2 symbolic X, Y)", ENSD_S, CKA_S * sp.sqrt(PR_X * PR_Y),
-             symbolic=False),
+             symbolic=False, points=16),
         Step("tr(Y^T X X^T Y) = ||X^T Y||_F^2", _tr(Ys.T * Xs * Xs.T * Ys), sum(v**2 for v in (Xs.T * Ys))),
         Step("PR (the entry, centered data) = (sum lambda_i)^2 / sum lambda_i^2 over the eigenvalues of C_X",
              lambda X, Y: pr(X=X), _pr_eig, search=_data_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
@@ -261,5 +346,5 @@ DERIVATIONS = (
              lambda X, Y: ensd_entry(X=X, Y=Y), _ensd_reference, search=_data_points, rtol=ENSD_RTOL + PR_RTOL,
              tol_source=ENSD_SOURCE + "; plus the cross term ||X^T Y||_F^2's relative error, bounded like PR's "
                                       "Gram norm where X^T Y does not cancel (the search points)"),
-    )),
+    ) + CLAIM_STEPS),
 )

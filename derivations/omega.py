@@ -239,8 +239,11 @@ def _tilde_search(fn, v: np.ndarray, on=None):
         if not np.any(low):
             break
         zmax = np.where(low, zmax * 2, zmax)
-    t = np.linspace(0, 1, 257)
-    grid = 1 + (zmax[..., None] - 1) * (np.expm1(t * 12) / np.expm1(12))  # dense near z = 1
+    # a log grid in x = z - 1 from 1e-16 to z_max - 1 (at least 8 points a decade): a slowly growing omega
+    # (log(z)^2 at v = 100 has z_max ~ 1e43 and its minimizer at z ~ 50) is resolved as well as one near z = 1
+    top = np.log10(np.maximum(zmax - 1, 1e-15))
+    t = np.linspace(0, 1, 8 * 80 + 1)
+    grid = 1 + 10.0 ** (-16 + (top[..., None] + 16) * t)
     vals = _objective(fn, grid, v[..., None])
     k = np.argmin(vals, axis=-1)
     lo = np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0]
@@ -313,7 +316,7 @@ def _polish(on, fn, v, vals, zs):
 def _tilde_mp(omega, v, dps: int = 40):
     """omega~(v) and its smallest minimizer by the defining minimization solved directly in mpmath (independent of
     `tilde`): the minimizer lies in [1, z_hi] with omega(z_hi) >= v^2 (F(1) = v^2 bounds the minimum); a log grid in
-    z - 1 (8 points a decade over 45 decades below z_hi - 1, and z = 1) brackets it, golden-section search refines it
+    z - 1 (8 points a decade from 1e-45 up to z_hi - 1, and z = 1) brackets it, golden-section search refines it
     at `dps` digits; the boundary z = 1 is a candidate. Returns (value, argmin) as mpmath numbers."""
     on = prepare(omega)[0]
     f = sp.lambdify(Z, on, "mpmath")
@@ -326,7 +329,10 @@ def _tilde_mp(omega, v, dps: int = 40):
         hi = mpmath.mpf(2)
         while f(hi) < v2 and hi < mpmath.mpf(2) ** 1100:  # a bounded omega: the infimum is approached as z -> oo
             hi *= 2
-        xs = [(hi - 1) * mpmath.mpf(10) ** (-mpmath.mpf(k) / 8) for k in range(8 * 45)][::-1]
+        # 8 points a decade from 1e-45 up to z_hi - 1 (a slowly growing omega such as log(z)^2 has z_hi ~ 1e130
+        # at v = 300 and its minimizer near z = 130: the grid must span every decade below z_hi)
+        dec = int(mpmath.ceil(mpmath.log10(hi - 1))) + 45
+        xs = [(hi - 1) * mpmath.mpf(10) ** (-mpmath.mpf(k) / 8) for k in range(8 * dec)][::-1]
         grid = [one] + [one + x for x in xs]
         vals = [F(x) for x in grid]
         k = min(range(len(grid)), key=vals.__getitem__)
@@ -917,17 +923,17 @@ def _quad_entry(zeta):
 DERIVATIONS = (
     Derivation("omega.theorem1", "Theorem 1: the structureless solution (8) and the adapted kernel (9)", SEED,
                "Theorem 1, eqs (8)-(9), A.3.1", ("omega.theorem1", "omega.tilde"), (
-        Step("(8) interpolates: M (theta - theta0) = beta with theta - theta0 = beta/s", M8 * b_vec / ss, b_vec),
-        Step("(8): M has the eigenvalue s along beta and 1 on its complement", M8 * b_vec, ss * b_vec),
+        Step("(8) interpolates: M (theta - theta0) = beta with theta - theta0 = beta/s", M8 * b_vec / ss, b_vec, cites=('(8)', 'Theorem 1')),
+        Step("(8): M has the eigenvalue s along beta and 1 on its complement", M8 * b_vec, ss * b_vec, cites=('(8)',)),
         Step("(9): M^2 = I + (s^2 - 1) beta beta^T/||beta||^2", M8 * M8,
-             sp.eye(P3) + (ss**2 - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0]),
+             sp.eye(P3) + (ss**2 - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0], cites=('(9)', '(32)')),
         Step("(8) attains omega~(||beta||): Omega_omega(M) + ||theta - theta0||^2 at the entry's solution equals the "
              "minimum of (12) solved directly", _t1_objective, _direct_value, search=_t1_points,
-             rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; eigvalsh of M adds ~||M|| eps to each eigenvalue"),
+             rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; eigvalsh of M adds ~||M|| eps to each eigenvalue", cites=('(8)', 'Theorem 1', '(5)')),
         Step("(8): s satisfies the KKT condition of min_{z >= 1} omega(z) + ||beta||^2/z^2 (residual at the entry's s "
-             "within the float64 resolution of the argmin)", _t1_kkt, _t1_kkt_bound, relation="<=", search=_t1_points),
+             "within the float64 resolution of the argmin)", _t1_kkt, _t1_kkt_bound, relation="<=", search=_t1_points, cites=('(8)', 'Theorem 1')),
         Step("(8) at the entry's output: M (theta - theta0) = beta", _t1_interp, _t1_beta, search=_t1_points,
-             tol=1e-14, tol_source="float64 product M theta: P <= 4 terms each within eps s ||theta|| = eps ||beta||"),
+             tol=1e-14, tol_source="float64 product M theta: P <= 4 terms each within eps s ||theta|| = eps ||beta||", cites=('(8)',)),
         Step("'there is a solution to eq. 4' for every strictly quasi-convex omega with omega(1) = 0: "
              "min_{z>=1} z^2 (F(z) - lim F) <= 0", _existence_gap, sp.Integer(0), relation="<=",
              search=lambda: ({"b": b} for b in (0.5, 1.0, 2.0)),
@@ -936,7 +942,7 @@ DERIVATIONS = (
                  "003-thm1-existence", SEED, "Theorem 1", "there is a solution to eq. 4 with Omega = Omega_omega",
                  "needs omega(z) -> oo: for omega = (z-1)^2/(1+(z-1)^2) and ||beta|| = 2, z^2 (F(z) - 1) = 4 - z^2/(1 + "
                  "(z-1)^2) >= 2 > 0, so the infimum 1 is approached as z -> oo but not attained (omega.tilde returns "
-                 "the infimum; omega.theorem1 rejects such inputs).", "", at={"b": 2.0})),
+                 "the infimum; omega.theorem1 rejects such inputs).", "", at={"b": 2.0}), cites=('Theorem 1',)),
         Step("'s takes its minimum value at ||beta|| = 0 and is increasing otherwise': s(b1) < s(b2) for b1 < b2",
              _s_lhs, _s_rhs, relation="<", search=_s_points, erratum=Erratum(
                  "003-thm1-s", SEED, "text after Theorem 1",
@@ -951,44 +957,44 @@ DERIVATIONS = (
                "Props. 3-4, eqs (11)-(12), (22)-(26)", ("omega.tilde", "omega.oplus", "omega.tilde_oplus",
                                                         "omega.spectral_penalty", "omega.diag_l1"), (
         Step("Prop. 3: u = v^2 -> omega~ is a minimum of functions affine in u (hence concave, non-decreasing)",
-             sp.Derivative(sp.Symbol("w") + sp.Symbol("u") / z**2, (sp.Symbol("u"), 2)), 0),
+             sp.Derivative(sp.Symbol("w") + sp.Symbol("u") / z**2, (sp.Symbol("u"), 2)), 0, cites=('Proposition 3',)),
         Step("Prop. 3: u -> omega~(sqrt u) is concave: the value at u1 lies on or above the chord (entry omega.tilde)",
              _concave_mid, _concave_chord, relation=">=", search=_concave_points, rtol=VALUE_RTOL,
-             tol_source=VALUE_SOURCE),
+             tol_source=VALUE_SOURCE, cites=('Proposition 3',)),
         Step("Prop. 3: omega~ is increasing in v (entry omega.tilde, unbounded omegas)", _w_at_v1, _w_at_v2,
-             relation="<", search=_mono_points),
+             relation="<", search=_mono_points, cites=('Proposition 3',)),
         Step("Prop. 3: omega~(v) = v^2 + o(v^2): |omega~(v)/v^2 - 1| shrinks as v decreases tenfold (entry omega.tilde)",
              _dev_small, _dev_large, relation="<=", search=_dev_points, tol=4e-12,
-             tol_source="each omega~ value within 1e-12 relative (" + VALUE_SOURCE[:60] + "...): each ratio within 2e-12"),
+             tol_source="each omega~ value within 1e-12 relative (" + VALUE_SOURCE[:60] + "...): each ratio within 2e-12", cites=('Proposition 3',)),
         Step("(24): the envelope d omega~/dv = dF/dv at the minimizer = 2v/z^2",
-             sp.Derivative(sp.Function("omega")(z) + vv**2 / z**2, vv), 2 * vv / z**2),
+             sp.Derivative(sp.Function("omega")(z) + vv**2 / z**2, vv), 2 * vv / z**2, cites=('(24)',)),
         Step("(26): p(p-1)|z-1|^(p-2) z' = 4v gives v z' = C v^(2/(p-1))",
              vv * vv ** (1 - 2 * (sp.Symbol("p", positive=True) - 2) / (sp.Symbol("p", positive=True) - 1)),
-             vv ** (2 / (sp.Symbol("p", positive=True) - 1)), domain={sp.Symbol("p", positive=True): (1.5, 5.0)}),
+             vv ** (2 / (sp.Symbol("p", positive=True) - 1)), domain={sp.Symbol("p", positive=True): (1.5, 5.0)}, cites=('(26)',)),
         Step("omega.tilde's value equals the minimum of (12) solved directly", _tilde_value, _tilde_direct,
-             search=_tilde_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE),
+             search=_tilde_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE, cites=('(12)',)),
         Step("omega.tilde's argmin satisfies the KKT condition of (12) (residual within the float64 resolution of the "
-             "argmin)", _tilde_kkt, _tilde_kkt_bound, relation="<=", search=_tilde_points),
+             "argmin)", _tilde_kkt, _tilde_kkt_bound, relation="<=", search=_tilde_points, cites=('(12)',)),
         Step("Lemma 5, (28)-(31): the per-singular-value problem (28) solved in 2-D equals omega~ of omega1 (+) omega2 "
              "(entry omega.tilde_oplus)", _lemma5_nested, _lemma5_joint, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in (0.0, 0.5, 2.0, 6.0))),
+             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in (0.0, 0.5, 2.0, 6.0)), cites=('(15)', '(28)', 'Lemma 5')),
         Step("(11): omega.oplus's value equals min_{1<=z<=v} omega1(z) + omega2(v/z) solved directly", _oplus_value,
              _oplus_direct, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0))),
+             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0)), cites=('(11)',)),
         Step("Prop. 4: omega1 (+) omega2 is strictly increasing on [1, oo) (entry omega.oplus)", _oplus_v1, _oplus_v2,
              relation="<", search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y} for a, b in O1O2
-                                           for x, y in ((1.0, 1.01), (1.01, 1.5), (1.5, 4.0), (4.0, 20.0)))),
+                                           for x, y in ((1.0, 1.01), (1.01, 1.5), (1.5, 4.0), (4.0, 20.0))), cites=('Proposition 4',)),
         Step("Prop. 4: (omega1 (+) omega2)(1) = 0 (entry omega.oplus)", _oplus_at_one, sp.Integer(0),
-             search=lambda: ({"omega1": a, "omega2": b} for a, b in O1O2)),
+             search=lambda: ({"omega1": a, "omega2": b} for a, b in O1O2), cites=('Proposition 4',)),
         Step("Theorem 2 / (12): omega.spectral_penalty equals sum_j omega~(sigma_j(B)) with both solved directly",
              _spectral_value, _spectral_direct, rtol=VALUE_RTOL,
              tol_source=VALUE_SOURCE + "; float64 SVD: each sigma_j within ~eps ||B||_2 (Weyl), omega~ Lipschitz 2 sigma",
-             search=lambda: ({"omega": om, "B": B} for B in MATS for om in EXAMPLES)),
+             search=lambda: ({"omega": om, "B": B} for B in MATS for om in EXAMPLES), cites=('(12)', 'Theorem 2')),
         Step("A.1, (22): min_m m^2 + beta^2/m^2 = 2|beta| at m^2 = |beta|", sp.Subs(ss**2 + bb**2 / ss**2, ss, sp.sqrt(bb)),
-             2 * bb),
+             2 * bb, cites=('(22)',)),
         Step("A.1, (22): omega.diag_l1 equals sum_j min_m m^2 + beta_j^2/m^2 solved directly", _diag_value, _diag_direct,
              rtol=VALUE_RTOL, tol_source="float64 sum of P <= 4 absolute values: P ulp",
-             search=lambda: ({"beta": b} for b in ((1.0, -2.0, 0.5), (3e-5, 7.0), (0.0, 1.0), (1e10, -1e-10)))),
+             search=lambda: ({"beta": b} for b in ((1.0, -2.0, 0.5), (3e-5, 7.0), (0.0, 1.0), (1e10, -1e-10))), cites=('(22)',)),
         Step("omega = (z-1)^2: z = zeta is stationary for v = zeta^2 sqrt(1 - 1/zeta) (2 (z - 1) z^3 = 2 v^2)",
              sp.Subs(sp.Derivative(F_SQ, zeta), vv, V_OF), 0),
         Step("omega = (z-1)^2: at the minimizer zeta, omega~(v) = (zeta - 1)(2 zeta - 1)", sp.Subs(F_SQ, vv, V_OF), W_OF),

@@ -106,3 +106,30 @@ def test_search_route_argmin_is_polished(omega):
         s_ref = float(_tilde_mp(e, v)[1])
         s = float(tilde_with_argmin(e, v)[1])
         assert abs(s - s_ref) <= 1e-14 * s_ref, (omega, v, s, s_ref)
+
+
+@pytest.mark.parametrize("omega", ["exp(z-1)-z", "cosh(z-1)-1", "log(z)**2"])
+def test_theorem1_non_polynomial_omega_accurate_over_six_decades_of_beta(omega):
+    """Issue #16: s, theta - theta0 and M of omega.theorem1 for non-polynomial omega within 1e-10 (relative) of the
+    40-digit reference (the defining minimization in mpmath) for ||beta|| from 1e-3 to 1e3. log(z)^2 grows so slowly
+    that z_max (omega(z_max) >= ||beta||^2) is ~1e43 at ||beta|| = 100 while the minimizer is near 50: a search grid
+    spanning only a few decades below z_max returned s = 2e18 there (and the reference s = 1e240 at ||beta|| = 1e3)."""
+    from derivations.omega import _theorem1_reference
+
+    from theorylab.params import Z
+
+    e = sp.sympify(omega, locals={"z": Z})
+    for b in np.logspace(-3, 3, 13):
+        beta = b * np.array([0.6, -0.8])
+        out, ref = theorem1(beta=beta, omega=omega), _theorem1_reference(beta, e)
+        assert abs(out["s"] - ref["s"]) <= 1e-10 * ref["s"], (omega, b, out["s"], ref["s"])
+        np.testing.assert_allclose(out["theta_delta"], ref["theta_delta"], rtol=1e-10, atol=0)
+        np.testing.assert_allclose(out["M"], ref["M"], rtol=1e-10, atol=1e-10)
+
+
+def test_theorem1_log_squared_stationarity_at_large_beta():
+    """omega = log(z)^2: the stationarity condition omega'(z) z^3 = 2 ||beta||^2 reads s^2 log s = ||beta||^2 (a
+    check independent of both the search and the reference)."""
+    for b in (10.0, 100.0, 1e3, 1e5):
+        s = theorem1(beta=np.array([b]), omega="log(z)**2")["s"]
+        assert s * s * np.log(s) == pytest.approx(b * b, rel=1e-12)

@@ -131,12 +131,14 @@ class Entry:
 
     def evaluate(self, values: Mapping[str, Any]) -> Any:
         """Value for already validated parameters."""
-        if self.compute is not None:
-            out = self.compute(**values)
-        else:
-            out = self.numpy(*(values[p.name] for p in self.kernel_params))
-            if self.reduce == "sum":
-                out = np.sum(out, axis=-1)
+        # overflow inside a routine is not a warning to the user: a non-finite result is a DomainError below
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            if self.compute is not None:
+                out = self.compute(**values)
+            else:
+                out = self.numpy(*(values[p.name] for p in self.kernel_params))
+                if self.reduce == "sum":
+                    out = np.sum(out, axis=-1)
         return _finalize(self, out, values)
 
     def reference_value(self, **kwargs: Any) -> Any:

@@ -213,6 +213,13 @@ def _value(entry: Entry, kw: dict) -> Any:
 
 def contract_layer(entry: Entry, points: Sequence[dict]) -> str | None:
     """Value against the entry's reference, and the stable form against the paper's formula; None if it holds."""
+    try:
+        return _contract(entry, points)
+    except _ReferenceRaised as exc:
+        return str(exc)
+
+
+def _contract(entry: Entry, points: Sequence[dict]) -> str | None:
     for kw in points:
         try:
             value = entry(**kw)
@@ -249,11 +256,18 @@ def _representable(x: Any) -> bool:
         return True
 
 
+class _ReferenceRaised(Exception):
+    pass
+
+
 def _safe_reference(entry: Entry, kw: dict) -> Any:
+    """The reference's value; None where it is bad input; a crash (as the contract test would see it) is raised."""
     try:
         return entry.reference_value(**kw)
     except DomainError:
         return None
+    except Exception as exc:  # noqa: BLE001 - the contract test fails on it, so the mutant is caught
+        raise _ReferenceRaised(f"the reference raised {type(exc).__name__}: {exc}") from exc
 
 
 def _short(x: Any) -> str:
