@@ -1,1 +1,50 @@
-"""The catalogue: one module per family, each exporting ENTRIES and DERIVATIONS built with the engine."""
+"""The built-in papers: each a Paper record naming its families' modules (entries here, checks in verify/).
+
+Installed as `theorylab.derivations` and registered through the `theorylab.papers` entry points of theorylab's
+pyproject.toml, exactly as an outside paper is; declaring them imports none of their modules.
+"""
+from theorylab.paper import Family, Paper
+
+__all__ = ["PTFT_DIAGONAL", "PTFT_RELU", "FEATURES_ARE_FATE", "ADAPTIVE_TANGENT", "PAPERS"]
+
+_D, _V = "theorylab.derivations", "theorylab.verify"
+
+
+def _family(name: str) -> Family:
+    return Family(name=name, entries=f"{_D}.{name}", checks=f"{_V}.{name}")
+
+
+PTFT_DIAGONAL = Paper(
+    name="ptft-diagonal",
+    title="Implicit regularization of multi-task learning and pretraining + finetuning in diagonal linear networks "
+          "(appendix: Q-penalty, l1,2 reduction, participation ratio and ENSD)",
+    source="000_a994d0e1146a9c4a.txt",
+    families=(_family("qpenalty"), _family("l12"), _family("measure")),
+    figures=(f"{_V}.figures_000",),
+)
+
+PTFT_RELU = Paper(
+    name="ptft-relu",
+    title="The implicit regularization penalty of PT+FT in shallow ReLU networks, via a quartic",
+    source="001_47508cf19f540f71.txt",
+    families=(_family("relu"),),
+    figures=(f"{_V}.figures_001",),
+)
+
+FEATURES_ARE_FATE = Paper(
+    name="features-are-fate",
+    title="Features are Fate: a theory of transfer learning in high-dimensional regression",
+    source="002_a6e10e5d8d1167fd.txt",
+    families=(_family("transfer"),),
+    figures=(f"{_V}.figures_002",),
+)
+
+ADAPTIVE_TANGENT = Paper(
+    name="adaptive-tangent",
+    title="An Adaptive Tangent Feature Perspective of Neural Networks (LeJeune and Alemohammad)",
+    source="003_682109963104011b.txt",
+    families=(_family("omega"),),
+    figures=(f"{_V}.figures_003",),
+)
+
+PAPERS = (PTFT_DIAGONAL, PTFT_RELU, FEATURES_ARE_FATE, ADAPTIVE_TANGENT)

@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import theorylab
-from theorylab import DomainError
+from theorylab import DomainError, catalogue
 from helpers import close, rel_error, run_cli
 
 ENTRIES = theorylab.entries()
@@ -209,7 +209,7 @@ def test_catalogue_ids_are_served():
     assert not missing, f"catalogue IDs not served: {sorted(missing)}"
 
 
-@pytest.mark.parametrize("derivation", theorylab.derivations(), ids=[d.key for d in theorylab.derivations()])
+@pytest.mark.parametrize("derivation", catalogue.derivations(), ids=[d.key for d in catalogue.derivations()])
 def test_derivation_is_as_recorded(derivation):
     """Unmarked steps hold and every step marked as a seed erratum fails (the ledger cannot go stale)."""
     results = derivation.check()

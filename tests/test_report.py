@@ -17,11 +17,13 @@ import pytest
 from theorylab import catalogue
 from theorylab.evidence import Evidence, compare, compare_mc
 from theorylab.latex import well_formed
-from theorylab.report import FIGURES, build
+from theorylab.report import build, figures
+from theorylab.verify.figures_002 import FIG1C, FIG2C, FIG6
 
 from helpers import run_cli
 
 FAMILIES = [f.name for f in catalogue.families()]
+FIGURES = figures(FAMILIES)
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +37,13 @@ def evidence_file(tmp_path_factory) -> Path:
     ]
     for gamma in (0.25, 0.5, 1.5):
         recs.append(compare_mc("transfer.linear_transferability", f"point {gamma}", 0.3, 0.31, 0.01, 100,
-                               extra={"figure": "002-fig1c", "source": "monte-carlo", "gamma": gamma,
-                                      "theta": math.pi / 4, "sigma": 0.2, "d": 100}))
+                               extra=FIG1C.tag(source="monte-carlo", gamma=gamma, theta=math.pi / 4, sigma=0.2,
+                                               d=100)))
         recs.append(compare_mc("transfer.finetune_transferability", f"trained {gamma}", 0.2, 0.21, 0.02, 10,
-                               extra={"figure": "002-fig2c", "source": "trained", "gamma": gamma,
-                                      "theta": math.pi / 8, "sigma": 0.2, "d": 20}))
+                               extra=FIG2C.tag(source="trained", gamma=gamma, theta=math.pi / 8, sigma=0.2, d=20)))
     for lam in (0.0, 0.5):
         recs.append(compare_mc("transfer.ridge_transfer_risk", f"ridge {lam}", 0.5, 0.5, 0.001, 1000,
-                               extra={"figure": "002-fig6", "source": "monte-carlo", "lam": lam}))
+                               extra=FIG6.tag(source="monte-carlo", lam=lam)))
     steps = [
         {"derivation": "qpenalty.penalty", "title": "Q", "where": "eq (23)", "step": "s1", "status": "holds",
          "method": "sympy", "detail": "", "ok": True},
@@ -93,7 +94,7 @@ def test_figure_points_come_from_the_record(evidence_file, tmp_path):
     """The slice figure draws the record's points: removing them changes the SVG (nothing is recomputed)."""
     with_points = build(evidence_file, tmp_path / "a")
     data = json.loads(evidence_file.read_text())
-    data["evidence"] = [r for r in data["evidence"] if r["extra"].get("figure") != "002-fig1c"]
+    data["evidence"] = [r for r in data["evidence"] if not FIG1C.holds(r)]
     stripped = tmp_path / "stripped.json"
     stripped.write_text(json.dumps(data))
     build(stripped, tmp_path / "b")

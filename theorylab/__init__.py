@@ -1,14 +1,32 @@
 """theorylab: machine-checked derivations, kernels and evidence for the closed forms of ML-theory papers.
 
 Public API: `get(ID)` returns a catalogue entry (call it with keyword arguments for its value);
-`entries()`, `derivations()`, `errata()` list the catalogue; `DomainError` is the one exception family.
+`entries()` and `errata()` list the catalogue, `papers()` the registered papers (each a `Paper`);
+`DomainError` is the one exception family. (`theorylab.derivations` is the package of the built-in papers; the
+derivations of all registered papers are `theorylab.catalogue.derivations()`.)
 """
-from .catalogue import derivations, entries, errata, get
-from .derivation import Derivation, Erratum, Step
-from .entry import Entry, Source
-from .evidence import Evidence
-from .params import DomainError
+import importlib.util as _util
+import os as _os
 
-__all__ = ["get", "entries", "derivations", "errata", "DomainError", "Entry", "Source", "Derivation",
-           "Step", "Erratum", "Evidence"]
+
+def _source_checkout() -> None:
+    """Run from a source checkout without installing (PYTHONPATH=.): the checkout's derivations/ and verify/
+    folders, beside this package, serve as theorylab.derivations and theorylab.verify (an install maps them so)."""
+    root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    if (_os.path.isfile(_os.path.join(root, "derivations", "__init__.py"))
+            and _util.find_spec(f"{__name__}.derivations") is None):
+        __path__.append(root)
+
+
+_source_checkout()
+
+from .catalogue import entries, errata, get, papers  # noqa: E402
+from .derivation import Derivation, Erratum, Step  # noqa: E402
+from .entry import Entry, Source  # noqa: E402
+from .evidence import Evidence  # noqa: E402
+from .paper import Family, Paper  # noqa: E402
+from .params import DomainError  # noqa: E402
+
+__all__ = ["get", "entries", "papers", "errata", "DomainError", "Entry", "Source", "Derivation",
+           "Step", "Erratum", "Evidence", "Paper", "Family"]
 __version__ = "0.1.0"

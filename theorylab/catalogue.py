@@ -1,124 +1,367 @@
-"""The single list of catalogue families, and lookup of entries, derivations, errata and checks.
+"""The registry: papers from the `theorylab.papers` entry points, THEORYLAB_PAPERS and --paper, all alike.
 
-The engine reaches `derivations` and `verify` only here, by explicit module names (no import side
-effects elsewhere); a family is one module in each.
+Registering a paper imports only its declaration; a family's entries module is imported on first use (so
+`theorylab eval qpenalty.q` imports one module) and its checks module only when verify asks for its checks.
+A paper that fails to load, or two papers claiming one name, is a PaperError naming it, never a silent skip.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
+import importlib.util
 import os
-from dataclasses import dataclass
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable
 
-from .derivation import Derivation, Erratum
-from .entry import Entry
-from .evidence import Check
+from .paper import Family as FamilySpec
+from .paper import Paper
 from .params import DomainError
 
-__all__ = ["FAMILIES", "get", "entries", "derivations", "errata", "checks", "select"]
+__all__ = ["GROUP", "PaperError", "Family", "use", "paper_specs", "papers", "paper_of", "families", "family", "get", "entries",
+           "derivations", "errata", "checks", "select"]
 
-FAMILIES = ("qpenalty", "l12", "measure", "relu", "transfer", "omega")
+GROUP = "theorylab.papers"  # the entry-point group a distribution registers its papers in
+_SELF = "theorylab"
+
+
+class PaperError(DomainError):
+    """A registered paper that cannot be loaded, or that claims a name another paper has."""
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    """A loaded family: its entries and derivations; its checks are imported on first access."""
+
+    paper: Paper
+    spec: FamilySpec
+    entries: tuple = ()
+    derivations: tuple = ()
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @functools.cached_property
+    def checks(self) -> tuple:
+        if self.spec.checks is None:
+            return ()
+        module = _import_family_module(self.paper, self.spec, self.spec.checks)
+        found = getattr(module, "CHECKS", None)
+        if found is None:
+            raise PaperError(f"paper {self.paper.name}: family {self.name}: module {self.spec.checks} has no CHECKS")
+        _own(self.paper, self.spec, "check", [(c.name, c.entries) for c in found])
+        return tuple(found)
+
+
+# -- sources of papers ---------------------------------------------------------------------------------------
+_cli_papers: tuple[str, ...] = ()
+
+
+def use(specs: Iterable[str]) -> None:
+    """Register the papers named on the command line (`--paper MODULE_OR_FILE.py`, repeatable) for this process,
+    in addition to the installed ones and THEORYLAB_PAPERS; each call replaces the previous call's list."""
+    global _cli_papers
+    _cli_papers = tuple(str(Path(s).expanduser().resolve()) if _is_path(s) else s for s in specs)
+
+
+def paper_specs() -> str:
+    """THEORYLAB_PAPERS and --paper as one THEORYLAB_PAPERS value: what a worker process needs to register the
+    same papers (files by absolute path)."""
+    env = [s for s in os.environ.get("THEORYLAB_PAPERS", "").split(os.pathsep) if s.strip()]
+    return os.pathsep.join(dict.fromkeys([*env, *_cli_papers]))
+
+
+def _line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _entry_points() -> list[tuple[str, Any]]:
+    """(origin, loader) for each `theorylab.papers` entry point: theorylab's own first, in its pyproject's order.
+
+    Without an installed theorylab distribution (a source checkout on PYTHONPATH), theorylab's own entry points
+    are read from the pyproject.toml beside the package, so the built-in papers register the same way."""
+    from importlib import metadata
+
+    own: list[tuple[str, Any]] = []
+    others: dict[tuple[str, str, str], Any] = {}
+    for ep in metadata.entry_points(group=GROUP):
+        dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
+        where = f"entry point {ep.name} = {ep.value} ({dist})"
+        if _normal(dist) == _SELF:
+            own.append((where, ep.load))
+        else:
+            others.setdefault((dist, ep.name, ep.value), (where, ep.load))
+    if not own:
+        own = [(f"entry point {name} = {value} (pyproject.toml of the source checkout)",
+                functools.partial(_load_reference, value)) for name, value in _checkout_entry_points()]
+    return own + [others[k] for k in sorted(others)]
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _checkout_entry_points() -> list[tuple[str, str]]:
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if not pyproject.is_file():
+        return []
+    import tomllib
+
+    project = tomllib.loads(pyproject.read_text()).get("project", {})
+    if project.get("name") != _SELF:
+        return []
+    return list(project.get("entry-points", {}).get(GROUP, {}).items())
+
+
+def _load_reference(value: str) -> Any:
+    """`module` or `module:attribute` (an entry point's value), or a path to a .py file imported by path."""
+    target, _, attr = value.partition(":") if not _is_path(value) else (value, "", "")
+    obj: Any = _import_path(target) if _is_path(target) else importlib.import_module(target.strip())
+    for part in filter(None, attr.strip().split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _is_path(spec: str) -> bool:
+    return spec.endswith(".py") or os.sep in spec or bool(os.altsep and os.altsep in spec)
+
+
+def _import_path(spec: str) -> ModuleType:
+    """Import a paper file by its path, under a name of its own (never its bare stem, which could shadow)."""
+    path = Path(spec).expanduser().resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file {spec}")
+    stem = re.sub(r"\W", "_", path.stem)
+    name = f"theorylab_paper_{stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # so that Family(entries=__name__) finds the file's own module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _papers_in(obj: Any, origin: str) -> tuple[Paper, ...]:
+    if isinstance(obj, ModuleType):
+        if hasattr(obj, "PAPERS"):
+            obj = obj.PAPERS
+        elif hasattr(obj, "PAPER"):
+            obj = obj.PAPER
+        else:
+            raise PaperError(f"paper {origin}: module {obj.__name__} defines neither PAPER nor PAPERS")
+    found = (obj,) if isinstance(obj, Paper) else tuple(obj) if isinstance(obj, (list, tuple)) else None
+    if not found or not all(isinstance(p, Paper) for p in found):
+        raise PaperError(f"paper {origin}: PAPER must be a theorylab Paper record (PAPERS a tuple of them); "
+                         f"got {type(obj).__name__}")
+    return found
 
 
 @dataclass(frozen=True)
-class Family:
-    name: str
-    entries: tuple[Entry, ...]
-    derivations: tuple[Derivation, ...]
-    checks: tuple[Check, ...]
-    claims: tuple[Erratum, ...] = ()
+class _Registry:
+    papers: tuple[Paper, ...]
+    origin: dict = field(hash=False)     # paper name -> where it was registered
+    families: dict = field(hash=False)   # family name -> (Paper, FamilySpec)
 
 
-@functools.lru_cache(maxsize=None)
-def families() -> tuple[Family, ...]:
-    out = []
-    only = os.environ.get("THEORYLAB_ONLY_FAMILIES")  # development aid: load a subset of the families
-    for name in (FAMILIES if not only else [f for f in FAMILIES if f in only.split(",")]):
+@functools.lru_cache(maxsize=8)
+def _registry(cli: tuple[str, ...], env: str, only: str) -> _Registry:
+    sources = _entry_points()
+    sources += [(f"THEORYLAB_PAPERS entry {s!r}", functools.partial(_load_reference, s))
+                for s in env.split(os.pathsep) if s.strip()]
+    sources += [(f"--paper {s}", functools.partial(_load_reference, s)) for s in cli]
+    chosen: list[Paper] = []
+    origin: dict[str, str] = {}
+    fams: dict[str, tuple[Paper, FamilySpec]] = {}
+    for where, load in sources:
         try:
-            d = importlib.import_module(f"derivations.{name}")
-        except ModuleNotFoundError as exc:  # a family not written yet is absent, and `list` shows that
-            if exc.name != f"derivations.{name}":
-                raise
-            continue
-        try:
-            v = importlib.import_module(f"verify.{name}")
-            checks = tuple(v.CHECKS)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"verify.{name}":
-                raise
-            checks = ()
-        out.append(Family(name, tuple(d.ENTRIES), tuple(getattr(d, "DERIVATIONS", ())), checks))
-    return tuple(out)
+            obj = load()
+        except PaperError:
+            raise
+        except Exception as exc:  # any failure to import is the user's to see, named
+            raise PaperError(f"paper {where} failed to import: {_line(exc)}") from exc
+        for p in _papers_in(obj, where):
+            if p.name in origin:
+                if next(q for q in chosen if q.name == p.name) is p:
+                    continue  # the same paper registered twice (e.g. installed and on THEORYLAB_PAPERS)
+                raise PaperError(f"papers from {origin[p.name]} and {where} both claim the name {p.name}")
+            for f in p.families:
+                if f.name in fams:
+                    other = fams[f.name][0]
+                    raise PaperError(f"paper {p.name} ({where}) claims family {f.name} (entry IDs {f.name}.*), "
+                                     f"which paper {other.name} ({origin[other.name]}) has")
+                fams[f.name] = (p, f)
+            origin[p.name] = where
+            chosen.append(p)
+    for p in chosen:  # paper names and family names select alike on the command line
+        if p.name in fams and (fams[p.name][0] is not p or len(p.families) > 1):
+            raise PaperError(f"paper {p.name} ({origin[p.name]}) has the name of family {p.name} "
+                             f"(of paper {fams[p.name][0].name}); a selection would be ambiguous")
+    if only:  # development aid: load a subset of the families (THEORYLAB_ONLY_FAMILIES=qpenalty,l12; none: no family)
+        keep = set(only.split(","))
+        fams = {k: v for k, v in fams.items() if k in keep}
+        chosen = [p for p in chosen if any(f.name in fams for f in p.families)]
+    return _Registry(tuple(chosen), origin, fams)
 
 
-@functools.lru_cache(maxsize=None)
-def _index() -> dict[str, Entry]:
-    index: dict[str, Entry] = {}
-    for fam in families():
-        for e in fam.entries:
-            if e.id in index:
-                raise RuntimeError(f"duplicate entry id {e.id}")
-            index[e.id] = e
-    return index
+def _current() -> _Registry:
+    return _registry(_cli_papers, os.environ.get("THEORYLAB_PAPERS", ""),
+                     os.environ.get("THEORYLAB_ONLY_FAMILIES", ""))
 
 
-def entries() -> tuple[Entry, ...]:
-    """All entries of the catalogue, family by family."""
-    return tuple(_index().values())
-
-
-def get(entry_id: str) -> Entry:
-    """The entry with this ID; DomainError naming the ID when there is none."""
+# -- loading families ----------------------------------------------------------------------------------------
+def _import_family_module(paper: Paper, spec: FamilySpec, module: str) -> ModuleType:
     try:
-        return _index()[entry_id]
+        return importlib.import_module(module)
+    except Exception as exc:
+        raise PaperError(f"paper {paper.name}: family {spec.name}: module {module} failed to import: "
+                         f"{_line(exc)}") from exc
+
+
+@functools.lru_cache(maxsize=None)
+def _load(paper: Paper, spec: FamilySpec) -> Family:
+    module = _import_family_module(paper, spec, spec.entries)
+    found = getattr(module, "ENTRIES", None)
+    if found is None:
+        raise PaperError(f"paper {paper.name}: family {spec.name}: module {spec.entries} has no ENTRIES")
+    entries = tuple(found)
+    seen: set[str] = set()
+    for e in entries:
+        if not str(getattr(e, "id", "")).startswith(f"{spec.name}."):
+            raise PaperError(f"paper {paper.name}: family {spec.name}: entry ID {getattr(e, 'id', e)!r} must start "
+                             f"with '{spec.name}.'")
+        if e.id in seen:
+            raise PaperError(f"paper {paper.name}: family {spec.name}: entry ID {e.id} is declared twice")
+        seen.add(e.id)
+    derivs = tuple(getattr(module, "DERIVATIONS", ()))
+    _own(paper, spec, "derivation", [(d.key, d.entries) for d in derivs])
+    return Family(paper, spec, entries, derivs)
+
+
+def _own(paper: Paper, spec: FamilySpec, what: str, items: list[tuple[str, Iterable[str]]]) -> None:
+    """A family's derivations and checks concern its own entries (so selecting a family finds all of them)."""
+    for name, ids in items:
+        foreign = [i for i in ids if not i.startswith(f"{spec.name}.")]
+        if foreign:
+            raise PaperError(f"paper {paper.name}: family {spec.name}: {what} {name!r} names entries of another "
+                             f"family ({', '.join(foreign)}); it belongs to that family")
+
+
+def papers() -> tuple[Paper, ...]:
+    """The registered papers, theorylab's own first."""
+    return _current().papers
+
+
+def paper_of(family_name: str) -> Paper:
+    return _current().families[family_name][0]
+
+
+def family(name: str) -> Family:
+    """The family of this name, loaded (its entries module imported); DomainError naming it when unknown."""
+    try:
+        paper, spec = _current().families[name]
     except KeyError:
-        raise DomainError(f"ID must be one of the catalogue's entry IDs (see `theorylab list`); "
-                          f"got ID={entry_id!r}") from None
+        raise DomainError(f"family must be one of {', '.join(_current().families)}; got {name!r}") from None
+    return _load(paper, spec)
 
 
-def derivations() -> tuple[Derivation, ...]:
+def families(names: Iterable[str] | None = None) -> tuple[Family, ...]:
+    """The registered families, loaded, in registration order (only `names`, when given)."""
+    reg = _current()
+    chosen = None if names is None else set(names)
+    wanted = [n for n in reg.families if chosen is None or n in chosen]
+    return tuple(family(n) for n in wanted)
+
+
+def _index(fam: Family) -> dict:
+    return {e.id: e for e in fam.entries}
+
+
+def entries() -> tuple:
+    """All entries of the registered papers, family by family."""
+    return tuple(e for fam in families() for e in fam.entries)
+
+
+def get(entry_id: str):
+    """The entry with this ID (only its family's module is imported); DomainError naming the ID when none."""
+    prefix = entry_id.split(".", 1)[0] if isinstance(entry_id, str) else None
+    if prefix in _current().families:
+        found = _index(family(prefix)).get(entry_id)
+        if found is not None:
+            return found
+    raise DomainError(f"ID must be one of the catalogue's entry IDs (see `theorylab list`); got ID={entry_id!r}")
+
+
+def derivations() -> tuple:
     return tuple(d for fam in families() for d in fam.derivations)
 
 
-def errata() -> tuple[Erratum, ...]:
+def errata() -> tuple:
     return tuple(e for d in derivations() for e in d.errata)
 
 
-def checks() -> tuple[Check, ...]:
-    return tuple(c for fam in families() for c in fam.checks)
+def checks(names: Iterable[str] | None = None) -> tuple:
+    """The checks of the registered families (only `names`, when given); their modules are imported here."""
+    return tuple(c for fam in families(names) for c in fam.checks)
 
 
 def select(names: list[str] | tuple[str, ...]) -> tuple[set[str], list[str]]:
-    """Resolve CLI selectors (entry IDs or family names) to entry IDs; empty means everything."""
+    """Resolve CLI selectors (paper names, families or entry IDs) to entry IDs and their families, in registration
+    order; empty means everything. Only the families selected are imported."""
+    reg = _current()
+    order = list(reg.families)
     if not names:
-        return set(_index()), [f.name for f in families()]
+        return {e.id for e in entries()}, order
     ids: set[str] = set()
-    fams: list[str] = []
-    known = {f.name: f for f in families()}
+    fams: set[str] = set()
+    by_paper = {p.name: p for p in reg.papers}
     for n in names:
-        if n in known:
-            ids.update(e.id for e in known[n].entries)
-            fams.append(n)
-        elif n in _index():
-            ids.add(n)
-            fams.append(n.split(".")[0])
+        if n in by_paper and n not in reg.families:
+            chosen = [f.name for f in by_paper[n].families if f.name in reg.families]
+        elif n in reg.families:
+            chosen = [n]
         else:
-            raise DomainError(f"selection must be entry IDs or families ({', '.join(known)}); got {n!r}")
-    return ids, sorted(set(fams), key=list(known).index)
+            get_or_none = None
+            try:
+                get_or_none = get(n)
+            except PaperError:
+                raise
+            except DomainError:
+                pass
+            if get_or_none is None:
+                raise DomainError(f"selection must be paper names ({', '.join(by_paper)}), families "
+                                  f"({', '.join(order)}) or entry IDs; got {n!r}")
+            ids.add(n)
+            fams.add(n.split(".")[0])
+            continue
+        for f in chosen:
+            ids.update(e.id for e in family(f).entries)
+            fams.add(f)
+    return ids, [f for f in order if f in fams]
 
 
 def coverage_declarations(paper: str = "") -> list[tuple[str, tuple[str, ...], tuple]]:
-    """(paper source, its labelled equations and statements, its accounts) from the modules `derivations.coverage_*`
+    """(paper source, its labelled equations and statements, its accounts) from the modules `theorylab.derivations.coverage_*`
     (each: PAPER = source file name, LABELS, ACCOUNTS)."""
     import pkgutil
 
-    import derivations as pkg
+    pkg = importlib.import_module(f"{__package__}.derivations")  # the built-in papers' declarations
 
     out = []
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("coverage_"):
             continue
-        mod = importlib.import_module(f"derivations.{info.name}")
+        mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
         if not paper or paper in (mod.PAPER, info.name[len("coverage_"):]):
             out.append((mod.PAPER, tuple(mod.LABELS), tuple(getattr(mod, "ACCOUNTS", ()))))
     if paper and not out:

@@ -1,6 +1,7 @@
 """The `theorylab` command: list, show, eval, check, verify, latex, report, mutate, errata.
 
-Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
+Every subcommand takes `--paper MODULE_OR_FILE.py` (repeatable) to register papers beside the installed ones and
+THEORYLAB_PAPERS. Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from . import catalogue
 from .derivation import Derivation, StepResult
 from .evidence import to_jsonable
 from .params import DomainError
+from .record import EvidenceRecord
 
 __all__ = ["main"]
 
@@ -72,8 +74,13 @@ def cmd_list(args) -> int:
     if args.markdown:
         print(markdown_table())
         return 0
-    for entry in catalogue.entries():
-        print(f"{entry.id:36s} {entry.title}  [{entry.source}]")
+    loaded = catalogue.families()  # all of them before the first line: a paper that fails prints nothing
+    for paper in catalogue.papers():
+        fams = [f for f in loaded if f.paper.name == paper.name]
+        print(f"paper {paper.name}: {paper.title} [{paper.source}]; families {', '.join(f.name for f in fams)}")
+        for fam in fams:
+            for entry in fam.entries:
+                print(f"  {entry.id:36s} {entry.title}  [{entry.source}]")
     return 0
 
 
@@ -91,7 +98,7 @@ def cmd_show(args) -> int:
         default = f" (default {p.default})" if p.has_default else ""
         print(f"  {p.name:10s} {p.domain}{default}" + (f" -- {p.doc}" if p.doc else ""))
     print(f"value: {e.value_doc}\n\n{e.doc}\n")
-    derivs = [d for d in catalogue.derivations() if e.id in d.entries]
+    derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
     if not derivs:
         print("derivation: none recorded")
     for d in derivs:
@@ -126,13 +133,14 @@ def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple
     return unexpected, records
 
 
-def _derivations_for(ids: set[str]) -> list[Derivation]:
-    return [d for d in catalogue.derivations() if set(d.entries) & ids]
+def _derivations_for(ids: set[str], fams: Sequence[str]) -> list[Derivation]:
+    """The derivations of these entries (a family's derivations name only its own entries)."""
+    return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids]
 
 
 def cmd_check(args) -> int:
-    ids, _ = catalogue.select(args.select)
-    derivs = _derivations_for(ids)
+    ids, fams = catalogue.select(args.select)
+    derivs = _derivations_for(ids, fams)
     unexpected, records = _run_derivations(derivs)
     held = [r for r in records if r["status"] == "holds"]
     by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
@@ -237,10 +245,11 @@ def cmd_verify(args) -> int:
     unexpected, failures = counts["unexpected"], counts["failures"]
     print(f"derivations: {len(steps)} steps, {unexpected} unexpected"
           + (f"; {reused} of {len(tasks)} tasks reused from the journal of the interrupted run" if reused else ""))
-    summary = {"schema_version": 2, "profile": args.profile, "device": device, "seed": args.seed,
-               "families": fams, "derivation_steps": steps, "evidence": evidence,
-               "unexpected_steps": unexpected, "failed_evidence": failures, "seconds": round(time.time() - t0, 2)}
-    _write_json(args.json, summary)
+    papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
+    record = EvidenceRecord(profile=args.profile, device=device, seed=args.seed, families=fams, papers=papers,
+                            derivation_steps=steps, evidence=evidence, unexpected_steps=unexpected,
+                            failed_evidence=failures, seconds=round(time.time() - t0, 2))
+    _write_json(args.json, record.to_json())
     os.unlink(journal)  # the record is whole: nothing is left to resume
     findings = sum(r.get("record") == "finding" for r in evidence)
     print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence) - findings} evidence "
@@ -279,10 +288,10 @@ def _device(choice: str) -> str:
 def cmd_latex(args) -> int:
     from .latex import document
 
-    ids, _ = catalogue.select(args.select)
-    chosen = [e for e in catalogue.entries() if e.id in ids]
+    ids, fams = catalogue.select(args.select)
+    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     statuses, counterexamples, errata = {}, {}, []
-    for d in _derivations_for(ids):
+    for d in _derivations_for(ids, fams):
         results = d.check()
         bad = sum(not r.ok for r in results)
         text = f"{len(results)} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
@@ -313,7 +322,7 @@ def cmd_report(args) -> int:
     if args.rerun:
         code = cmd_verify(build_parser().parse_args(
             ["verify", *args.select, "--profile", args.profile, "--device", args.device, "--seed", str(args.seed),
-             "--json", args.evidence]))
+             "--json", args.evidence, *(f"--paper={p}" for p in args.paper_modules)]))
         if code:
             print("verify reported failures; the report shows them", file=sys.stderr)
     summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
@@ -344,7 +353,7 @@ def cmd_mutate(args) -> int:
     from . import mutate
 
     ids, fams = catalogue.select(args.select)
-    chosen = [e for e in catalogue.entries() if e.id in ids]
+    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     layers = tuple(args.layers.split(",")) if args.layers else mutate.LAYERS
     bad = [x for x in layers if x not in mutate.LAYERS]
     if bad:
@@ -408,21 +417,28 @@ def cmd_accuracy(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="theorylab", description="Machine-checked closed forms of ML-theory papers.")
+    common = _Parser(add_help=False)
+    common.add_argument("--paper", action="append", default=[], metavar="MODULE_OR_FILE.py", dest="paper_modules",
+                        help="register a paper: a module exposing PAPER or PAPERS, or a .py file (repeatable)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    s = sub.add_parser("list", help="entry IDs, titles, sources")
+
+    def command(name: str, **kw) -> argparse.ArgumentParser:  # --paper on every subcommand
+        return sub.add_parser(name, parents=[common], **kw)
+
+    s = command("list", help="the registered papers with their entry IDs, titles, sources")
     s.add_argument("--markdown", action="store_true", help="as the Markdown table of the README")
     s.set_defaults(fn=cmd_list)
-    s = sub.add_parser("show", help="formula, parameters, source and derivation status of an entry")
+    s = command("show", help="formula, parameters, source and derivation status of an entry")
     s.add_argument("id")
     s.set_defaults(fn=cmd_show)
-    s = sub.add_parser("eval", help="evaluate an entry: theorylab eval ID name=value ...")
+    s = command("eval", help="evaluate an entry: theorylab eval ID name=value ...")
     s.add_argument("id")
     s.add_argument("assignments", nargs="*")
     s.set_defaults(fn=cmd_eval)
-    s = sub.add_parser("check", help="run the derivations of the selected entries or families")
+    s = command("check", help="run the derivations of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
     s.set_defaults(fn=cmd_check)
-    s = sub.add_parser("verify", help="check plus all evidence of the selected entries or families")
+    s = command("verify", help="check plus all evidence of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "paper"), default="quick")
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
@@ -440,11 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--slurm-time", type=int, default=60, help="minutes per task, with --executor slurm")
     s.add_argument("--slurm-gpus", type=int, default=0, help="GPUs per task, with --executor slurm")
     s.set_defaults(fn=cmd_verify)
-    s = sub.add_parser("latex", help="a standalone LaTeX document of the selected entries")
+    s = command("latex", help="a standalone LaTeX document of the selected entries")
     s.add_argument("select", nargs="*")
     s.add_argument("-o", "--output")
     s.set_defaults(fn=cmd_latex)
-    s = sub.add_parser("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
+    s = command("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
     s.add_argument("select", nargs="*", help="families or entries to verify first (with --rerun)")
     s.add_argument("-o", "--output", default="report", help="the folder to write index.html and figures/ into")
     s.add_argument("--evidence", default="theorylab-evidence.json", help="the record `theorylab verify` wrote")
@@ -453,31 +469,32 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
     s.add_argument("--seed", type=int, default=0, help="with --rerun")
     s.set_defaults(fn=cmd_report)
-    s = sub.add_parser("accuracy", help="worst relative error of each entry per output and region, vs references")
+    s = command("accuracy", help="worst relative error of each entry per output and region, vs references")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "thorough"), default="quick")
     s.add_argument("--json", default="", help="write the accuracy maps here")
     s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores)")
     s.set_defaults(fn=cmd_accuracy)
-    s = sub.add_parser("coverage", help="every labelled equation and statement of each paper, and how it is checked")
+    s = command("coverage", help="every labelled equation and statement of each paper, and how it is checked")
     s.add_argument("paper", nargs="?", default="", help="a paper (its source file name); default: all")
     s.add_argument("--json", action="store_true", help="a list of {paper, label, status, how, reason}")
     s.add_argument("-v", "--verbose", action="store_true", help="show the checked labels too")
     s.set_defaults(fn=cmd_coverage)
-    s = sub.add_parser("mutate", help="plant standard mistakes in entries and report which check catches each")
+    s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
                    help="quick: layers in order, first catch wins; full: every layer on every mutant, more samples")
     s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
     s.add_argument("--json", default="", help="write the mutants and their fate here")
     s.set_defaults(fn=cmd_mutate)
-    sub.add_parser("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
+    command("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        catalogue.use(args.paper_modules)
         return args.fn(args)
     except DomainError as exc:
         print(f"error: {exc}".replace("\n", " "), file=sys.stderr)

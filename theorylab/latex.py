@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .catalogue import families
+from . import catalogue
 from .derivation import Erratum
 from .entry import Entry
 
@@ -54,17 +54,24 @@ def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict
     statuses = statuses or {}
     counterexamples = counterexamples or {}
     chosen = list(entries)
+    fams = catalogue.families({e.id.split(".")[0] for e in chosen})
+    preamble: list[str] = []
+    for paper in dict.fromkeys(f.paper for f in fams):  # each paper's own LaTeX settings, once
+        lines = paper.latex.get("preamble", ())
+        preamble += [line for line in ([lines] if isinstance(lines, str) else lines) if line not in preamble]
     parts = [r"\documentclass[11pt]{article}", r"\usepackage[margin=2.2cm]{geometry}",
              r"\usepackage{amsmath,amssymb}", r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
              r"\emergencystretch=3em",  # long identifiers (seed file names, IDs) wrap instead of overflowing
+             *preamble,
              r"\title{theorylab: the catalogue of closed forms}", r"\date{}", r"\begin{document}", r"\maketitle",
              "Every closed form below is transcribed from its seed, machine-checked step by step, and "
              "evaluated numerically from the stated float-stable form.", ""]
-    for fam in families():
+    for fam in fams:
         mine = [e for e in chosen if e in fam.entries]
         if not mine:
             continue
         parts.append(rf"\section*{{Family \texttt{{{escape(fam.name)}}}}}")
+        parts.append(f"From the paper {escape(fam.paper.title)} ({escape(fam.paper.source)}).\n")
         parts += [entry_block(e, statuses.get(e.id)) for e in mine]
     errs = list(errata)
     if errs:

@@ -29,9 +29,15 @@ class Task:
     entries: tuple[str, ...]
 
     def params(self, profile: str, device: str, seed: int, threads: int) -> dict:
-        return {"kind": self.kind, "name": self.key, "profile": profile, "device": device, "seed": seed,
-                "threads": threads, "papers": os.environ.get("THEORYLAB_PAPERS", ""),
-                "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}
+        from . import catalogue
+
+        return {"kind": self.kind, "name": self.key, "family": self.family, "profile": profile, "device": device,
+                "seed": seed, "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same
+                "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}                # papers as this process
+
+    @property
+    def family(self) -> str:
+        return self.entries[0].split(".", 1)[0]
 
 
 def usable_cores() -> int:
@@ -39,12 +45,14 @@ def usable_cores() -> int:
 
 
 def plan(ids: set[str]) -> list[Task]:
-    """Derivations first, then checks, each in catalogue order, restricted to the selected entry IDs."""
+    """Derivations first, then checks, each in catalogue order, restricted to the selected entry IDs (only their
+    families' modules are imported: a family's derivations and checks name only its own entries)."""
     from . import catalogue
 
-    tasks = [Task("derivation", d.key, tuple(d.entries)) for d in catalogue.derivations() if set(d.entries) & ids]
+    fams = catalogue.families({i.split(".", 1)[0] for i in ids})
+    tasks = [Task("derivation", d.key, tuple(d.entries)) for f in fams for d in f.derivations if set(d.entries) & ids]
     seen: set[str] = set()
-    for c in catalogue.checks():
+    for c in (c for f in fams for c in f.checks):
         if set(c.entries) & ids:
             if c.name in seen:
                 raise RuntimeError(f"two checks are named {c.name!r}: check names must be unique")
@@ -72,22 +80,24 @@ def _set_threads(n: int) -> None:
 
 
 def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
-             only: str = "") -> dict:
+             only: str = "", family: str = "") -> dict:
     """Run one task (in any process) and return its records as JSON-ready dicts, with its wall time."""
-    if papers:
+    from . import catalogue
+
+    if papers and papers != catalogue.paper_specs():  # in a worker: register the planning process's papers
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    from . import catalogue
     from .evidence import Context, Evidence
 
     t0 = time.perf_counter()
     if kind == "derivation":
         _set_threads(threads)
-        d = next(d for d in catalogue.derivations() if d.key == name)
+        d = next(d for d in (catalogue.family(family).derivations if family else catalogue.derivations())
+                 if d.key == name)
         records = [step_record(d, r) for r in d.check()]
     else:
-        check = next(c for c in catalogue.checks() if c.name == name)
+        check = next(c for c in catalogue.checks([family] if family else None) if c.name == name)
         _set_threads(threads)  # after the check's module (and torch) is imported
         ctx = Context(profile=profile, device=device, seed=seed, progress=False)
         try:
