@@ -1,5 +1,915 @@
 """Seed 002, App. B.2-B.4 (eqs (32)-(87)): the conservation law, the rank-one bounds behind Lemma B.1 and Theorem 3.4,
-and the convergence of Theorem 3.5, transcribed as steps (relations decided by the engine)."""
+and the convergence of Theorem 3.5, transcribed as steps (relations decided by the engine).
+
+Every side is evaluated on a small deep linear network (d <= 3, L <= 4) whose initialization W_l(0) = alpha Wbar_l
+satisfies the paper's assumption (19), Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T >= lam I (built backwards:
+Wbar_l = Q_l (Wbar_{l+1} Wbar_{l+1}^T + lam I + R R^T)^(1/2) with Q_l orthogonal), trained by the gradient flow (4)
+on the population objective (2) (x ~ N(0, I): L = ||beta - beta_s||^2 / 2 up to the noise constant) or on the
+empirical objective (3) (L = ||X beta - y||^2 / (2n)), integrated by scipy's solve_ivp (DOP853, rtol 1e-12,
+atol 1e-14). Derivatives in time and gradients are complex-step derivatives (exact to float64 rounding: the losses
+are polynomials in the weights), independent of the flow's hand-written vector field.
+"""
 from __future__ import annotations
 
-DERIVATIONS: tuple = ()
+import functools
+
+import numpy as np
+import sympy as sp
+
+from theorylab.derivation import Derivation, Erratum, Step
+
+SEED = "002_a6e10e5d8d1167fd.txt"
+
+ODE_TOL = 1e-8
+ODE_SRC = ("solve_ivp DOP853 at rtol 1e-12 / atol 1e-14 over t <= 50 on weights of norm <= 5: the state's global "
+           "error (re-solved at rtol 1e-13, below 1e-10) times the derivative of a quadratic/quartic in the weights")
+CS_TOL = 1e-10
+CS_SRC = ("complex-step derivatives (h = 1e-30) of polynomial losses: truncation ~ h^2, float64 rounding "
+          "~ 1e-15 relative on values <= 1e3, plus the ODE state's error (< 1e-10)")
+
+
+# -- the network and its flow ---------------------------------------------------------------------------------------
+def _init(d: int, L: int, lam: float, seed: int):
+    """Wbar_1..Wbar_L (d x d, ..., d x 1) satisfying (19) with constant lam, built from the last layer backwards."""
+    rng = np.random.default_rng(1000 + seed)
+    ws = [rng.normal(size=(d, 1))]
+    for _ in range(L - 1):
+        nxt = ws[0]
+        r = 0.5 * rng.normal(size=(d, d))
+        m = nxt @ nxt.T + lam * np.eye(d) + r @ r.T
+        evals, evecs = np.linalg.eigh(m)
+        root = evecs @ np.diag(np.sqrt(evals)) @ evecs.T
+        q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+        ws.insert(0, q @ root)
+    return ws
+
+
+def _data(kind: str, d: int, n: int, seed: int, yscale: float = 1.0):
+    rng = np.random.default_rng(2000 + seed)
+    if kind == "pop":
+        b = rng.normal(size=(d, 1))
+        return None, b / np.linalg.norm(b)  # beta_s, unit norm (Assumption 3.2)
+    x = rng.normal(size=(n, d))
+    return x, yscale * rng.normal(size=(n, 1))
+
+
+def _prod(ws):
+    out = np.eye(ws[0].shape[0]) if ws else None
+    for w in ws:
+        out = out @ w
+    return out
+
+
+def _loss(ws, kind, x, y):
+    beta = _prod(ws)
+    if kind == "pop":
+        r = beta - y
+        return 0.5 * np.sum(r * r)
+    r = x @ beta - y
+    return np.sum(r * r) / (2 * x.shape[0])
+
+
+def _grad_beta(ws, kind, x, y):
+    beta = _prod(ws)
+    return beta - y if kind == "pop" else x.T @ (x @ beta - y) / x.shape[0]
+
+
+def _field(ws, kind, x, y):
+    """The gradient-flow vector field -grad_l L = -(W_1..W_{l-1})^T g (W_{l+1}..W_L)^T, g = dL/dbeta."""
+    g = _grad_beta(ws, kind, x, y)
+    d = ws[0].shape[0]
+    out = []
+    for l in range(len(ws)):
+        pre = _prod(ws[:l]) if l else np.eye(d)
+        post = _prod(ws[l + 1:]) if l + 1 < len(ws) else np.eye(1)
+        out.append(-(pre.T @ g @ post.T))
+    return out
+
+
+def _flat(ws):
+    return np.concatenate([w.ravel() for w in ws])
+
+
+def _unflat(v, d, L):
+    ws, i = [], 0
+    for l in range(L):
+        cols = 1 if l == L - 1 else d
+        ws.append(v[i:i + d * cols].reshape(d, cols))
+        i += d * cols
+    return ws
+
+
+@functools.lru_cache(maxsize=None)
+def _state(kind, d, L, alpha, seed, t, n=0, lam=0.5, yscale=1.0):
+    """Weights W_l(t) of the flow (4) from W_l(0) = alpha Wbar_l, with the instance's data."""
+    from scipy.integrate import solve_ivp
+
+    wbar = _init(d, L, lam, seed)
+    x, y = _data(kind, d, n, seed, yscale)
+    w0 = [alpha * w for w in wbar]
+    if t > 0:
+        sol = solve_ivp(lambda _t, v: _flat(_field(_unflat(v, d, L), kind, x, y)), (0.0, t), _flat(w0),
+                        method="DOP853", rtol=1e-12, atol=1e-14)
+        ws = _unflat(sol.y[:, -1], d, L)
+    else:
+        ws = w0
+    return {"ws": ws, "wbar": wbar, "x": x, "y": y, "kind": kind, "alpha": alpha, "lam": lam, "L": L, "d": d}
+
+
+def _S(p):
+    return _state(p.get("kind", "pop"), p["d"], p["L"], p["alpha"], p["seed"], p["t"], p.get("n", 0),
+                  p.get("lam", 0.5), p.get("yscale", 1.0))
+
+
+def _cs_dir(fun, ws, dirs, h=1e-30):
+    """d/ds fun(W + s dW) at s = 0 by the complex step."""
+    return float(np.imag(fun([w + 1j * h * dw for w, dw in zip(ws, dirs)])) / h)
+
+
+def _cs_grad(fun, ws):
+    """The gradient of fun with respect to each W_l, entry by entry, by the complex step."""
+    out = []
+    for l, w in enumerate(ws):
+        gl = np.zeros(w.shape)
+        for idx in np.ndindex(w.shape):
+            e = [np.zeros(v.shape) for v in ws]
+            e[l][idx] = 1.0
+            gl[idx] = _cs_dir(fun, ws, e)
+        out.append(gl)
+    return out
+
+
+def _L(st):
+    return lambda ws: _loss(ws, st["kind"], st["x"], st["y"])
+
+
+def _dbar(st, l):
+    """Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T (1-based l)."""
+    wb = st["wbar"]
+    return wb[l - 1].T @ wb[l - 1] - wb[l] @ wb[l].T
+
+
+def _D(st, l):
+    ws = st["ws"]
+    return ws[l - 1].T @ ws[l - 1] - ws[l] @ ws[l].T
+
+
+def _svd_top(w):
+    u, s, vt = np.linalg.svd(w)
+    return u[:, 0], s[0], vt[0]
+
+
+def _top(st, l):
+    """(u_l, s_l, v_l) of W_l; for the vector W_L: u_L = W_L/||W_L||, s_L = ||W_L||, v_L = 1."""
+    return _svd_top(st["ws"][l - 1])
+
+
+def _phi(st):
+    return _prod(st["ws"][:-1])
+
+
+def _r(st):
+    beta = _prod(st["ws"])
+    return beta - st["y"] if st["kind"] == "pop" else st["x"] @ beta - st["y"]
+
+
+def _op2(m):
+    return float(np.linalg.norm(m, 2) ** 2)
+
+
+def _fro2(m):
+    return float(np.sum(m * m))
+
+
+def _mineig(m):
+    return float(np.min(np.linalg.eigvalsh((m + m.T) / 2)))
+
+
+def _rate(st):
+    return (st["alpha"] ** 2 * st["lam"]) ** (st["L"] - 1)
+
+
+# -- points ---------------------------------------------------------------------------------------------------------
+def _pts(*rows, **extra):
+    keys = ("d", "L", "alpha", "seed", "t")
+    return lambda: [dict(zip(keys, r), **extra) for r in rows]
+
+
+POP = _pts((2, 2, 1.0, 0, 0.5), (3, 3, 0.5, 1, 1.0), (3, 4, 0.7, 2, 2.0), (3, 3, 0.2, 3, 5.0))
+POP3 = _pts((3, 3, 0.5, 1, 1.0), (3, 4, 0.7, 2, 2.0), (2, 3, 1.0, 4, 0.3), (3, 3, 0.2, 3, 5.0))  # L >= 3
+EMP_ROWS = ((2, 2, 1.0, 0, 0.5, 4), (3, 3, 0.5, 1, 1.0, 2), (3, 3, 0.7, 2, 2.0, 5), (1, 2, 0.8, 3, 1.0, 3))
+
+
+def EMP():
+    return [dict(zip(("d", "L", "alpha", "seed", "t", "n"), r), kind="emp") for r in EMP_ROWS]
+
+
+def _with_l(points, ls=(1, 2)):
+    def out():
+        return [dict(p, l=l) for p in points() for l in ls if l < p["L"]]
+    return out
+
+
+BOTH = lambda: POP() + EMP()  # noqa: E731
+PAIRS = _with_l(BOTH)
+
+
+# -- B.2: Lemma 3.3 -------------------------------------------------------------------------------------------------
+def _D_t(l, **p):
+    """D_l(t) = W_l^T W_l - W_{l+1} W_{l+1}^T on the flow"""
+    return _D(_S(p), l)
+
+
+def _D_0(l, **p):
+    """alpha^2 (Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T)"""
+    st = _S(p)
+    return st["alpha"] ** 2 * _dbar(st, l)
+
+
+def _Ldot(**p):
+    """dL/dt along the flow (complex step along the vector field)"""
+    st = _S(p)
+    return _cs_dir(_L(st), st["ws"], _field(st["ws"], st["kind"], st["x"], st["y"]))
+
+
+def _sum_grad_wdot(**p):
+    """sum_l <grad_l L, dW_l/dt>"""
+    st = _S(p)
+    return sum(float(np.sum(gr * f)) for gr, f in zip(_cs_grad(_L(st), st["ws"]),
+                                                     _field(st["ws"], st["kind"], st["x"], st["y"])))
+
+
+def _minus_sum_grad2(**p):
+    """-sum_l ||grad_l L||_F^2"""
+    st = _S(p)
+    return -sum(_fro2(gr) for gr in _cs_grad(_L(st), st["ws"]))
+
+
+def _gradL2(**p):
+    """||grad_L L||_F^2"""
+    st = _S(p)
+    return _fro2(_cs_grad(_L(st), st["ws"])[-1])
+
+
+def _minus_gradL2(**p):
+    """-||grad_L L||_F^2"""
+    return -_gradL2(**p)
+
+
+def _minus_phiT_r2(**p):
+    """-||W_{L-1}^T .. W_1^T r||_2^2"""
+    st = _S(p)
+    return -_fro2(_phi(st).T @ _r(st))
+
+
+def _smin2_bound(**p):
+    """-2 sigma_min^2(W_{L-1}^T .. W_1^T) L"""
+    st = _S(p)
+    return -2 * float(np.linalg.svd(_phi(st), compute_uv=False)[-1] ** 2) * _L(st)(st["ws"])
+
+
+def _phiTphi(**p):
+    """W_{L-1}^T .. W_1^T W_1 .. W_{L-1}"""
+    ph = _phi(_S(p))
+    return ph.T @ ph
+
+
+def _rhs39(**p):
+    """W_{L-1}^T .. W_2^T (W_2 W_2^T + D_1) W_2 .. W_{L-1}, D_1 = D_1(0) by (32)"""
+    st = _S(p)
+    mid = _prod(st["ws"][1:-1]) if st["L"] > 2 else np.eye(st["d"])
+    w2 = st["ws"][1]
+    return mid.T @ (w2 @ w2.T + st["alpha"] ** 2 * _dbar(st, 1)) @ mid
+
+
+def _rhs40(st):
+    ws = st["ws"]
+    mid = _prod(ws[2:-1]) if st["L"] > 3 else np.eye(st["d"])
+    w2tw2 = ws[1].T @ ws[1]
+    return mid.T @ w2tw2 @ w2tw2 @ mid
+
+
+def _gap40(**p):
+    """lambda_min((39) - W_{L-1}^T .. W_3^T (W_2^T W_2)^2 W_3 .. W_{L-1})"""
+    return _mineig(_rhs39(**p) - _rhs40(_S(p)))
+
+
+def _rhs41(st):
+    w = st["ws"][-2]
+    return np.linalg.matrix_power(w.T @ w, st["L"] - 1)
+
+
+def _gap41(**p):
+    """lambda_min((40) - (W_{L-1}^T W_{L-1})^{L-1})"""
+    st = _S(p)
+    return _mineig(_rhs40(st) - _rhs41(st))
+
+
+def _lhs42(**p):
+    """(W_{L-1}^T W_{L-1})^{L-1}"""
+    return _rhs41(_S(p))
+
+
+def _rhs42(**p):
+    """(W_L W_L^T + D_{L-1})^{L-1} with D_{L-1} = D_{L-1}(0)"""
+    st = _S(p)
+    wl = st["ws"][-1]
+    return np.linalg.matrix_power(wl @ wl.T + st["alpha"] ** 2 * _dbar(st, st["L"] - 1), st["L"] - 1)
+
+
+def _mineig42(**p):
+    """lambda_min((W_L W_L^T + D_{L-1})^{L-1})"""
+    return _mineig(_rhs42(**p))
+
+
+def _rate_side(**p):
+    """(alpha^2 lambda)^{L-1}"""
+    return _rate(_S(p))
+
+
+def _smin2_phi(**p):
+    """sigma_min^2(W_{L-1}^T .. W_1^T)"""
+    return float(np.linalg.svd(_phi(_S(p)), compute_uv=False)[-1] ** 2)
+
+
+def _rate_L(**p):
+    """-2 (alpha^2 lambda)^{L-1} L"""
+    st = _S(p)
+    return -2 * _rate(st) * _L(st)(st["ws"])
+
+
+def _L_t(**p):
+    """L(t) on the flow"""
+    st = _S(p)
+    return _L(st)(st["ws"])
+
+
+def _L_exp(**p):
+    """L(0) exp(-2 (alpha^2 lambda)^{L-1} t)"""
+    st, st0 = _S(p), _S(dict(p, t=0.0))
+    return _L(st0)(st0["ws"]) * float(np.exp(-2 * _rate(st) * p["t"]))
+
+
+def _beta_err(**p):
+    """||W_1 .. W_L(t) - beta_s||_2"""
+    st = _S(p)
+    return float(np.linalg.norm(_prod(st["ws"]) - st["y"]))
+
+
+def _beta_bound(**p):
+    """sqrt(2 L(0)) exp(-(alpha^2 lambda)^{L-1} t)"""
+    return float(np.sqrt(2 * _L_exp(**p)))
+
+
+LEMMA33 = _pts((2, 2, 1.0, 0, 0.5), (3, 3, 0.5, 1, 1.0), (3, 3, 0.8, 3, 20.0), (2, 2, 1.0, 0, 50.0))
+
+B2 = Derivation(
+    "transfer.appendixB2", "Lemma 3.3 (App. B.2, eqs (32)-(46)): conservation law and exponential convergence",
+    SEED, "App. B.2, eqs (32)-(46)", ("transfer.finetune_risk",), (
+        Step("(32): D_l(t) = D_l(0) = alpha^2 (Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T) on the flow",
+             _D_t, _D_0, search=_with_l(BOTH), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(32)",)),
+        Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", _Ldot, _sum_grad_wdot, search=BOTH, tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(33)",)),
+        Step("(34): sum_l <grad_l L, dW_l/dt> = -sum_l ||grad_l L||_F^2", _sum_grad_wdot, _minus_sum_grad2,
+             search=BOTH, tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",)),
+        Step("(35) as printed: -sum_l ||grad_l L||^2 <= +||grad_L L||_F^2 (holds: lhs <= 0 <= rhs)",
+             _minus_sum_grad2, _gradL2, relation="<=", search=POP, cites=("(35)",)),
+        Step("(35) meant: -sum_l ||grad_l L||^2 <= -||grad_L L||_F^2", _minus_sum_grad2, _minus_gradL2,
+             relation="<=", search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(35)",)),
+        Step("(36) as chained after (35): ||grad_L L||_F^2 = -||W_{L-1}^T .. W_1^T r||_2^2", _gradL2,
+             _minus_phiT_r2, search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(36)",),
+             erratum=Erratum("002-eq35-36-sign", SEED, "eqs (35)-(36)", "Ldot <= ||grad_L L||_F^2 = -||Phi^T r||^2",
+                             "Ldot <= -||grad_L L||_F^2 = -||Phi^T r||^2 (a sign dropped in (35))",
+                             "The conclusion (37) is unaffected.", at=dict(POP()[0]))),
+        Step("(36) with the sign of (35) restored: -||grad_L L||^2 = -||Phi^T r||^2", _minus_gradL2, _minus_phiT_r2,
+             search=POP, tol=CS_TOL, tol_source=CS_SRC),
+        Step("(37): -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) L", _minus_phiT_r2, _smin2_bound, relation="<=",
+             search=POP, cites=("(37)",)),
+        Step("(39): Phi^T Phi = W_{L-1}^T..W_2^T (W_2 W_2^T + D_1) W_2..W_{L-1} (D_1 conserved)", _phiTphi, _rhs39,
+             search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(39)",)),
+        Step("(40): (39) >= W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} (Loewner order, L >= 3)", _gap40,
+             sp.Integer(0), relation=">=", search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(40)",)),
+        Step("(41): (40) >= (W_{L-1}^T W_{L-1})^{L-1} (Loewner order)", _gap41, sp.Integer(0), relation=">=",
+             search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(41)",)),
+        Step("(42): (W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_L)^{L-1}, D_L read as D_{L-1} (the only D with W_L)",
+             _lhs42, _rhs42, search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(42)",)),
+        Step("(43): (W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I", _mineig42, _rate_side, relation=">=",
+             search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",)),
+        Step("(39)-(43) end to end: sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1}", _smin2_phi, _rate_side,
+             relation=">=", search=BOTH),
+        Step("(44): dL/dt <= -2 (alpha^2 lambda)^{L-1} L", _Ldot, _rate_L, relation="<=", search=POP, tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(44)",)),
+        Step("(45) as printed: L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)", _L_t, _L_exp, search=POP,
+             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(45)",),
+             erratum=Erratum("002-eq45", SEED, "eq (45)", "L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)",
+                             "L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) (Gronwall from (44))",
+                             "An equality where (44) gives a bound; (46) still follows.", at=dict(POP()[0]))),
+        Step("(46) via Gronwall: L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) -> 0", _L_t, _L_exp, relation="<=",
+             search=LEMMA33, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(46)",)),
+        Step("Lemma 3.3 / (71): ||beta(t) - beta_s|| <= sqrt(2 L(0)) exp(-(alpha^2 lambda)^{L-1} t) -> 0",
+             _beta_err, _beta_bound, relation="<=", search=LEMMA33, tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("Lemma 3.3", "(71)")),
+    ))
+
+
+# -- B.3: Lemma B.1 -------------------------------------------------------------------------------------------------
+def _fro_diff(l, **p):
+    """||W_l||_F^2 - ||W_{l+1}||_F^2"""
+    ws = _S(p)["ws"]
+    return _fro2(ws[l - 1]) - _fro2(ws[l])
+
+
+def _fro_diff0(l, **p):
+    """alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2)"""
+    st = _S(p)
+    return st["alpha"] ** 2 * (_fro2(st["wbar"][l - 1]) - _fro2(st["wbar"][l]))
+
+
+def _sum50(l, **p):
+    """sum_{k=l}^{L-1} ||W_k||_F^2 - ||W_{k+1}||_F^2"""
+    return sum(_fro_diff(k, **p) for k in range(l, p["L"]))
+
+
+def _sum50bar(l, **p):
+    """alpha^2 sum_{k=l}^{L-1} (||Wbar_k||_F^2 - ||Wbar_{k+1}||_F^2)"""
+    return sum(_fro_diff0(k, **p) for k in range(l, p["L"]))
+
+
+def _fro_lL(l, **p):
+    """||W_l||_F^2 - ||W_L||_F^2"""
+    ws = _S(p)["ws"]
+    return _fro2(ws[l - 1]) - _fro2(ws[-1])
+
+
+def _fro_lL0(l, **p):
+    """alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)"""
+    st = _S(p)
+    return st["alpha"] ** 2 * (_fro2(st["wbar"][l - 1]) - _fro2(st["wbar"][-1]))
+
+
+def _op_l(l, **p):
+    """||W_l||_op^2"""
+    return _op2(_S(p)["ws"][l - 1])
+
+
+def _vWWv(l, **p):
+    """v_l^T W_l^T W_l v_l"""
+    st = _S(p)
+    w = st["ws"][l - 1]
+    v = _top(st, l)[2]
+    return float(v @ w.T @ w @ v)
+
+
+def _uWWu(l, **p):
+    """u_{l+1}^T W_l^T W_l u_{l+1}"""
+    st = _S(p)
+    w = st["ws"][l - 1]
+    u = _top(st, l + 1)[0]
+    return float(u @ w.T @ w @ u)
+
+
+def _rhs53(l, **p):
+    """u_{l+1}^T (D_l + W_{l+1}^T W_{l+1}) u_{l+1}"""
+    st = _S(p)
+    u, w = _top(st, l + 1)[0], st["ws"][l]
+    return float(u @ (_D(st, l) + w.T @ w) @ u)
+
+
+def _rhs54(l, **p):
+    """||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}"""
+    st = _S(p)
+    u = _top(st, l + 1)[0]
+    return _op2(st["ws"][l]) + st["alpha"] ** 2 * float(u @ _dbar(st, l) @ u)
+
+
+def _rhs55(l, **p):
+    """||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)"""
+    st = _S(p)
+    return _op2(st["ws"][l]) + st["alpha"] ** 2 * (_op2(st["wbar"][l]) - _op2(st["wbar"][l - 1]))
+
+
+def _rhs56(l, **p):
+    """||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)"""
+    st = _S(p)
+    return _op2(st["wbar"][-1]) + st["alpha"] ** 2 * (_op2(st["wbar"][-1]) - _op2(st["wbar"][l - 1]))
+
+
+def _rhs56_fixed(l, **p):
+    """||W_L(t)||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)"""
+    st = _S(p)
+    return _op2(st["ws"][-1]) + st["alpha"] ** 2 * (_op2(st["wbar"][-1]) - _op2(st["wbar"][l - 1]))
+
+
+def _resid2(l, **p):
+    """||W_l||_F^2 - ||W_l||_op^2"""
+    w = _S(p)["ws"][l - 1]
+    return _fro2(w) - _op2(w)
+
+
+def _K57(st, l):
+    wb = st["wbar"]
+    return _fro2(wb[l - 1]) - _fro2(wb[-1]) + _op2(wb[l - 1]) - _op2(wb[-1])
+
+
+def _rhs57(l, **p):
+    """alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2 + ||Wbar_l||_op^2 - ||Wbar_L||_op^2)"""
+    st = _S(p)
+    return st["alpha"] ** 2 * _K57(st, l)
+
+
+def _vW1W1v(l, **p):
+    """v_l^T W_{l+1} W_{l+1}^T v_l"""
+    st = _S(p)
+    v, w = _top(st, l)[2], st["ws"][l]
+    return float(v @ w @ w.T @ v)
+
+
+def _rhs58(l, **p):
+    """v_l^T W_l^T W_l v_l - v_l^T D_l v_l, D_l = D_l(0)"""
+    st = _S(p)
+    v = _top(st, l)[2]
+    return _vWWv(l, **p) - st["alpha"] ** 2 * float(v @ _dbar(st, l) @ v)
+
+
+def _dbar_op2(st, l):
+    return _op2(_dbar(st, l))
+
+
+def _rhs59(l, **p):
+    """s_l^2 - alpha^2 ||Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T||_op^2"""
+    st = _S(p)
+    return _top(st, l)[1] ** 2 - st["alpha"] ** 2 * _dbar_op2(st, l)
+
+
+def _rhs59_fixed(l, **p):
+    """s_l^2 - alpha^2 ||Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T||_op"""
+    st = _S(p)
+    return _top(st, l)[1] ** 2 - st["alpha"] ** 2 * float(np.linalg.norm(_dbar(st, l), 2))
+
+
+def _rhs60(l, **p):
+    """v_l^T (s_{l+1}^2 u u^T W_{l+1} W_{l+1}^T - s_{l+1}^2 u u^T) v_l, as printed"""
+    st = _S(p)
+    u, s, _ = _top(st, l + 1)
+    v, w = _top(st, l)[2], st["ws"][l]
+    uu = np.outer(u, u)
+    return float(v @ (s**2 * uu @ w @ w.T - s**2 * uu) @ v)
+
+
+def _align(st, l):
+    return float(_top(st, l)[2] @ _top(st, l + 1)[0]) ** 2
+
+
+def _rhs61(l, **p):
+    """s_{l+1}^2 (v_l^T u_{l+1})^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2, as printed"""
+    st = _S(p)
+    w = st["ws"][l]
+    return _top(st, l + 1)[1] ** 2 * _align(st, l) + _fro2(w) - _fro2(w)
+
+
+def _rhs61_fixed(l, **p):
+    """s_{l+1}^2 (v_l^T u_{l+1})^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2"""
+    st = _S(p)
+    w = st["ws"][l]
+    return _top(st, l + 1)[1] ** 2 * _align(st, l) + _fro2(w) - _op2(w)
+
+
+def _s2(l, **p):
+    """s_l^2"""
+    return _top(_S(p), l)[1] ** 2
+
+
+def _s2_next(l, **p):
+    """s_{l+1}^2"""
+    return _top(_S(p), l + 1)[1] ** 2
+
+
+def _rhs62(l, **p):
+    """s_{l+1}^2 (v_l^T u_{l+1})^2 + alpha^2 ||Dbar_l||_op^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2, as printed"""
+    st = _S(p)
+    return _rhs61(l, **p) + st["alpha"] ** 2 * _dbar_op2(st, l)
+
+
+def _rhs63(l, **p):
+    """s_{l+1}^2 (v_l^T u_{l+1})^2 + alpha^2 ||Dbar_l||_op^2 + alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2
+    + ||Wbar_l||_op^2 - ||Wbar_L||_op^2)"""
+    st = _S(p)
+    return (_top(st, l + 1)[1] ** 2 * _align(st, l) + st["alpha"] ** 2 * _dbar_op2(st, l)
+            + st["alpha"] ** 2 * _K57(st, l))
+
+
+def _rhs65(l, **p):
+    """s_{l+1}^2 - alpha^2 ||Dbar_l||_op^2"""
+    st = _S(p)
+    return _top(st, l + 1)[1] ** 2 - st["alpha"] ** 2 * _dbar_op2(st, l)
+
+
+def _align_side(l, **p):
+    """(v_l^T u_{l+1})^2"""
+    return _align(_S(p), l)
+
+
+def _rhs66(l, **p):
+    """1 - alpha^2 C_l / s_{l+1}^2, C_l of (67)"""
+    st = _S(p)
+    c = 2 * _dbar_op2(st, l) + _K57(st, l)
+    return 1 - st["alpha"] ** 2 * c / _top(st, l + 1)[1] ** 2
+
+
+def _lp(f):
+    """A side taking the layer index l from the point."""
+    def side(**p):
+        q = dict(p)
+        return f(q.pop("l"), **q)
+    side.__doc__ = f.__doc__
+    side.__name__ = f.__name__
+    return side
+
+
+# the residual's order in alpha at t = 0: ||W_l(0) - s_l u_l v_l^T||_F = alpha rho, rho = ||Wbar_l - rank-1||_F
+_a = sp.Symbol("alpha", positive=True)
+_RHO = sp.Float(float(np.sqrt(_fro2(_init(3, 3, 0.5, 1)[0]) - _op2(_init(3, 3, 0.5, 1)[0]))), 30)
+
+SMALL = _with_l(_pts((3, 3, 0.05, 1, 0.0), (2, 2, 0.1, 0, 0.0)), ls=(1,))
+AT_SMALL = {"d": 2, "L": 2, "alpha": 0.1, "seed": 0, "t": 0.0, "l": 1}
+AT_59 = {"d": 1, "L": 2, "alpha": 0.8, "seed": 3, "t": 1.0, "n": 3, "kind": "emp", "l": 1}
+AT_53 = {"d": 3, "L": 3, "alpha": 0.5, "seed": 1, "t": 1.0, "l": 1}
+
+B3 = Derivation(
+    "transfer.appendixB3", "Lemma B.1 and Theorem 3.4 (App. B.3, eqs (47)-(69)): near rank one and aligned layers",
+    SEED, "App. B.3, eqs (47)-(74)", ("transfer.finetune_risk",), (
+        Step("(47) as stated: W_l = s_l u_l v_l^T + O(alpha^2), i.e. the residual's order in alpha is >= 2 "
+             "(at t = 0: ||W_l(0) - s u v^T||_F = alpha ||Wbar_l - rank-1(Wbar_l)||_F)",
+             sp.Limit(sp.log(_a * _RHO) / sp.log(_a), _a, 0, "+"), sp.Integer(2), relation=">=",
+             cites=("(47)", "Lemma B.1"),
+             erratum=Erratum("002-eq47", SEED, "eq (47), Lemma B.1", "W_l = sigma_l u_l v_l^T + O(alpha^2)",
+                             "W_l = sigma_l u_l v_l^T + O(alpha): the proof bounds the SQUARED residual "
+                             "||W_l||_F^2 - ||W_l||_op^2 by O(alpha^2) (57), and at t = 0 the residual is exactly "
+                             "alpha ||Wbar_l - rank-1||_F", "Theorem 3.4's alpha -> 0 limit is unaffected.")),
+        Step("(49): ||W_l||_F^2 - ||W_{l+1}||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2)", _lp(_fro_diff),
+             _lp(_fro_diff0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",)),
+        Step("(50): the sum of (49) over k = l..L-1", _lp(_sum50), _lp(_sum50bar), search=PAIRS, tol=ODE_TOL,
+             tol_source=ODE_SRC, cites=("(50)",)),
+        Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", _lp(_fro_lL),
+             _lp(_fro_lL0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",)),
+        Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", _lp(_op_l), _lp(_vWWv), search=PAIRS, tol=1e-12,
+             tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",)),
+        Step("(52b): v_l^T W_l^T W_l v_l >= u_{l+1}^T W_l^T W_l u_{l+1}", _lp(_vWWv), _lp(_uWWu), relation=">=",
+             search=PAIRS, tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",)),
+        Step("(53) as printed: u_{l+1}^T W_l^T W_l u_{l+1} = u_{l+1}^T (D_l + W_{l+1}^T W_{l+1}) u_{l+1}",
+             _lp(_uWWu), _lp(_rhs53), search=_with_l(POP3, ls=(1,)), tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("(53)",),
+             erratum=Erratum("002-eq53", SEED, "eq (53)", "W_l^T W_l = D_l + W_{l+1}^T W_{l+1}",
+                             "W_l^T W_l = D_l + W_{l+1} W_{l+1}^T (the definition (32)); for l+1 = L the printed "
+                             "W_L^T W_L is 1x1", "(54) holds with the corrected (53).", at=AT_53)),
+        Step("(54): u_{l+1}^T W_l^T W_l u_{l+1} = ||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}", _lp(_uWWu),
+             _lp(_rhs54), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",)),
+        Step("(55): (54) >= ||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)", _lp(_rhs54),
+             _lp(_rhs55), relation=">=", search=PAIRS, tol=1e-12, tol_source="float64 SVD", cites=("(55)",)),
+        Step("(56) as printed: ||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
+             _lp(_op_l), _lp(_rhs56), relation=">=", search=SMALL, cites=("(56)",),
+             erratum=Erratum("002-eq56", SEED, "eq (56)", "||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2(...)",
+                             "||W_l||_op^2 >= ||W_L(t)||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2) "
+                             "(summing (55) telescopes to the current W_L, not Wbar_L)",
+                             "(57) follows from the corrected form.", at=AT_SMALL)),
+        Step("(56) with W_L(t): ||W_l||_op^2 >= ||W_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
+             _lp(_op_l), _lp(_rhs56_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
+        Step("(57): ||W_l||_F^2 - ||W_l||_op^2 <= alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2 + ||Wbar_l||_op^2 "
+             "- ||Wbar_L||_op^2)", _lp(_resid2), _lp(_rhs57), relation="<=", search=PAIRS, tol=ODE_TOL,
+             tol_source=ODE_SRC, cites=("(57)",)),
+        Step("(58): v_l^T W_{l+1} W_{l+1}^T v_l = v_l^T W_l^T W_l v_l - v_l^T D_l v_l", _lp(_vW1W1v), _lp(_rhs58),
+             search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(58)",)),
+        Step("(59): (58) >= s_l^2 - alpha^2 ||Dbar_l||_op^2", _lp(_vW1W1v), _lp(_rhs59), relation=">=",
+             search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(59)",),
+             erratum=Erratum("002-eq59", SEED, "eq (59)", "v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op^2",
+                             ">= s_l^2 - alpha^2 ||Dbar_l||_op (v^T Dbar v <= ||Dbar||_op, not its square)",
+                             "fails when ||Dbar_l||_op < 1; C_l of (67) should carry ||Dbar_l||_op", at=AT_59)),
+        Step("(59) corrected: v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op", _lp(_vW1W1v),
+             _lp(_rhs59_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
+        Step("(60) as printed: v^T W_{l+1} W_{l+1}^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v", _lp(_vW1W1v),
+             _lp(_rhs60), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(60)",),
+             erratum=Erratum("002-eq60", SEED, "eq (60)", "v^T W W^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v",
+                             "v^T W W^T v = v^T (s^2 u u^T + (W W^T - s^2 u u^T)) v", "garbled split; (61) meant "
+                             "the second term <= ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", at=AT_53)),
+        Step("(61) as printed: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2",
+             _lp(_vW1W1v), _lp(_rhs61), relation="<=", search=PAIRS, cites=("(61)",),
+             erratum=Erratum("002-eq61", SEED, "eq (61)", "... + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2 (= 0)",
+                             "... + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", "an op norm printed as F", at=AT_53)),
+        Step("(61) corrected: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
+             _lp(_vW1W1v), _lp(_rhs61_fixed), relation="<=", search=PAIRS, tol=1e-12, tol_source="float64 SVD"),
+        Step("(62) first line as printed: s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + ||W_{l+1}||_F^2 "
+             "- ||W_{l+1}||_F^2", _lp(_s2), _lp(_rhs62), relation="<=", search=PAIRS, tol=ODE_TOL,
+             tol_source=ODE_SRC, cites=("(62)",),
+             erratum=Erratum("002-eq62", SEED, "eq (62)", "s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + 0",
+                             "s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op + ||W_{l+1}||_F^2 - "
+                             "||W_{l+1}||_op^2 (the errors of (59) and (61) combined)", "", at=AT_59)),
+        Step("(63): s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2 "
+             "+ ||Wbar_l||_op^2 - ||Wbar_L||_op^2)", _lp(_s2), _lp(_rhs63), relation="<=", search=PAIRS,
+             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(63)",)),
+        Step("(64): s_l^2 >= u_{l+1}^T W_l^T W_l u_{l+1}", _lp(_s2), _lp(_uWWu), relation=">=", search=PAIRS,
+             tol=1e-12, tol_source="float64 SVD", cites=("(64)",)),
+        Step("(65): u_{l+1}^T W_l^T W_l u_{l+1} >= s_{l+1}^2 - alpha^2 ||Dbar_l||_op^2", _lp(_uWWu), _lp(_rhs65),
+             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(65)",)),
+        Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", _lp(_align_side), _lp(_rhs66),
+             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(66)", "Lemma B.1")),
+    ))
+
+
+# -- B.4: Theorem 3.5, part 1 ---------------------------------------------------------------------------------------
+def _proj(st):
+    """P_par: the orthogonal projector onto im(X) (n x n)."""
+    x = st["x"]
+    return x @ np.linalg.pinv(x)
+
+
+def _Lpar_fn(st):
+    pp = _proj(st)
+    return lambda ws: float(0) + np.sum((pp @ (st["x"] @ _prod(ws) - st["y"])) ** 2)
+
+
+def _Lperp_fn(st):
+    pq = np.eye(st["x"].shape[0]) - _proj(st)
+    return lambda ws: np.sum((pq @ (st["x"] @ _prod(ws) - st["y"])) ** 2)
+
+
+def _Lemp(**p):
+    """L = ||X W_1..W_L - y||^2 / (2n)"""
+    st = _S(p)
+    return _L(st)(st["ws"])
+
+
+def _rhs75(**p):
+    """(||r_par||^2 + ||r_perp||^2) / (2n)"""
+    st = _S(p)
+    return float(np.real(_Lpar_fn(st)(st["ws"]) + _Lperp_fn(st)(st["ws"]))) / (2 * st["x"].shape[0])
+
+
+def _Lpar_dot(**p):
+    """dL_par/dt along the flow (complex step)"""
+    st = _S(p)
+    return _cs_dir(_Lpar_fn(st), st["ws"], _field(st["ws"], st["kind"], st["x"], st["y"]))
+
+
+def _grads(st):
+    return _cs_grad(_Lpar_fn(st), st["ws"]), _cs_grad(_Lperp_fn(st), st["ws"]), _cs_grad(_L(st), st["ws"])
+
+
+def _rhs76(**p):
+    """sum_l <grad_l L_par, dW_l/dt>"""
+    st = _S(p)
+    gp = _grads(st)[0]
+    return sum(float(np.sum(a * b)) for a, b in zip(gp, _field(st["ws"], st["kind"], st["x"], st["y"])))
+
+
+def _rhs77(**p):
+    """-sum_l <grad_l L_par, grad_l L>"""
+    gp, _, gl = _grads(_S(p))
+    return -sum(float(np.sum(a * b)) for a, b in zip(gp, gl))
+
+
+def _rhs78(**p):
+    """-sum_l (||grad_l L_par||_F^2 + <grad_l L_par, grad_l L_perp>)"""
+    gp, gq, _ = _grads(_S(p))
+    return -sum(_fro2(a) + float(np.sum(a * b)) for a, b in zip(gp, gq))
+
+
+def _perp_grad(**p):
+    """sum_l ||grad_l L_perp||_F"""
+    return sum(float(np.linalg.norm(a)) for a in _grads(_S(p))[1])
+
+
+def _rhs80(**p):
+    """-sum_l ||grad_l L_par||_F^2"""
+    return -sum(_fro2(a) for a in _grads(_S(p))[0])
+
+
+def _rhs81(**p):
+    """-||grad_L L_par||_F^2"""
+    return -_fro2(_grads(_S(p))[0][-1])
+
+
+def _gLpar2(**p):
+    """||grad_L L_par||_F^2"""
+    return _fro2(_grads(_S(p))[0][-1])
+
+
+def _xpr(st):
+    return st["x"].T @ _proj(st) @ (st["x"] @ _prod(st["ws"]) - st["y"])
+
+
+def _phi_xpr2(**p):
+    """||W_{L-1}^T .. W_1^T X^T P_par r||_2^2"""
+    st = _S(p)
+    return _fro2(_phi(st).T @ _xpr(st))
+
+
+def _m_phi_xpr2(**p):
+    """-||W_{L-1}^T .. W_1^T X^T P_par r||_2^2"""
+    return -_phi_xpr2(**p)
+
+
+def _rhs83(**p):
+    """-sigma_min^2(W_{L-1}^T .. W_1^T) ||X^T P_par r||^2"""
+    st = _S(p)
+    return -float(np.linalg.svd(_phi(st), compute_uv=False)[-1] ** 2) * _fro2(_xpr(st))
+
+
+def _rhs84(**p):
+    """-(alpha^2 lambda)^{L-1} ||X^T P_par r||^2"""
+    st = _S(p)
+    return -_rate(st) * _fro2(_xpr(st))
+
+
+def _lmin(st):
+    ev = np.linalg.eigvalsh(st["x"] @ st["x"].T)
+    return float(np.min(ev[ev > 1e-10 * np.max(ev)]))
+
+
+def _Lpar(**p):
+    """L_par = ||P_par r||^2"""
+    st = _S(p)
+    return float(np.real(_Lpar_fn(st)(st["ws"])))
+
+
+def _rhs85(**p):
+    """-2 (alpha^2 lambda)^{L-1} lambda_min L_par"""
+    st = _S(p)
+    return -2 * _rate(st) * _lmin(st) * _Lpar(**p)
+
+
+def _Lpar_exp(**p):
+    """L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)"""
+    st = _S(p)
+    return _Lpar(**dict(p, t=0.0)) * float(np.exp(-2 * _rate(st) * _lmin(st) * p["t"]))
+
+
+def _w1perp(**p):
+    """||W_1^perp(t)||_F, W_1^perp = (I - P_row(X)) W_1"""
+    st = _S(p)
+    x = st["x"]
+    return float(np.linalg.norm((np.eye(st["d"]) - np.linalg.pinv(x) @ x) @ st["ws"][0]))
+
+
+def _w1perp0(**p):
+    """||W_1^perp(0)||_F"""
+    return _w1perp(**dict(p, t=0.0))
+
+
+def _alpha_w1bar(**p):
+    """alpha ||Wbar_1||_F"""
+    st = _S(p)
+    return st["alpha"] * float(np.linalg.norm(st["wbar"][0]))
+
+
+AT_EMP = dict(EMP()[0])
+AT_85 = dict(EMP()[3])  # d = 1: im(X) is a line, ||X^T P r||^2 = lambda_min L_par exactly
+EMP_OVER = lambda: [dict(p, kind="emp") for p in (  # noqa: E731  n < d: r_perp = 0 impossible to see; W_1^perp != 0
+    {"d": 3, "L": 2, "alpha": 0.7, "seed": 5, "t": 1.0, "n": 2}, {"d": 3, "L": 3, "alpha": 0.5, "seed": 6, "t": 3.0,
+                                                                   "n": 1})]
+SCALE_SRC = "the same tolerance as the complex-step steps"
+
+B4 = Derivation(
+    "transfer.appendixB4", "Theorem 3.5, part 1 (App. B.4, eqs (75)-(87)): convergence on the empirical loss",
+    SEED, "App. B.4, eqs (75)-(87)", ("transfer.scratch_risk",), (
+        Step("(75): L = (||r_par||^2 + ||r_perp||^2) / (2n)", _Lemp, _rhs75, search=EMP, tol=1e-12,
+             tol_source="float64 projector X X^+ of a 5x3 Gaussian matrix", cites=("(75)",)),
+        Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", _Lpar_dot, _rhs76, search=EMP, tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(76)",)),
+        Step("(77): (76) = -sum_l <grad_l L_par, grad_l L>", _rhs76, _rhs77, search=EMP, tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(77)",)),
+        Step("(78) as printed: dL_par/dt = -sum_l (||grad_l L_par||^2 + <grad_l L_par, grad_l L_perp>)", _Lpar_dot,
+             _rhs78, search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(78)",),
+             erratum=Erratum("002-eq78", SEED, "eqs (78), (80)", "dL_par/dt = -sum_l (||grad L_par||^2 + <.,.>)",
+                             "dL_par/dt = -(1/(2n)) sum_l (...): L = (L_par + L_perp)/(2n), so grad L = "
+                             "(grad L_par + grad L_perp)/(2n)", "a constant factor in the rate", at=AT_EMP)),
+        Step("(79): grad_l L_perp = W^T..X^T P_perp r W^T.. = 0", _perp_grad, sp.Integer(0), search=EMP, tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(79)",)),
+        Step("(80) as printed: dL_par/dt = -sum_l ||grad_l L_par||_F^2", _Lpar_dot, _rhs80, search=EMP, tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(80)",),
+             erratum=Erratum("002-eq80", SEED, "eq (80)", "dL_par/dt = -sum_l ||grad_l L_par||_F^2",
+                             "dL_par/dt = -(1/(2n)) sum_l ||grad_l L_par||_F^2", "as (78)", at=AT_EMP)),
+        Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", _rhs80, _rhs81, relation="<=", search=EMP,
+             tol=CS_TOL, tol_source=CS_SRC, cites=("(81)",)),
+        Step("(82) as printed: ||grad_L L_par||^2 = ||W_{L-1}^T..W_1^T X^T P_par r||^2", _gLpar2, _phi_xpr2,
+             search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(82)",),
+             erratum=Erratum("002-eq82", SEED, "eq (82)", "||grad_L L_par||^2 = ||Phi^T X^T P r||^2",
+                             "||grad_L L_par||^2 = 4 ||Phi^T X^T P r||^2 (L_par = ||P r||^2 has gradient 2 Phi^T X^T P r)",
+                             "a constant factor", at=AT_EMP)),
+        Step("(83): -||Phi^T X^T P r||^2 <= -sigma_min^2(Phi^T) ||X^T P r||^2", _m_phi_xpr2, _rhs83, relation="<=",
+             search=EMP, tol=1e-12, tol_source="float64 SVD", cites=("(83)",)),
+        Step("(84): dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P_par r||^2", _Lpar_dot, _rhs84, relation="<=",
+             search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(84)",)),
+        Step("(85) as chained: -(alpha^2 lambda)^{L-1} ||X^T P r||^2 <= -2 (alpha^2 lambda)^{L-1} lambda_min L_par",
+             _rhs84, _rhs85, relation="<=", search=EMP, cites=("(85)",),
+             erratum=Erratum("002-eq85", SEED, "eq (85)", "-c ||X^T P r||^2 <= -2 c lambda_min L_par",
+                             "-c ||X^T P r||^2 <= -c lambda_min L_par (||X^T z||^2 >= lambda_min ||z||^2 on im(X); "
+                             "the 2 belongs to L = L_par/(2n) + ..., with 1/(2n))", "equality at d = 1", at=AT_85)),
+        Step("text after (85): L_par(t) <= L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)", _Lpar, _Lpar_exp,
+             relation="<=", search=EMP, tol=ODE_TOL, tol_source=ODE_SRC),
+        Step("(87a): ||W_1^perp(t)||_F = ||W_1^perp(0)||_F", _w1perp, _w1perp0, search=lambda: EMP() + EMP_OVER(),
+             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(87)",)),
+        Step("(87b): ||W_1^perp(0)||_F <= alpha ||Wbar_1||_F", _w1perp0, _alpha_w1bar, relation="<=",
+             search=lambda: EMP() + EMP_OVER(), tol=1e-12, tol_source="float64 projector", cites=("(87)",)),
+    ))
+
+DERIVATIONS = (B2, B3, B4)
