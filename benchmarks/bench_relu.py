@@ -17,8 +17,8 @@ import numpy as np
 
 import theorylab
 from _timing import timed
-from derivations.relu import minimize_p, penalty_reference
-from verify.relu import random_parameters, roots_global_min, seed_first_root
+from theorylab.derivations.relu import minimize_p, penalty_reference
+from theorylab.verify.relu import random_parameters, roots_global_min, seed_first_root
 
 
 

@@ -9,7 +9,7 @@ import pytest
 from theorylab.coverage import labels_in_text
 from helpers import run_cli
 
-from derivations import coverage_003
+from theorylab.derivations import coverage_003
 
 SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / coverage_003.PAPER
 # the seed's layout: a display line (rendered symbols, then its LaTeX) ending in " (n)", e.g.

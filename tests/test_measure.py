@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 
 import theorylab
 from theorylab import DomainError
-from derivations.measure import centered
+from theorylab.derivations.measure import centered
 
 pr = theorylab.get("measure.participation_ratio")
 ensd = theorylab.get("measure.ensd")

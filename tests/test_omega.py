@@ -96,8 +96,8 @@ def test_theorem1_tiny_beta_does_not_underflow():
 def test_search_route_argmin_is_polished(omega):
     """Non-polynomial omega: the golden-section argmin (~1e-8) is polished by Newton on the stationarity condition to
     a few ulp of the 40-digit minimizer of the defining problem."""
-    from derivations.omega import _tilde_mp
-    from derivations.omega import tilde as tilde_with_argmin
+    from theorylab.derivations.omega import _tilde_mp
+    from theorylab.derivations.omega import tilde as tilde_with_argmin
 
     from theorylab.params import Z
 
@@ -114,7 +114,7 @@ def test_theorem1_non_polynomial_omega_accurate_over_six_decades_of_beta(omega):
     40-digit reference (the defining minimization in mpmath) for ||beta|| from 1e-3 to 1e3. log(z)^2 grows so slowly
     that z_max (omega(z_max) >= ||beta||^2) is ~1e43 at ||beta|| = 100 while the minimizer is near 50: a search grid
     spanning only a few decades below z_max returned s = 2e18 there (and the reference s = 1e240 at ||beta|| = 1e3)."""
-    from derivations.omega import _theorem1_reference
+    from theorylab.derivations.omega import _theorem1_reference
 
     from theorylab.params import Z
 

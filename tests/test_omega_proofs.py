@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorylab
-from derivations.omega import prepare
-from derivations.omega import tilde as tilde_with_argmin
-from derivations.omega_proofs import DERIVATIONS, _argmin_oplus, _om
+from theorylab.derivations.omega import prepare
+from theorylab.derivations.omega import tilde as tilde_with_argmin
+from theorylab.derivations.omega_proofs import DERIVATIONS, _argmin_oplus, _om
 
 tilde = theorylab.get("omega.tilde")
 oplus = theorylab.get("omega.oplus")

@@ -112,7 +112,7 @@ def test_inconsistent_system_is_rejected():
 def test_implicit_bias_meets_kkt_and_is_minimal(kwargs):
     """Feasibility and stationarity at 50 digits on the float output, against the a-priori rounding bounds
     the derivation states (derivations/qpenalty.py: the solver's stopping rule, beta = k sinh(X^T lam / 2))."""
-    from derivations.qpenalty import (_feasibility_bound, _feasibility_residual, _stationarity_bound,
+    from theorylab.derivations.qpenalty import (_feasibility_bound, _feasibility_residual, _stationarity_bound,
                                       _stationarity_residual)
 
     X, y, w1, w2 = (np.asarray(kwargs[k]) for k in ("X", "y", "w1", "w2"))

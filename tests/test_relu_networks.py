@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
-from derivations.relu import minimize_p
+from theorylab.derivations.relu import minimize_p
 from theorylab.training import TrainConfig, train
-from verify.relu_networks import (_net, deviation_experiment, deviation_ratios, sample_efficiency, unit_coordinates,
+from theorylab.verify.relu_networks import (_net, deviation_experiment, deviation_ratios, sample_efficiency, unit_coordinates,
                                   unit_deviation)
 
 
@@ -130,7 +130,7 @@ def _synthetic_fig1c(stl_shift, ptft_shift, seeds=4):
 def test_figure1c_verdicts_are_computed_from_the_data(monkeypatch, ptft_shift, expect):
     """PT+FT much better everywhere: the rho = 1 records pass and 'the benefit vanishes' at rho = 0.9, small magnitude
     fails; PT+FT much worse everywhere: the reverse. No record carries a verdict of its own."""
-    import verify.relu_networks as V
+    import theorylab.verify.relu_networks as V
     from theorylab.evidence import Context, Evidence
 
     monkeypatch.setattr(V, "sample_efficiency", lambda *a, **k: _synthetic_fig1c(0.0, ptft_shift))
@@ -143,7 +143,7 @@ def test_figure1c_verdicts_are_computed_from_the_data(monkeypatch, ptft_shift, e
 
 
 def test_figure1c_without_two_converged_seeds_fails(monkeypatch):
-    import verify.relu_networks as V
+    import theorylab.verify.relu_networks as V
     from theorylab.evidence import Context
 
     data = _synthetic_fig1c(0.0, -0.2)
@@ -155,7 +155,7 @@ def test_figure1c_without_two_converged_seeds_fails(monkeypatch):
 @pytest.mark.parametrize("below, ok", [(0.0, True), (1e-6, False)])
 def test_deviation_records_fail_when_a_unit_costs_less_than_r(monkeypatch, below, ok):
     """The bound deviation >= r~ is computed per unit: a unit whose deviation is below r~ by 1e-6 relative fails."""
-    import verify.relu_networks as V
+    import theorylab.verify.relu_networks as V
     from theorylab.evidence import Context, Evidence, Finding
 
     pen = np.array([0.5, 1.0, 2.0])

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorylab
-from verify import relu_transfer as rt
+from theorylab.verify import relu_transfer as rt
 
 torch.set_num_threads(1)
 kern = theorylab.get("transfer.relu_kernel")

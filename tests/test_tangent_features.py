@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from theorylab.evidence import Context, Evidence, Finding
-from verify import tangent_features as tf
+from theorylab.verify import tangent_features as tf
 
 NAMES = ("W1", "W2", "w3")
 

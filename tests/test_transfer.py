@@ -104,7 +104,7 @@ def test_rkhs_residual_vanishes_when_the_model_contains_the_teacher():
 
 
 # -- the independent references (each by its own route) agree with the paper's closed forms -------------------
-from derivations import transfer as T  # noqa: E402
+from theorylab.derivations import transfer as T  # noqa: E402
 
 
 @pytest.mark.parametrize("gamma, want", [(0.5, 1.0), (0.25, 1 / 3), (2.0, 1.0), (5.0, 0.25), (0.999, 999.0)])
@@ -132,7 +132,7 @@ def test_negative_region_reference_bisects_the_transferability_itself():
 
 def test_transfer_errata_are_confirmed_at_their_counterexamples():
     """Every erratum step of the family fails at its counterexample (a corrected paper would flip it)."""
-    for d in theorylab.derivations():
+    for d in theorylab.catalogue.derivations():
         if not d.key.startswith("transfer."):
             continue
         for step in d.steps:

@@ -11,7 +11,7 @@ import numpy as np
 import theorylab
 from theorylab.evidence import Check, Context, Evidence, Finding, compare
 
-from derivations.measure import _cka_reference
+from theorylab.derivations.measure import _cka_reference
 
 EPS = float(np.finfo(float).eps)
 

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
 import theorylab
-from derivations.relu import FIG_GAMMAS, minimize_p
+from theorylab.derivations.relu import FIG_GAMMAS, minimize_p
 from theorylab.evidence import Check, Context, Evidence, Finding, compare
 
 from .relu_networks import CHECKS as TRAINED_CHECKS

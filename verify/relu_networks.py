@@ -10,7 +10,7 @@ import time
 import numpy as np
 import torch
 
-from derivations.relu import minimize_p
+from theorylab.derivations.relu import minimize_p
 from theorylab.evidence import Check, Context, Evidence, Finding
 from theorylab.montecarlo import rng_for
 from theorylab.training import TrainConfig, resolve_device, train
