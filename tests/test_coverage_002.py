@@ -1,0 +1,40 @@
+"""Seed 002's label list is complete against its text, and every label is accounted for (issue #14)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from theorylab.coverage import labels_in_text
+from helpers import run_cli
+
+from theorylab.derivations import coverage_002
+
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / coverage_002.PAPER
+# the seed's layouts beyond the built-in ones: "$ ... $ (18)" (inline display, label after one dollar sign) and
+# "... \quad (n)" not closed by "$$" on the same line
+EXTRA = (r"\$\s*\((\d+)\)\s*$", r"\\quad\s*\((\d+)\)")
+# appendix statements numbered "B.1": the built-in statement pattern expects digits after an optional letter
+APPENDIX_STATEMENT = re.compile(r"^\W{0,4}(Theorem|Lemma|Proposition|Corollary)\s+([A-Z]\.\d+)\b", re.M)
+
+
+def _labels(text: str) -> list[str]:
+    found = labels_in_text(text, extra_patterns=EXTRA)
+    for m in APPENDIX_STATEMENT.finditer(text):
+        label = f"{m.group(1)} {m.group(2)}"
+        if label not in found:  # the labels first seen before it are exactly those of the text before it
+            found.insert(len(labels_in_text(text[:m.start()], extra_patterns=EXTRA)), label)
+    return found
+
+
+def test_declared_labels_match_the_text():
+    if not SEED.exists():
+        pytest.skip(f"the seed text {SEED} is not present in this checkout")
+    assert list(coverage_002.LABELS) == _labels(SEED.read_text())
+
+
+def test_every_label_is_accounted_for():
+    code, out, err = run_cli("coverage", "002")
+    assert code == 0, out + err
+    assert f"{len(coverage_002.LABELS)}/{len(coverage_002.LABELS)} accounted" in out
