@@ -174,12 +174,13 @@ def _compensated(m, m0, m0lo, rho, g, C, u, steps: int = 2):
     return A * A + B * B + C, A, w, u + du, Gp
 
 
-def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True):
+def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True, fine_u: bool = False):
     """One block in scaled units (max(sqrt|m|, m0, |gamma|) in [1/2, 1)).
 
     Returns value, u*, slope = d log r / d log|m|, gap (relative difference of the two local minima, inf when
     there is one), curvature g'(u*) = p''(u*)/2 (these three only with full=True), and a mask of points left to the
-    mpmath path.
+    mpmath path. With full=False and fine_u=False (only the value asked for) Newton stops at a step of 1e-6 u, which
+    leaves u* within ~1e-12 relative and the value (stationary in u) within ~1e-24; fine_u keeps u* to ~1e-15.
     """
     n = m.size
     a = m0 * rho
@@ -211,8 +212,9 @@ def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True):
         mL, m0L, lo, rL, gL, aL, cL, ML, CL = (x[live] for x in (m, m0, m0lo, rho, g, a, c, M, C))
     nl = mL.size
     # the value is stationary in u: a Newton step below 1e-6 u leaves u within ~1e-12 and p within ~1e-24 (points
-    # where p'' u^2/p is large are the flagged ones, re-polished below); the slope is first order in u: 1e-9
-    tol = 1e-9 if full else 1e-6
+    # where p'' u^2/p is large are the flagged ones, re-polished below); the slope and u* itself are first order in
+    # u: 1e-9 (a step below 1e-9 u leaves an error ~1e-18 u, below float64's rounding)
+    tol = 1e-9 if (full or fine_u) else 1e-6
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         U = _upper_bound(np.maximum(aL, 0.0), np.maximum(-aL, 0.0), np.maximum(cL, 0.0), np.maximum(-cL, 0.0), ML)
     bmask = (aL > 0) & (cL > 0)
@@ -312,8 +314,9 @@ def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True):
 def minimize_p(m, m0, rho, gamma, *, m0sq=None, outputs=("value", "u", "slope", "gap", "curvature")):
     """The global minimum of p(u) over u > 0 for arrays of (m, m0, rho, gamma) (broadcast). Seed 001, eqs (6)-(11).
 
-    Returns a dict of arrays (those named in `outputs`): "value" r~, "u" the minimizer (NaN where the infimum is not
-    attained, m = 0 and m0 rho <= 0), "slope" d log r~ / d log|m| = 2 (m/u* - gamma)(m/u*)/r~ (envelope theorem;
+    Returns a dict of arrays (those named in `outputs`): "value" r~, "u" the minimizer (to a few ulps relative where
+    it is well conditioned, p''(u*) u*^2 not small against p's terms; NaN where the infimum is not attained, m = 0
+    and m0 rho <= 0), "slope" d log r~ / d log|m| = 2 (m/u* - gamma)(m/u*)/r~ (envelope theorem;
     NaN at m = 0), "gap" the relative difference between the two local minima (inf with one), "curvature"
     p''(u*)/2. `m0sq` (default m0^2) is the exact m0^2 where m0 = sqrt(m_aux) is rounded. Blocks of 16384 points,
     each point scaled by a power of two so that max(sqrt|m|, m0, |gamma|) lies in [1/2, 1).
@@ -345,7 +348,7 @@ def minimize_p(m, m0, rho, gamma, *, m0sq=None, outputs=("value", "u", "slope", 
         # the mpmath regime (its original value is used there), a subnormal scaled m0 or gamma is negligible
         t = np.ldexp(1.0, -k)
         res = _core(mm * t * t, mm0 * t, rr, gg * t, sq * t * t, lo * t,
-                    full=any(k in out for k in ("slope", "gap", "curvature")))
+                    full=any(k in out for k in ("slope", "gap", "curvature")), fine_u="u" in out)
         inv = np.ldexp(1.0, k)
         with np.errstate(over="ignore", invalid="ignore"):
             if "value" in out:
@@ -931,12 +934,13 @@ E_UNIQUE = Erratum(
     "select the (unique, in all empirical cases we explored) positive real root u* of (10)",
     "(10) has one positive root unless m0 rho > 0 and gamma m > 0 (Descartes' rule of signs), and then one or "
     "three; with three, p has two local minima (the smallest and the largest root) and r~ is the smaller value. "
-    "Smallest integer case: (m, m0, rho, gamma) = (1, 3, 1, 3), roots (3 - sqrt5)/2, 1, (3 + sqrt5)/2 (a tie, "
-    "p = 7, 8, 7); at (1, 3, 1, 4) the roots are 0.26236, 1.47726, 2.35567 with p = 7.5302, 13.3615, 13.1993: "
-    "np.roots lists 2.35567 first, and (11) at that root is 75% above r~.",
-    "In scale-free terms (u = sqrt|m| v) three roots need alpha = m0 rho/sqrt|m| > 2 and kappa = gamma sgn(m)/"
-    "sqrt|m| in a window above 2 that widens with alpha (never at gamma = 0), so the seed's Fig. 1 range (gamma "
-    "small, m >= 0.01) never meets them. "
+    "Three roots need kappa = gamma sgn(m)/sqrt|m| > 2 and alpha = m0 rho/sqrt|m| > 2 (proved), and this is sharp: "
+    "at m = rho = 1, m0 = gamma = t, (10) = (u^2 - 1)(u^2 - t u + 1) has three positive roots for every t > 2; "
+    "t = 5/2 gives 1/2, 1, 2. Smallest integer case: (m, m0, rho, gamma) = (1, 3, 1, 3), roots (3 - sqrt5)/2, 1, "
+    "(3 + sqrt5)/2 (a tie, p = 7, 8, 7); at (1, 3, 1, 4) the roots are 0.26236, 1.47726, 2.35567 with "
+    "p = 7.5302, 13.3615, 13.1993: np.roots lists 2.35567 first, and (11) at that root is 75% above r~.",
+    "In scale-free terms (u = sqrt|m| v) three roots need kappa in a window above 2 that widens with alpha (never at "
+    "gamma = 0), so the seed's Fig. 1 range (gamma <= 0.01, m >= 0.01: kappa <= 0.1) never meets them. "
     "The error of a single-root choice is unbounded: at (m, m0, rho, gamma) = (1e-8, 0.01, 1, 1), r~ = 1.0e-4 "
     "(u* = 1e-8) while the largest root, which np.roots lists first, gives 0.99999.")
 
@@ -1119,7 +1123,7 @@ OBJ5 = (w2s - gamma) ** 2 + (w11 - y1) ** 2 + (w12 - y2) ** 2      # the objecti
 
 
 def _qcurv_step():
-    from derivations.qpenalty import Q_SEED, z as zq
+    from theorylab.derivations.qpenalty import Q_SEED, z as zq
 
     bb, kk = sp.Symbol("beta", real=True), sp.Symbol("k", positive=True)
     lhs = sp.Subs(sp.Derivative(kk * Q_SEED.subs(zq, 2 * bb / kk), bb, 2), bb, 0)
@@ -1231,23 +1235,27 @@ DERIVATIONS_MAIN = Derivation(
                                     "relu.log_slope"),
     (
         Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", sp.sqrt(_sq(u * W_HAT)), u,
-             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0", cites=("(5)", "(6)")),
+             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0",
+             cites=("(5)", "(6)")),
         Step("(5) -> (6): the objective of (5) at w^(1) = u w_hat, w^(2) = m/u is p(u)",
-             sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6, cites=("(2)", "(5)", "(6)")),
-        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7, cites=("(6)", "(7)")),
+             sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6,
+             cites=("(2)", "(5)", "(6)")),
+        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7,
+        cites=("(6)", "(7)")),
         Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7,
              sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
              "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO, cites=("(8)",)),
         Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7,
              sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE)), cites=("(7)", "(8)")),
         Step("(9): p'(u)", D_P, DP_SEED, cites=("(9)",)),
-        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED, cites=("(9)", "(10)")),
+        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED,
+             cites=("(9)", "(10)")),
         Step("(1): w2 (<w1, x>)_+ is unchanged by w2 -> a w2, w1 -> w1/a (a > 0), and equals m (<w_hat, x>)_+ with "
              "w1 = u w_hat (u = ||w1|| > 0), m = u w2: the redundancy that (3) removes",
              sp.Matrix([a_s * w2_s * sp.Max(0, z_s / a_s), w2_s * sp.Max(0, u * z_s)]),
              sp.Matrix([w2_s * sp.Max(0, z_s), (u * w2_s) * sp.Max(0, z_s)]), cites=("(1)", "(3)")),
-        Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit re-evaluation)"
-             " is the sum of the per-unit minima relu.penalty", R_tilde_direct, R_tilde_sum, rtol=1e-12,
+        Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit "
+             "re-evaluation) is the sum of the per-unit minima relu.penalty", R_tilde_direct, R_tilde_sum, rtol=1e-12,
              tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "
                         "whose rounding noise is 1e-16 p locates a minimum to sqrt(1e-16) relative at these points, "
                         "p'' u^2/p <= 1e2); the value is stationary there: p'' du^2/2 <= 1e-14 p; relu.penalty 1e-15",
@@ -1256,10 +1264,12 @@ DERIVATIONS_MAIN = Derivation(
              quartic_value, quartic_from_p, rtol=2.0**-53, tol_source=_ONE_ROUNDING,
              search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points(), cites=("(10)",)),
         Step("(11) in a float-stable form: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho)(1 + rho), a sum of "
-             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED, cites=("(8)", "(11)")),
+             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED,
+             cites=("(8)", "(11)")),
         Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0, cites=("(6)",)),
         Step("p -> oo as u -> 0+ for m != 0 (1/p -> 0, m > 0 and m < 0)",
-             sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0]), cites=("(6)",)),
+             sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0]),
+             cites=("(6)",)),
         Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included: 1/p -> 0)",
              sp.Limit(1 / P_SEED.subs(m, 0), u, 0, "+"), 0,
              erratum=dataclasses.replace(E_DIVERGE, at={gamma: 1, m0: 1, rho: 0}), cites=("(6)",)),
@@ -1277,11 +1287,12 @@ DERIVATIONS_MAIN = Derivation(
         Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes): the exact count of "
              "relu.stationary_points at 80 points of the other sign patterns", positive_root_count, sp.Integer(1),
              search=_descartes_points, cites=("(10)",)),
-        Step("(10) in scale-free form (m > 0): f(sqrt(m) v) = m^2 (v^4 - alpha v^3 + kappa v - 1), alpha = m0 rho/sqrt(m)"
-             ", kappa = gamma/sqrt(m)", sp.Subs(QUARTIC_SEED, u, sp.sqrt(mpos) * v_s).subs(m, mpos),
+        Step("(10) in scale-free form (m > 0): f(sqrt(m) v) = m^2 (v^4 - alpha v^3 + kappa v - 1), "
+             "alpha = m0 rho/sqrt(m), kappa = gamma/sqrt(m)",
+             sp.Subs(QUARTIC_SEED, u, sp.sqrt(mpos) * v_s).subs(m, mpos),
              mpos**2 * G_SCALED.subs({al_s: m0 * rho / sp.sqrt(mpos), ka_s: gamma / sp.sqrt(mpos)}), cites=("(10)",)),
-        Step("three positive roots need the left critical point v_L (kappa = v^2 (3 alpha - 4 v)) with g(v_L) > 0; there "
-             "kappa = 3/(2v) + v^3/2 + (3/(2v)) g(v)", ka_s.subs(ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
+        Step("three positive roots need the left critical point v_L (kappa = v^2 (3 alpha - 4 v)) with g(v_L) > 0; "
+             "there kappa = 3/(2v) + v^3/2 + (3/(2v)) g(v)", ka_s.subs(ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
              sp.Subs(3 / (2 * v_s) + v_s**3 / 2 + 3 / (2 * v_s) * G_SCALED, ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
              cites=("(10)",)),
         Step("3/(2v) + v^3/2 >= 2 for v > 0 (AM-GM, equality at v = 1): three positive roots need kappa > 2, and "
@@ -1294,7 +1305,8 @@ DERIVATIONS_MAIN = Derivation(
              cites=("(10)",)),
         Step("(10): the positive root is unique (as the seed states it: 'select the (unique ...) positive real "
              "root')", positive_root_count, sp.Integer(1),
-             erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 2.5, "rho": 1.0, "gamma": 2.5}), cites=("(10)",)),
+             erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 2.5, "rho": 1.0, "gamma": 2.5}),
+             cites=("(10)",)),
         Step("relu.stationary_points: p'(r) = 0 at every root it returns (scaled residual)",
              roots_of_stationary_points, sp.Integer(0), tol=8 * EPS,
              tol_source="each root is the mpmath root rounded to float64 (half an ulp): " + _STATIONARY_TOL,
@@ -1303,7 +1315,8 @@ DERIVATIONS_MAIN = Derivation(
              "three roots the seed's single root can be the wrong one)", penalty_value, min_p_over_positive_roots,
              rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points, cites=("(11)",)),
         Step("relu.penalty's solver: p'(u*) = 0 at the minimizer it returns (scaled residual)",
-             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points, cites=("(9)", "(10)")),
+             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points,
+             cites=("(9)", "(10)")),
         Step("relu.penalty = p(u*) at the solver's minimizer u*, eq (11)", penalty_value, p_at_solver_minimizer,
              rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points, cites=("(11)",)),
         Step("relu.penalty <= p(u) for every u > 0 (a minimum): 161 u over eight decades", penalty_value, p_on_grid,
@@ -1316,14 +1329,16 @@ DERIVATIONS_MAIN = Derivation(
         Step("edge m = 0: relu.penalty is the infimum of (6), gamma^2 + m0^2 (1 - max(rho, 0)^2) (rho = -1, 0, 1 "
              "included)", penalty_at_m_zero, infimum_at_m_zero, rtol=4 * EPS,
              tol_source="three float64 products and sums of exact inputs: <= 4 eps relative",
-             search=lambda: [dict(m0=a_, rho=r_, gamma=g_) for a_ in (0.0, 1.0, 3.0) for r_ in (-1.0, -0.5, 0.0, 0.5, 1.0)
+             search=lambda: [dict(m0=a_, rho=r_, gamma=g_) for a_ in (0.0, 1.0, 3.0)
+                             for r_ in (-1.0, -0.5, 0.0, 0.5, 1.0)
                              for g_ in (0.0, 2.0, -0.5)], cites=("(6)", "(11)")),
         Step("edge m0 = 0, gamma = 0 (a fresh unit): r~ = min (m/u)^2 + u^2 = 2|m|, exactly l1, for every rho",
              penalty_m0_zero, lambda m, rho: 2 * abs(m), rtol=8 * EPS, tol_source=_EDGE_RTOL,
-             search=lambda: [dict(m=mm, rho=r_) for mm in (1.0, -2.0, 0.01, 100.0, 3.7, -1e-6) for r_ in (-1.0, 0.0, 1.0)],
+             search=lambda: [dict(m=mm, rho=r_) for mm in (1.0, -2.0, 0.01, 100.0, 3.7, -1e-6)
+                             for r_ in (-1.0, 0.0, 1.0)],
              cites=("(11)",)),
-        Step("edge rho = -1: r~ > m0^2 (a unit pointing against its pretrained weights costs more than their whole norm)"
-             ", m0 = 0 and gamma = 0 included", penalty_value, lambda m, m0, rho, gamma: m0 * m0, relation=">",
+        Step("edge rho = -1: r~ > m0^2 (a unit pointing against its pretrained weights costs more than their whole "
+             "norm), m0 = 0 and gamma = 0 included", penalty_value, lambda m, m0, rho, gamma: m0 * m0, relation=">",
              search=_edge_points_rho_minus_one, cites=("(11)",)),
         Step("p(m, gamma) = p(-m, -gamma) in (8)", sp.Subs(P_SEED, (m, gamma), (-m, -gamma)), P_SEED, cites=("(8)",)),
         Step("so relu.penalty(m, gamma) = relu.penalty(-m, -gamma), and r~ is even in m at gamma = 0", penalty_value,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 
 import theorylab
-from derivations import relu as R
+from theorylab.derivations import relu as R
 from theorylab import DomainError
 from helpers import run_cli
 
@@ -146,7 +146,7 @@ def test_uniqueness_conjecture_fails_at_1_3_1_4():
     np.testing.assert_allclose(roots, [0.26235969, 1.47726, 2.35567429], rtol=1e-7)
     vals = p_stable(roots, 1.0, 3.0, 1.0, 4.0)
     assert penalty(**kw) == pytest.approx(vals[0], rel=1e-14) and vals[2] > vals[0]
-    from verify.relu import seed_first_root
+    from theorylab.verify.relu import seed_first_root
 
     assert seed_first_root(**kw) / penalty(**kw) == pytest.approx(1.7528, abs=1e-4)
 
@@ -201,7 +201,7 @@ def test_extreme_ranges_use_exact_arithmetic():
 
 def test_vectorized_equals_pointwise():
     rng = np.random.default_rng(3)
-    from verify.relu import random_parameters
+    from theorylab.verify.relu import random_parameters
 
     m, m0, rho, g = random_parameters(rng, 3000)
     m[:5] = 0.0
@@ -219,7 +219,7 @@ def test_quartic_coefficients():
 
 
 def test_figure1_data():
-    from verify.relu import figure1_data
+    from theorylab.verify.relu import figure1_data
 
     d = figure1_data(ms=np.array([1e-4, 1.0, 1e4]))
     assert d["penalty"].shape == (3, 3, 3) and d["log_slope"].shape == (3, 3, 3)
@@ -261,7 +261,7 @@ def test_tiny_m_root_cluster_regression():
     """|m| = 5.6e-283, rho = -1, gamma = 0: the quartic u^4 + u^3 - m^2 has a root cluster 190 decades below the
     root at -1 (found by a Hypothesis test of verify/relu_networks.py; it raised 'min() arg is an empty
     sequence'). r~ = min_u (m/u)^2 + (u + 1)^2 = 1 + 3 (m^2/4)^(1/3) + ..., i.e. 1 to float64."""
-    from derivations.relu import minimize_p
+    from theorylab.derivations.relu import minimize_p
 
     res = minimize_p(5.614306650391608e-283, 1.0, -1.0, 0.0)
     assert float(res["value"]) == 1.0
@@ -303,7 +303,7 @@ def test_stationary_reference_from_p_itself():
 
 def test_relu_derivations_check_as_recorded():
     """Every unmarked step holds and every erratum is confirmed at its counterexample."""
-    for d in theorylab.derivations():
+    for d in theorylab.catalogue.derivations():
         if d.key.startswith("relu."):
             bad = [(r.step.label, r.status, r.outcome.detail) for r in d.check(cache=False) if not r.ok]
             assert not bad, bad
@@ -311,7 +311,7 @@ def test_relu_derivations_check_as_recorded():
 
 def test_the_rho099_claim_is_not_an_erratum():
     """Sec. 1.2's 'rho = 0.99 is l1-like at m ~ 1' is qualitative: reported as a finding in verify, not an erratum."""
-    assert "001-sec1.2-rho099" not in {e.key for d in theorylab.derivations() for e in d.errata}
+    assert "001-sec1.2-rho099" not in {e.key for d in theorylab.catalogue.derivations() for e in d.errata}
 
 
 def _mutated(entry, factor):
@@ -331,7 +331,7 @@ def _mutated(entry, factor):
 
 @pytest.mark.parametrize("factor", [2.0, 0.5, -1.0])
 def test_a_mutated_penalty_fails_a_solver_step(factor):
-    main = next(d for d in theorylab.derivations() if d.key == "relu.penalty")
+    main = next(d for d in theorylab.catalogue.derivations() if d.key == "relu.penalty")
     steps = [s for s in main.steps if s.numeric and "relu.penalty" in s.label and "penalty_aux" not in s.label]
     assert steps
     with _mutated(penalty, factor):
@@ -339,7 +339,48 @@ def test_a_mutated_penalty_fails_a_solver_step(factor):
 
 
 def test_a_mutated_log_slope_fails_its_step():
-    main = next(d for d in theorylab.derivations() if d.key == "relu.penalty")
+    main = next(d for d in theorylab.catalogue.derivations() if d.key == "relu.penalty")
     step = next(s for s in main.steps if s.label.startswith("relu.log_slope"))
     with _mutated(log_slope, 1.0 + 1e-6):
         assert not step.check().holds
+
+
+def test_minimizer_alone_is_as_accurate_as_the_full_solve():
+    """minimize_p(..., outputs=("u",)) returns u* to a few ulps (Newton to 1e-9 u whenever u is asked for; it stopped
+    at 1e-6 u before, ~1e-12 relative), against the full solve whose p'(u*) = 0 the derivation checks."""
+    rng = np.random.default_rng(7)
+    n = 20000
+    m = rng.choice([-1, 1], n) * 10 ** rng.uniform(-4, 4, n)
+    m0 = 10 ** rng.uniform(-2, 2, n)
+    rho = rng.uniform(-1, 1, n)
+    g = rng.choice([-1, 1], n) * 10 ** rng.uniform(-3, 2, n)
+    full = R.minimize_p(m, m0, rho, g)
+    ok = full["curvature"] > 1e-2  # well conditioned: away from the triple root
+    for outs in (("u",), ("value", "u")):
+        uu = R.minimize_p(m, m0, rho, g, outputs=outs)["u"]
+        assert np.max(np.abs(uu[ok] - full["u"][ok]) / full["u"][ok]) <= 8 * EPS
+
+
+def test_uniqueness_fails_just_above_the_sharp_threshold():
+    """m = rho = 1, m0 = gamma = t: (10) = (u^2 - 1)(u^2 - t u + 1), three positive roots iff t > 2 (the derived
+    necessary condition kappa > 2, alpha > 2 is sharp); the erratum's counterexample t = 5/2 has roots 1/2, 1, 2."""
+    np.testing.assert_allclose(stationary(m=1.0, m0=2.5, rho=1.0, gamma=2.5), [0.5, 1.0, 2.0], rtol=1e-14)
+    assert stationary(m=1.0, m0=2.01, rho=1.0, gamma=2.01).size == 3
+    assert stationary(m=1.0, m0=2.0, rho=1.0, gamma=2.0).size == 1   # the triple root u = 1
+    assert stationary(m=1.0, m0=1.99, rho=1.0, gamma=1.99).size == 1
+
+
+def test_hypothesis_finds_no_three_roots_below_kappa_2():
+    """The derived necessary condition: three positive roots only where gamma sgn(m)/sqrt|m| > 2 and
+    m0 rho/sqrt|m| > 2, searched over the whole domain."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
+    def bad(kw):
+        if R.stationary_points_exact(**kw).size != 3:
+            return False
+        s = math.sqrt(abs(kw["m"]))
+        return not (kw["gamma"] * math.copysign(1.0, kw["m"]) > 2 * s and kw["m0"] * kw["rho"] > 2 * s)
+
+    with pytest.raises(NoSuchExample):
+        find(R._kwargs_strategy(), bad, settings=settings(max_examples=1500, database=None, derandomize=True))

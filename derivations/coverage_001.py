@@ -1,0 +1,11 @@
+"""Coverage of seed 001 (the follow-up note: the PT+FT penalty of shallow ReLU networks via a quartic): every
+labelled equation, in the paper's order. The note has no numbered statements; every label (1)-(11) is cited by a
+step of the relu family's derivations (derivations/relu.py), so no label needs an account here. Sec. 1.2 has no
+labels; its claims are the steps of relu.claims and the records of verify/relu.py."""
+from __future__ import annotations
+
+PAPER = "001_47508cf19f540f71.txt"
+
+LABELS = ("(1)", "(2)", "(3)", "(4)", "(5)", "(6)", "(7)", "(8)", "(9)", "(10)", "(11)")
+
+ACCOUNTS = ()
