@@ -29,8 +29,23 @@ CS_SRC = ("complex-step derivatives (h = 1e-30) of polynomial losses: truncation
 
 
 # -- the network and its flow ---------------------------------------------------------------------------------------
-def _init(d: int, L: int, lam: float, seed: int):
-    """Wbar_1..Wbar_L (d x d, ..., d x 1) satisfying (19) with constant lam, built from the last layer backwards."""
+def _init(d: int, L: int, lam: float, seed: int, gen: int = 0):
+    """Wbar_1..Wbar_L (d x d, ..., d x 1) satisfying (19) with constant lam, built from the last layer backwards.
+
+    gen = 1: the wide family of the (41) search (layer scales 10^U(-1, 1), slacks R R^T with R ~ 10^U(-2, 1) N,
+    d and lam drawn from the seed's stream and required to match the point's)."""
+    if gen == 1:
+        rng = np.random.default_rng(seed)
+        dd, ll = int(rng.integers(2, 4)), float(10 ** rng.uniform(-3, 0))
+        if dd != d or abs(ll - lam) > 1e-15 * lam:
+            raise ValueError(f"gen=1 seed {seed} draws d = {dd}, lam = {ll!r}")
+        ws = [rng.normal(size=(d, 1)) * 10 ** rng.uniform(-1, 1)]
+        for _ in range(L - 1):
+            nxt, r = ws[0], 10 ** rng.uniform(-2, 1) * rng.normal(size=(d, d))
+            evals, evecs = np.linalg.eigh(nxt @ nxt.T + lam * np.eye(d) + r @ r.T)
+            q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+            ws.insert(0, q @ (evecs @ np.diag(np.sqrt(evals)) @ evecs.T))
+        return ws
     rng = np.random.default_rng(1000 + seed)
     ws = [rng.normal(size=(d, 1))]
     for _ in range(L - 1):
@@ -100,11 +115,11 @@ def _unflat(v, d, L):
 
 
 @functools.lru_cache(maxsize=None)
-def _state(kind, d, L, alpha, seed, t, n=0, lam=0.5, yscale=1.0):
+def _state(kind, d, L, alpha, seed, t, n=0, lam=0.5, yscale=1.0, gen=0):
     """Weights W_l(t) of the flow (4) from W_l(0) = alpha Wbar_l, with the instance's data."""
     from scipy.integrate import solve_ivp
 
-    wbar = _init(d, L, lam, seed)
+    wbar = _init(d, L, lam, seed, gen)
     x, y = _data(kind, d, n, seed, yscale)
     w0 = [alpha * w for w in wbar]
     if t > 0:
@@ -118,7 +133,7 @@ def _state(kind, d, L, alpha, seed, t, n=0, lam=0.5, yscale=1.0):
 
 def _S(p):
     return _state(p.get("kind", "pop"), p["d"], p["L"], p["alpha"], p["seed"], p["t"], p.get("n", 0),
-                  p.get("lam", 0.5), p.get("yscale", 1.0))
+                  p.get("lam", 0.5), p.get("yscale", 1.0), p.get("gen", 0))
 
 
 def _cs_dir(fun, ws, dirs, h=1e-30):
@@ -305,6 +320,16 @@ def _gap41(**p):
     return _mineig(_rhs40(st) - _rhs41(st))
 
 
+def _gap39_41(**p):
+    """lambda_min(Phi^T Phi - (W_{L-1}^T W_{L-1})^{L-1})"""
+    st = _S(p)
+    ph = _phi(st)
+    return _mineig(ph.T @ ph - _rhs41(st))
+
+
+AT_41 = {"d": 2, "L": 4, "alpha": 1.0, "seed": 24, "t": 0.0, "lam": 0.016426004857367785, "gen": 1}
+
+
 def _lhs42(**p):
     """(W_{L-1}^T W_{L-1})^{L-1}"""
     return _rhs41(_S(p))
@@ -390,13 +415,26 @@ B2 = Derivation(
         Step("(40): (39) >= W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} (Loewner order, L >= 3)", _gap40,
              sp.Integer(0), relation=">=", search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(40)",)),
         Step("(41): (40) >= (W_{L-1}^T W_{L-1})^{L-1} (Loewner order)", _gap41, sp.Integer(0), relation=">=",
-             search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(41)",)),
+             search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(41)",),
+             erratum=Erratum("002-eq41", SEED, "eq (41)", "W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} >= "
+                             "(W_{L-1}^T W_{L-1})^{L-1} (from (19) and (32))",
+                             "fails for L = 4: A >= B >= 0 does not give A^2 >= B^2 (squaring is not operator "
+                             "monotone); even Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1} fails at this point. What (44) "
+                             "needs holds by another route: sigma_min^2(W_l) >= alpha^2 lambda for l < L by (19), "
+                             "so sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1} (the end-to-end step below)",
+                             "At this initialization (d = 2, L = 4, alpha = 1, t = 0; (19) holds with lam = 0.0164) "
+                             "lambda_min = -0.109 against ||(W_3^T W_3)^3|| = 36.", at=AT_41)),
+        Step("(39) >= (41) directly: Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1} at the (41) counterexample", _gap39_41,
+             sp.Integer(0), relation=">=", search=lambda: [AT_41],
+             erratum=Erratum("002-eq39-41", SEED, "eqs (39)-(41)", "Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1}",
+                             "not implied by (19) for L >= 4; sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1} holds",
+                             "", at=AT_41)),
         Step("(42): (W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_L)^{L-1}, D_L read as D_{L-1} (the only D with W_L)",
              _lhs42, _rhs42, search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(42)",)),
         Step("(43): (W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I", _mineig42, _rate_side, relation=">=",
              search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",)),
         Step("(39)-(43) end to end: sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1}", _smin2_phi, _rate_side,
-             relation=">=", search=BOTH),
+             relation=">=", search=lambda: BOTH() + [AT_41]),
         Step("(44): dL/dt <= -2 (alpha^2 lambda)^{L-1} L", _Ldot, _rate_L, relation="<=", search=POP, tol=CS_TOL,
              tol_source=CS_SRC, cites=("(44)",)),
         Step("(45) as printed: L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)", _L_t, _L_exp, search=POP,
@@ -626,6 +664,39 @@ def _lp(f):
     return side
 
 
+def _yhat_over_x(**p):
+    """||yhat||_2 / ||X||_op, yhat = X W_1..W_L(T) at a converged time T"""
+    st = _S(p)
+    return float(np.linalg.norm(st["x"] @ _prod(st["ws"])) / np.linalg.norm(st["x"], 2))
+
+
+def _beta_norm(**p):
+    """||W_1 .. W_L(T)||_2"""
+    return float(np.linalg.norm(_prod(_S(p)["ws"])))
+
+
+def _prod_s2(**p):
+    """prod_l s_l(T)^2"""
+    return float(np.prod([_op2(w) for w in _S(p)["ws"]]))
+
+
+def _prod_s(**p):
+    """prod_l s_l(T)"""
+    return float(np.sqrt(_prod_s2(**p)))
+
+
+def _yhat_over_x2(**p):
+    """(||yhat||_2 / ||X||_op)^2"""
+    return _yhat_over_x(**p) ** 2
+
+
+# converged empirical flows (T = 50: ||beta(T) - X^+ y|| < 1e-7, L_par(T) < 1e-14 at these points)
+CONV = lambda: [dict(p, kind="emp") for p in (  # noqa: E731
+    {"d": 2, "L": 2, "alpha": 1.0, "seed": 0, "t": 50.0, "n": 4},
+    {"d": 2, "L": 2, "alpha": 1.0, "seed": 0, "t": 50.0, "n": 4, "yscale": 0.3},
+    {"d": 3, "L": 2, "alpha": 0.5, "seed": 5, "t": 50.0, "n": 2})]
+
+
 # the residual's order in alpha at t = 0: ||W_l(0) - s_l u_l v_l^T||_F = alpha rho, rho = ||Wbar_l - rank-1||_F
 _a = sp.Symbol("alpha", positive=True)
 _RHO = sp.Float(float(np.sqrt(_fro2(_init(3, 3, 0.5, 1)[0]) - _op2(_init(3, 3, 0.5, 1)[0]))), 30)
@@ -712,6 +783,17 @@ B3 = Derivation(
              relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(65)",)),
         Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", _lp(_align_side), _lp(_rhs66),
              relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(66)", "Lemma B.1")),
+        Step("(68) first: ||yhat|| / ||X||_op <= ||W_1..W_L||_2 (at a converged T)", _yhat_over_x, _beta_norm,
+             relation="<=", search=CONV, cites=("(68)",)),
+        Step("(68) second, as printed: ||W_1..W_L||_2 <= prod_l s_l^2 (at a converged T)", _beta_norm, _prod_s2,
+             relation="<=", search=CONV, cites=("(68)",),
+             erratum=Erratum("002-eq68", SEED, "eq (68)", "||W_1 .. W_L||_2 <= prod_l s_l^2",
+                             "||W_1 .. W_L||_2 <= prod_l s_l (submultiplicativity); the square fails whenever "
+                             "prod s_l < 1", "(69) follows from the corrected bound", at=dict(CONV()[0]))),
+        Step("(68) corrected: ||W_1..W_L||_2 <= prod_l s_l", _beta_norm, _prod_s, relation="<=", search=CONV,
+             tol=1e-12, tol_source="float64 SVD"),
+        Step("(69): prod_l s_l^2 >= (||yhat|| / ||X||_op)^2 > 0 at a converged T", _prod_s2, _yhat_over_x2,
+             relation=">=", search=CONV, cites=("(69)",)),
     ))
 
 
