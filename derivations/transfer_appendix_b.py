@@ -32,8 +32,11 @@ CS_SRC = ("complex-step derivatives (h = 1e-30) of polynomial losses: truncation
 def _init(d: int, L: int, lam: float, seed: int, gen: int = 0):
     """Wbar_1..Wbar_L (d x d, ..., d x 1) satisfying (19) with constant lam, built from the last layer backwards.
 
+    gen = 2: the tight initialization Wbar_l = sqrt((L - l) lam) I_d, Wbar_L = 0 ((19) with equality).
     gen = 1: the wide family of the (41) search (layer scales 10^U(-1, 1), slacks R R^T with R ~ 10^U(-2, 1) N,
     d and lam drawn from the seed's stream and required to match the point's)."""
+    if gen == 2:  # (19) with equality: Wbar_l = sqrt((L - l) lam) I, Wbar_L = 0
+        return [np.sqrt((L - l) * lam) * np.eye(d) for l in range(1, L)] + [np.zeros((d, 1))]
     if gen == 1:
         rng = np.random.default_rng(seed)
         dd, ll = int(rng.integers(2, 4)), float(10 ** rng.uniform(-3, 0))
@@ -902,6 +905,18 @@ def _rhs84(**p):
     return -_rate(st) * _fro2(_xpr(st))
 
 
+def _rhs84_fixed(**p):
+    """-(2/n) (alpha^2 lambda)^{L-1} ||X^T P_par r||^2"""
+    st = _S(p)
+    return 2 / st["x"].shape[0] * _rhs84(**p)
+
+
+def _Lpar_exp_fixed(**p):
+    """L_par(0) exp(-(2/n) (alpha^2 lambda)^{L-1} lambda_min t)"""
+    st = _S(p)
+    return _Lpar(**dict(p, t=0.0)) * float(np.exp(-2 / st["x"].shape[0] * _rate(st) * _lmin(st) * p["t"]))
+
+
 def _lmin(st):
     ev = np.linalg.eigvalsh(st["x"] @ st["x"].T)
     return float(np.min(ev[ev > 1e-10 * np.max(ev)]))
@@ -948,7 +963,10 @@ AT_85 = dict(EMP()[3])  # d = 1: im(X) is a line, ||X^T P r||^2 = lambda_min L_p
 EMP_OVER = lambda: [dict(p, kind="emp") for p in (  # noqa: E731  n < d: r_perp = 0 impossible to see; W_1^perp != 0
     {"d": 3, "L": 2, "alpha": 0.7, "seed": 5, "t": 1.0, "n": 2}, {"d": 3, "L": 3, "alpha": 0.5, "seed": 6, "t": 3.0,
                                                                    "n": 1})]
-SCALE_SRC = "the same tolerance as the complex-step steps"
+# (19) with equality (Wbar_l = sqrt((L-l) lam) I, Wbar_L = 0): sigma_min^2(Phi) = (alpha^2 lambda)^{L-1} at t = 0
+TIGHT = lambda: [dict(p, kind="emp", gen=2) for p in (  # noqa: E731
+    {"d": 1, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.0, "n": 3}, {"d": 1, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.1, "n": 3},
+    {"d": 2, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.1, "n": 4}, {"d": 2, "L": 3, "alpha": 1.0, "seed": 0, "t": 0.1, "n": 4})]
 
 B4 = Derivation(
     "transfer.appendixB4", "Theorem 3.5, part 1 (App. B.4, eqs (75)-(87)): convergence on the empirical loss",
@@ -980,14 +998,30 @@ B4 = Derivation(
         Step("(83): -||Phi^T X^T P r||^2 <= -sigma_min^2(Phi^T) ||X^T P r||^2", _m_phi_xpr2, _rhs83, relation="<=",
              search=EMP, tol=1e-12, tol_source="float64 SVD", cites=("(83)",)),
         Step("(84): dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P_par r||^2", _Lpar_dot, _rhs84, relation="<=",
-             search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(84)",)),
+             search=lambda: EMP() + TIGHT(), tol=CS_TOL, tol_source=CS_SRC, cites=("(84)",),
+             erratum=Erratum("002-eq84", SEED, "eq (84)", "dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P r||^2",
+                             "dL_par/dt <= -(2/n) (alpha^2 lambda)^{L-1} ||X^T P r||^2 (the 1/(2n) of (78)/(80) "
+                             "times the 4 of (82)); fails for n >= 3 where (19) is tight",
+                             "Counterexample: d = 1, L = 2, n = 3, Wbar_1 = sqrt(lam), Wbar_2 = 0, t = 0.",
+                             at=dict(TIGHT()[0]))),
+        Step("(84) corrected: dL_par/dt <= -(2/n) (alpha^2 lambda)^{L-1} ||X^T P_par r||^2", _Lpar_dot,
+             _rhs84_fixed, relation="<=", search=lambda: EMP() + TIGHT(), tol=CS_TOL, tol_source=CS_SRC),
         Step("(85) as chained: -(alpha^2 lambda)^{L-1} ||X^T P r||^2 <= -2 (alpha^2 lambda)^{L-1} lambda_min L_par",
              _rhs84, _rhs85, relation="<=", search=EMP, cites=("(85)",),
              erratum=Erratum("002-eq85", SEED, "eq (85)", "-c ||X^T P r||^2 <= -2 c lambda_min L_par",
                              "-c ||X^T P r||^2 <= -c lambda_min L_par (||X^T z||^2 >= lambda_min ||z||^2 on im(X); "
                              "the 2 belongs to L = L_par/(2n) + ..., with 1/(2n))", "equality at d = 1", at=AT_85)),
         Step("text after (85): L_par(t) <= L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)", _Lpar, _Lpar_exp,
-             relation="<=", search=EMP, tol=ODE_TOL, tol_source=ODE_SRC),
+             relation="<=", search=lambda: EMP() + TIGHT(), tol=ODE_TOL, tol_source=ODE_SRC,
+             erratum=Erratum("002-B4-rate", SEED, "App. B.4, text after (85)",
+                             "L_par(t) <= L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)",
+                             "L_par(t) <= L_par(0) exp(-(2/n) (alpha^2 lambda)^{L-1} lambda_min t) (rate n times "
+                             "slower); convergence to a global minimum (Theorem 3.5, part 1) is unaffected",
+                             "Counterexample: the tight initialization, d = 1, L = 2, n = 3, t = 0.1.",
+                             at=dict(TIGHT()[1]))),
+        Step("text after (85) corrected: L_par(t) <= L_par(0) exp(-(2/n) (alpha^2 lambda)^{L-1} lambda_min t) -> 0",
+             _Lpar, _Lpar_exp_fixed, relation="<=", search=lambda: EMP() + TIGHT() + CONV(), tol=ODE_TOL,
+             tol_source=ODE_SRC),
         Step("(87a): ||W_1^perp(t)||_F = ||W_1^perp(0)||_F", _w1perp, _w1perp0, search=lambda: EMP() + EMP_OVER(),
              tol=ODE_TOL, tol_source=ODE_SRC, cites=("(87)",)),
         Step("(87b): ||W_1^perp(0)||_F <= alpha ||Wbar_1||_F", _w1perp0, _alpha_w1bar, relation="<=",
