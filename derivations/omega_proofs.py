@@ -302,7 +302,7 @@ def _argmin_oplus(f1, f2, v):
 
 
 def _fns(o1, o2):
-    from derivations.omega import prepare
+    from .omega import prepare
 
     return prepare(_om(o1))[1], prepare(_om(o2))[1]
 
@@ -588,7 +588,7 @@ def _instance(omega, k):
 def _feasible_objective(omega, k):
     """Omega_omega(M) + ||theta - theta0||^2 at the k-th random feasible (M, theta): M symmetric with eigenvalues >= 1,
     theta - theta0 = M^-1 beta"""
-    from derivations.omega import prepare
+    from .omega import prepare
 
     ev, M, beta = _instance(omega, k)
     theta = np.linalg.solve(M, beta)
