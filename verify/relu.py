@@ -200,7 +200,8 @@ def _against_roots(ctx: Context) -> list[Evidence]:
                        text=f"the first-root choice is wrong (relative excess > 1e-8) on {int(wrong.sum())} of {n} "
                             f"points ({int((wrong & two).sum())} of the {int(two.sum())} with two local minima); "
                             f"largest relative excess {worst:.3g} (erratum 001-eq10-unique is decided in the "
-                            "derivation at (1, 3, 1, 4))",
+                            "derivation at (1, 5/2, 1, 5/2), roots 1/2, 1, 2; np.roots' first root is 75% above r~ "
+                            "at (1, 3, 1, 4))",
                        values={"points": n, "wrong": int(wrong.sum()), "two_minima": int(two.sum()),
                                "wrong_with_two_minima": int((wrong & two).sum()), "largest_relative_excess": worst}))
     return out
