@@ -66,6 +66,11 @@ ACCOUNTS = (
     Account("(120)", "not-checkable",
             "restates Theorem 3.4's conclusion (74) W_1 ... W_{L-1} = beta_s v_{L-1}^T (a limit of gradient flow, "
             "App. B.3 in derivations/transfer_appendix_b.py; trained networks in " + _DL + ")"),
+    Account("(134)", "not-checkable",
+            "the label stands on two garbled displays in the text (one with the denominator (n + n lambda) "
+            "unsquared and a factor n pi^{n/2}/(n pi^{n/2}), one with factors missing), neither a well-formed "
+            "equation to transcribe; the Stirling step they stand for, (133) -> (135), is checked "
+            "(transfer.coverage_b7)"),
     Account("(142)", "definition", "defines the mean-field ReLU student f(x) = (1/m) sum_i c_i relu(w_i . x)"),
     Account("(143)", "definition", "defines the ReLU teacher f_* = (1/m_*) sum_i c_i^* relu(w_i^* . x)"),
     Account("(144)", "definition", "defines the RKHS H_k as finite combinations of kernel sections k(., z_i)"),

@@ -972,7 +972,7 @@ DERIVATIONS = (
                  "002-eq11-interval", SEED, "text after eq (11)",
                  "gamma in (gamma_+, gamma_-), gamma_pm = [B pm sqrt(...)]/2",
                  "gamma_+ > gamma_-: the interval is (gamma_-, gamma_+).", "",
-                 at={"theta": sp.Rational(6, 5), "sigma": sp.Rational(1, 5)}), cites=("(11)",)),
+                 at={"theta": sp.Rational(6, 5), "sigma": sp.Rational(1, 5)})),
         Step("the seed's theta range (arccos(1 - sigma), pi/2): outside it T_lt >= 0 for gamma < 1",
              T_LT_OVER, 0, relation=">=", erratum=Erratum(
                  "002-eq11-theta", SEED, "text after eq (11)",
@@ -980,7 +980,7 @@ DERIVATIONS = (
                  "T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
                  "pi/2 included (there gamma in (0, 1 - sigma^2)).",
                  "Counterexample theta = 2 > pi/2, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - sin^2 2 < 0.",
-                 at={"gamma": sp.Rational(1, 2), "theta": 2, "sigma": sp.Rational(1, 5)}), cites=("(11)",)),
+                 at={"gamma": sp.Rational(1, 2), "theta": 2, "sigma": sp.Rational(1, 5)})),
         Step("the discriminant B^2 - 4 cos^2 >= 0 <=> |cos theta| <= 1 - sigma (B > 0)",
              Bq**2 - 4 * sp.cos(th) ** 2, (1 + sp.cos(th) - s) * (1 - sp.cos(th) - s) * (1 + sp.cos(th) + s)
              * (1 - sp.cos(th) + s)),
@@ -995,11 +995,11 @@ DERIVATIONS = (
             "002-eq29", SEED, "eq (29)", "[(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] = [g^2 - f^2 - 2yg + 2yf]",
             "the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", "",
             at={"y": 0, "f": 1, "g_x": 0, "sigma": 1}),
-             lhs=(y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2), rhs=gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_, cites=("(28)", "(29)")),
+             lhs=(y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2), rhs=gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_, cites=("(29)",)),
         Step("(30): E_{y ~ N(f, sigma^2)} of (28)'s integrand = (f - g)^2/(2 sigma^2)",
              sp.Integral(((y_ - gg_) ** 2 - (y_ - f_) ** 2) / (2 * sig**2) * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2))
                          / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)), (f_ - gg_) ** 2 / (2 * sig**2),
-             symbolic=False, points=4, domain={sig: (0.3, 2.0), f_: (-2.0, 2.0), gg_: (-2.0, 2.0)}, cites=("(30)",)),
+             symbolic=False, points=4, domain={sig: (0.3, 2.0), f_: (-2.0, 2.0), gg_: (-2.0, 2.0)}, cites=("(28)", "(30)")),
         Step("(31): the entry D_KL(||f-g||^2, sigma) against the defining integral int p_f log(p_f/p_g)",
              lambda dist_sq, sigma: _entry("transfer.kl_divergence")(dist_sq=dist_sq, sigma=sigma),
              lambda dist_sq, sigma: _kl_quad(dist_sq, sigma),
@@ -1040,4 +1040,345 @@ DERIVATIONS = (
              search=_rkhs_points, cites=("(156)",)),
     )),
 )
-DERIVATIONS = DERIVATIONS + APPENDIX_B_DERIVATIONS
+
+# -- seed 002 coverage (issue #14): the remaining labelled equations of App. B.1, B.5-B.8 and App. C ------------
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+_SHAPES = [{"n": 3, "d": 8, "seed": 0}, {"n": 8, "d": 3, "seed": 1}, {"n": 5, "d": 5, "seed": 2},
+           {"n": 20, "d": 50, "seed": 3}, {"n": 50, "d": 20, "seed": 4}]
+
+
+def _pinv_trace(n, d, seed):
+    """(94) left side: tr((X^+)^T X^+) with numpy's pseudoinverse of a Gaussian n x d matrix"""
+    Xp = np.linalg.pinv(_rng(seed).standard_normal((n, d)))
+    return float(np.trace(Xp.T @ Xp))
+
+
+def _inv_sv_sum(n, d, seed):
+    """(94) right side: sum over the min(n, d) nonzero singular values of 1/sigma_l^2"""
+    sv = np.linalg.svd(_rng(seed).standard_normal((n, d)), compute_uv=False)
+    return float(np.sum(1.0 / sv**2))
+
+
+def _transfer_setup(n, d, seed, theta=0.7, sigma=0.5):
+    """X (n x d Gaussian), unit beta_s, unit nu orthogonal to it, beta_t = cos beta_s + sin nu, noise, unit v"""
+    r = _rng(seed)
+    X = r.standard_normal((n, d))
+    Q, _ = np.linalg.qr(r.standard_normal((d, 3)))
+    bs, nu, v = Q[:, 0], Q[:, 1], Q[:, 2]
+    eps = sigma * r.standard_normal(n)
+    bt = math.cos(theta) * bs + math.sin(theta) * nu
+    return X, bs, nu, v, bt, eps
+
+
+def _rank_one_pinv(n, d, seed):
+    """(101) left side: numpy's pseudoinverse of Phi = (X beta_s) v^T"""
+    X, bs, _, v, _, _ = _transfer_setup(n, d, seed)
+    return np.linalg.pinv(np.outer(X @ bs, v))
+
+
+def _rank_one_pinv_seed(n, d, seed):
+    """(101) right side: v (X beta_s)^T / ||X beta_s||^2"""
+    X, bs, _, v, _, _ = _transfer_setup(n, d, seed)
+    a = X @ bs
+    return np.outer(v, a) / (a @ a)
+
+
+def _lt_beta(n, d, seed):
+    """(102)-(103): W_1..W_{L-1} Phi^+ y_t with W_1..W_{L-1} = beta_s v^T (Theorem 3.4) and numpy's pinv"""
+    X, bs, _, v, bt, eps = _transfer_setup(n, d, seed)
+    y = X @ bt + eps
+    return np.outer(bs, v) @ (np.linalg.pinv(X @ np.outer(bs, v)) @ y)
+
+
+def _b105(X, bs, y):
+    return (bs @ X.T @ y) / (bs @ X.T @ X @ bs)
+
+
+def _lt_beta_seed(n, d, seed):
+    """(104)-(105): b beta_s with b = beta_s^T X^T y_t / beta_s^T X^T X beta_s"""
+    X, bs, _, _, bt, eps = _transfer_setup(n, d, seed)
+    return _b105(X, bs, X @ bt + eps) * bs
+
+
+def _b106(n, d, seed):
+    """(106): b split into signal and noise parts, y_t = X beta_t + eps"""
+    X, bs, _, _, bt, eps = _transfer_setup(n, d, seed)
+    q = bs @ X.T @ X @ bs
+    return (bs @ X.T @ X @ bt) / q + (bs @ X.T @ eps) / q
+
+
+def _b105_at(n, d, seed):
+    X, bs, _, _, bt, eps = _transfer_setup(n, d, seed)
+    return _b105(X, bs, X @ bt + eps)
+
+
+def _b_pair_mean(n, d, seed, theta):
+    """(109)-(110): b averaged over a draw and its mirror image (X R, -eps), R = I - 2 nu nu^T: (z, w, eps) ->
+    (z, -w, -eps) has the same law (z = X beta_s, w = X nu independent N(0, I_n)), so E b is this pair's mean"""
+    X, bs, nu, _, _, eps = _transfer_setup(n, d, seed, theta=theta)
+    bt = math.cos(theta) * bs + math.sin(theta) * nu
+    R = np.eye(d) - 2 * np.outer(nu, nu)
+    return 0.5 * (_b105(X, bs, X @ bt + eps) + _b105(X @ R, bs, X @ R @ bt - eps))
+
+
+def _ridge_readout(n, d, seed, lam):
+    """(118): W_L = (Phi^T Phi + n lam I_d)^-1 Phi^T y_t with Phi = (X beta_s) v^T"""
+    X, bs, _, v, bt, eps = _transfer_setup(n, d, seed)
+    Phi = np.outer(X @ bs, v)
+    return Phi, X @ bt + eps, np.linalg.solve(Phi.T @ Phi + n * lam * np.eye(d), Phi.T @ (X @ bt + eps))
+
+
+def _ridge_grad_norm(n, d, seed, lam):
+    """gradient of the objective (12) at (118): Phi^T (Phi W - y)/n + lam W (its norm)"""
+    Phi, y, W = _ridge_readout(n, d, seed, lam)
+    return float(np.linalg.norm(Phi.T @ (Phi @ W - y) / n + lam * W))
+
+
+def _ridge_beta(n, d, seed, lam):
+    """(121): beta = W_1 .. W_{L-1} W_L with W_1 .. W_{L-1} = beta_s v^T (120) and W_L from (118)"""
+    X, bs, _, v, _, _ = _transfer_setup(n, d, seed)
+    return np.outer(bs, v) @ _ridge_readout(n, d, seed, lam)[2]
+
+
+def _ridge_beta_seed(n, d, seed, lam):
+    """(123): ((X beta_s)^T y_t / (||X beta_s||^2 + n lam)) beta_s"""
+    X, bs, _, _, bt, eps = _transfer_setup(n, d, seed)
+    a = X @ bs
+    return (a @ (X @ bt + eps)) / (a @ a + n * lam) * bs
+
+
+def _perp_pair_mean(n, d, seed):
+    """(140)-(141): <nu, (I - P_row(X)) beta_s> averaged over X and its mirror X R (R = I - 2 nu nu^T: same law
+    of X; P_row(XR) = R P R, R nu = -nu, R beta_s = beta_s, so the two values are opposite)"""
+    X, bs, nu, _, _, _ = _transfer_setup(n, d, seed)
+    R = np.eye(d) - 2 * np.outer(nu, nu)
+    vals = [nu @ (bs - np.linalg.pinv(M) @ M @ bs) for M in (X, X @ R)]
+    return float(0.5 * (vals[0] + vals[1]))
+
+
+def _chi2_moment(n, lam, power, denom_power, dps=30):
+    """E[||z||^power / (||z||^2 + n lam)^denom_power], z ~ N(0, I_n), by quadrature of the chi-square density"""
+    with mpmath.workdps(dps):
+        k = mpmath.mpf(n)
+        logc = -(k / 2) * mpmath.log(2) - mpmath.loggamma(k / 2)
+        f = lambda t: mpmath.exp(logc + (k / 2 - 1) * mpmath.log(t) - t / 2) * t ** (mpmath.mpf(power) / 2) \
+            / (t + k * lam) ** denom_power
+        sd = mpmath.sqrt(2 * k)
+        pts = [0] + [max(k + j * sd, k / 2 ** (abs(j) + 1)) if j < 0 else k + j * sd for j in (-12, -4, 0, 4, 12)] \
+            + [mpmath.inf]
+        return mpmath.quad(f, sorted(set(pts)))
+
+
+def _radial(n, m, lam, denom_power, dps=30):
+    """S_{n-1}/(2 pi)^{n/2} int_0^oo r^{m+1} e^{-r^2/2} / (r^2 + n lam)^denom_power dr (spherical coordinates)"""
+    with mpmath.workdps(dps):
+        k = mpmath.mpf(n)
+        S = 2 * mpmath.pi ** (k / 2) / mpmath.gamma(k / 2)
+        return S / (2 * mpmath.pi) ** (k / 2) * mpmath.quad(
+            lambda r: r ** (m + 1) * mpmath.exp(-r**2 / 2) / (r**2 + k * lam) ** denom_power, [0, 1, 5, mpmath.inf])
+
+
+def _int_r(n, lam):
+    """int_0^oo r^{n+1} e^{-r^2/2} / (r^2 + n lam)^2 dr (the integral of (126) at m = n, coefficient dropped)"""
+    with mpmath.workdps(30):
+        return mpmath.quad(lambda r: r ** (n + 1) * mpmath.exp(-r**2 / 2) / (r**2 + n * lam) ** 2, [0, 1, 5, mpmath.inf])
+
+
+def _int_u(n, lam):
+    """(128): 2^{n/2} int_0^oo u^{n/2} e^{-u} / (2u + n lam)^2 du"""
+    with mpmath.workdps(30):
+        return 2 ** (mpmath.mpf(n) / 2) * mpmath.quad(
+            lambda x: x ** (mpmath.mpf(n) / 2) * mpmath.exp(-x) / (2 * x + n * lam) ** 2, [0, 1, 5, mpmath.inf])
+
+
+def _int_t(n, lam):
+    """(129): n (2n)^{n/2} int_0^oo t^{n/2} e^{-nt} / (2nt + n lam)^2 dt"""
+    with mpmath.workdps(30):
+        k = mpmath.mpf(n)
+        return k * (2 * k) ** (k / 2) * mpmath.quad(
+            lambda x: x ** (k / 2) * mpmath.exp(-k * x) / (2 * k * x + k * lam) ** 2, [0, 1 / k, 5 / k, mpmath.inf])
+
+
+_BIG_N = 10**6
+_SD_BIG = math.sqrt(2 / _BIG_N)   # E|T - 1| <= sd(T) = sqrt(2/n) for T = ||z||^2/n
+
+
+def _hermite_risk(c1, c2):
+    """E_x (x^T c)^2 for x ~ N(0, I_2) by a 3-node Gauss-Hermite rule per axis (exact for degree <= 5)"""
+    xs, ws = np.polynomial.hermite_e.hermegauss(3)
+    ws = ws / ws.sum()
+    return float(sum(wi * wj * (xi * c1 + xj * c2) ** 2 for xi, wi in zip(xs, ws) for xj, wj in zip(xs, ws)))
+
+
+def _bl_norm_cos_half(k):
+    """||cos(y)/2||_BL = sup |d/dy cos(y)/2| + sup |cos(y)/2| over a grid of the period with 4k points (it contains
+    the maximizers y = 0 and pi/2; cos is 2 pi periodic so the suprema over R are over one period)"""
+    ys = [mpmath.pi * j / (2 * k) for j in range(4 * k)]
+    return max(abs(mpmath.sin(y)) / 2 for y in ys) + max(abs(mpmath.cos(y)) / 2 for y in ys)
+
+
+def _kl_scaled(f_norm2, sigma, delta):
+    """Theorem 2.2, KL half: D_KL(p_f || p_g) (the entry) at g = c f, c = 1 + 2 sqrt(2 sigma^2 delta/||f||^2)"""
+    c = 1 + 2 * math.sqrt(2 * sigma**2 * delta / f_norm2)
+    return _entry("transfer.kl_divergence")(dist_sq=(c - 1) ** 2 * f_norm2, sigma=sigma)
+
+
+def _mercer_residual(seed):
+    """(154): with psi_l = sum_i (z_l)_i relu(w_i.x)/sqrt(m lambda_l^2), K z_l = lambda_l^2 z_l, K = G/m (151):
+    T_k psi_l = (1/m) sum_i relu(w_i.x) <relu(w_i.x), psi_l> has coefficients G c/m; returns the largest
+    |T_k psi_l - lambda_l^2 psi_l| coefficient and |<psi_l, psi_l> - 1| (c^T G c) over l, G from the entry (150)"""
+    r = _rng(seed)
+    m = 4
+    W = r.standard_normal((m, 3))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    G = np.array(_entry("transfer.relu_kernel")(u=np.clip(W @ W.T, -1, 1)), dtype=float)
+    K = G / m
+    lam2, Z = np.linalg.eigh(K)
+    worst = 0.0
+    for l in range(m):
+        c = Z[:, l] / math.sqrt(m * lam2[l])
+        worst = max(worst, float(np.max(np.abs(G @ c / m - lam2[l] * c))), abs(float(c @ G @ c) - 1))
+    return worst
+
+
+t_, Z2_ = sp.Symbol("t", positive=True), sp.Symbol("Z2", positive=True)
+f_lap = sp.log(t_) / 2 - t_                       # (130): f(t) = log(t)/2 - t
+g_lap = (2 * nn * t_ + nn * lam) ** -2            # (130): g(t) = (2nt + n lam)^-2
+a1_, a2_, xh_ = sp.symbols("a_1 a_2 x_h", real=True)
+l1_e, l2_e, l3_e, zz_ = sp.symbols("lambda_1 lambda_2 lambda_3 z", positive=True)
+delta_ = sp.Symbol("delta", positive=True)
+
+COVERAGE_DERIVATIONS = (
+    Derivation("transfer.coverage_b1", "Theorem 2.2 and App. B.1: the Dudley-metric and KL constructions", SEED,
+               "Theorem 2.2, eqs (23), (27)", ("transfer.kl_divergence",), (
+        Step("(23): h(x, y) = cos(y)/2 is in the BL unit ball: ||h||_L + ||h||_inf <= 1", lambda k: _bl_norm_cos_half(k),
+             1, relation="<=", search=lambda: [{"k": 1}, {"k": 50}], cites=("(23)",)),
+        Step("(27): int f^2 p = sum_i alpha_i^2 for f = sum alpha_i phi_i, orthonormal phi (Hermite: x, (x^2-1)/sqrt 2)",
+             sp.Integral((a1_ * xh_ + a2_ * (xh_**2 - 1) / sp.sqrt(2)) ** 2 * sp.exp(-xh_**2 / 2) / sp.sqrt(2 * sp.pi),
+                         (xh_, -sp.oo, sp.oo)), a1_**2 + a2_**2,
+             domain={a1_: (-2.0, 2.0), a2_: (-2.0, 2.0)}, cites=("(27)",)),
+        Step("Theorem 2.2 (KL): g = c f with c = 1 + 2 sqrt(2 sigma^2 delta/||f||^2) gives D_KL(p_f||p_g) >= delta "
+             "(the entry (31))", _kl_scaled, lambda f_norm2, sigma, delta: delta, relation=">=",
+             search=lambda: _grid(f_norm2=(1.0, 0.01, 100.0), sigma=(1.0, 0.1, 10.0), delta=(1.0, 1e-3, 1e3)),
+             cites=("Theorem 2.2",)),
+        Step("Theorem 2.2 (Dudley): gamma_beta(p_f, p_g) >= delta for some g; but ||h||_BL <= 1 forces |h| <= 1, so "
+             "gamma_beta <= 2 TV(p_f, p_g) = 2 erf(|f - g|/(2 sqrt 2 sigma)) (constant f, g) and the claim needs "
+             "2 erf(...) >= delta", 2 * sp.erf(sp.Abs(f_ - gg_) / (2 * sp.sqrt(2) * sig)), delta_, relation=">=",
+             erratum=Erratum(
+                 "002-thm22-dudley", SEED, "Theorem 2.2 and its proof (App. B.1, after (27))",
+                 "for any f in Phi and any delta > 0 there exists g in Phi with gamma_beta(p_f, p_g) >= delta",
+                 "the Dudley metric is at most 2 (|E_p h - E_q h| <= 2 ||h||_inf <= 2 on the BL unit ball): the claim "
+                 "fails for every delta > 2, whatever g. The KL half of the theorem holds (D_KL = ||f-g||^2/(2 sigma^2) "
+                 "is unbounded).",
+                 "At f = 0, g = 10, sigma = 1: 2 TV = 2 erf(10/(2 sqrt 2)) < 2 < delta = 3; (25)'s wrong direction "
+                 "(erratum 002-eq25) is how the proof reached it.", at={"f": 0, "g_x": 10, "sigma": 1, "delta": 3}),
+             cites=("Theorem 2.2",)),
+    )),
+    Derivation("transfer.coverage_b5_b6", "App. B.5-B.6: risk of a predictor, pseudoinverses, the linear-transfer "
+               "coefficient b", SEED, "eqs (88), (94), (96), (101)-(107), (109)-(110)", (), (
+        Step("(88)/(107): E_x (x^T (beta_hat - beta_t))^2 = ||beta_hat - beta_t||^2 for x ~ N(0, I) (d = 2)",
+             _hermite_risk, lambda c1, c2: c1**2 + c2**2,
+             search=lambda: _grid(c1=(1.0, 0.0, -0.3, 2.5), c2=(0.0, 1.0, 0.7, -4.0)), rtol=1e-14,
+             tol_source="Gauss-Hermite (3 nodes) exact for degree 2; float64 nodes/weights: 9 terms, <= 1e-15 relative",
+             cites=("(88)", "(107)", "(124)")),
+        Step("(94): tr((X^+)^T X^+) = sum_{l <= min(n, d)} 1/sigma_l^2", _pinv_trace, _inv_sv_sum,
+             search=lambda: _SHAPES, rtol=1e-10,
+             tol_source="float64 pinv and SVD of Gaussian matrices with cond <= 1e2 here: relative error <= cond^2 "
+                        "* 1e-15 = 1e-11", cites=("(94)",)),
+        Step("(96): -lim_{z->0} (1/n) tr((z I - C)^-1) = (1/n) tr(C^-1) (C = Q diag(lambda) Q^T, n = 3)",
+             sp.Limit(-(1 / (zz_ - l1_e) + 1 / (zz_ - l2_e) + 1 / (zz_ - l3_e)) / 3, zz_, 0),
+             (1 / l1_e + 1 / l2_e + 1 / l3_e) / 3, domain={l1_e: (0.1, 5.0), l2_e: (0.1, 5.0), l3_e: (0.1, 5.0)},
+             cites=("(96)",)),
+        Step("(101): Phi^+ = v (X beta_s)^T/||X beta_s||^2 for Phi = (X beta_s) v^T, ||v|| = 1",
+             _rank_one_pinv, _rank_one_pinv_seed, search=lambda: _SHAPES, tol=1e-12,
+             tol_source="float64 pinv of a rank-one matrix with entries <= 10 (SVD cutoff far below its one "
+                        "singular value): <= 1e-13 absolute", cites=("(101)",)),
+        Step("(102)-(105): W_1 .. W_{L-1} Phi^+ y_t = b beta_s, b = beta_s^T X^T y_t / beta_s^T X^T X beta_s",
+             _lt_beta, _lt_beta_seed, search=lambda: _SHAPES, tol=1e-11,
+             tol_source="float64 pinv and products of size <= 50 with entries <= 10: <= 1e-12 absolute",
+             cites=("(102)", "(103)", "(104)", "(105)")),
+        Step("(106): b = beta_s^T X^T X beta_t/q + beta_s^T X^T eps/q (y_t = X beta_t + eps)", _b106, _b105_at,
+             search=lambda: _SHAPES, rtol=1e-12, tol_source="float64: two quadratic forms of size <= 50, <= 1e-13",
+             cites=("(106)",)),
+        Step("(109)-(110): E b = cos theta (the mean of b over a draw and its mirror image (z, -w, -eps))",
+             _b_pair_mean, lambda n, d, seed, theta: math.cos(theta),
+             search=lambda: [{**p, "theta": t} for p in _SHAPES for t in (0.7, 1.5, 2.8)], tol=1e-12,
+             tol_source="float64 quadratic forms of size <= 50: <= 1e-13 absolute", cites=("(109)", "(110)")),
+    )),
+    Derivation("transfer.coverage_b7", "App. B.7: the ridge readout and the integrals I_1, I_2 (Theorem 3.8)", SEED,
+               "eqs (118), (121)-(137)", ("transfer.ridge_transfer_risk",), (
+        Step("(118): the gradient of (12) vanishes at W_L = (Phi^T Phi + n lam I)^-1 Phi^T y_t", _ridge_grad_norm, 0,
+             search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
+             tol_source="float64 solve with cond(Phi^T Phi + n lam I) <= 1e4 here, entries <= 1e3: <= 1e-12",
+             cites=("(118)",)),
+        Step("(121)-(123): beta_s v^T W_L = ((X beta_s)^T y_t/(||X beta_s||^2 + n lam)) beta_s", _ridge_beta,
+             _ridge_beta_seed, search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
+             tol_source="float64 solve (cond <= 1e4) and products of size <= 50: <= 1e-12 absolute",
+             cites=("(121)", "(122)", "(123)")),
+        Step("(124)-(125): E_{w,eps} ||b beta_s - beta_t||^2 given Z2 = ||z||^2 (bias^2 + variance of "
+             "b = (cos Z2 + z.w sin + z.eps)/(Z2 + n lam)) = 1 + cos^2 I1(n+2) + (sin^2 + sigma^2) I1(n) - 2 cos^2 I2(n) "
+             "with the I's integrands", (sp.cos(th) * Z2_ / (Z2_ + nn * lam) - sp.cos(th)) ** 2 + sp.sin(th) ** 2
+             + (sp.sin(th) ** 2 + s**2) * Z2_ / (Z2_ + nn * lam) ** 2,
+             1 + sp.cos(th) ** 2 * Z2_**2 / (Z2_ + nn * lam) ** 2 + (sp.sin(th) ** 2 + s**2) * Z2_ / (Z2_ + nn * lam) ** 2
+             - 2 * sp.cos(th) ** 2 * Z2_ / (Z2_ + nn * lam), cites=("(125)",)),
+        Step("(126)-(127): E_z ||z||^{m-n+2}/(||z||^2 + n lam)^k (chi-square law) = S_{n-1}/(2pi)^{n/2} "
+             "int r^{m+1} e^{-r^2/2}/(r^2 + n lam)^k dr, k = 2 (I1), 1 (I2)",
+             lambda n, m, lam, k: _chi2_moment(n, lam, m - n + 2, k), lambda n, m, lam, k: _radial(n, m, lam, k),
+             search=lambda: [{"n": 3, "m": 3, "lam": 0.5, "k": 2}, {"n": 3, "m": 5, "lam": 2.0, "k": 2},
+                             {"n": 6, "m": 6, "lam": 0.5, "k": 1}, {"n": 6, "m": 9, "lam": 2.0, "k": 1}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
+             cites=("(126)", "(127)")),
+        Step("(128): int r^{n+1} e^{-r^2/2}/(r^2 + n lam)^2 dr = 2^{n/2} int u^{n/2} e^{-u}/(2u + n lam)^2 du",
+             _int_r, _int_u, search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)", cites=("(128)",)),
+        Step("(129): ... = n (2n)^{n/2} int t^{n/2} e^{-nt}/(2nt + n lam)^2 dt", _int_u, _int_t,
+             search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)", cites=("(129)",)),
+        Step("(130): t^{n/2} e^{-nt}/(2nt + n lam)^2 = g(t) e^{n f(t)}, f = log(t)/2 - t, g = (2nt + n lam)^-2",
+             t_ ** (nn / 2) * sp.exp(-nn * t_) / (2 * nn * t_ + nn * lam) ** 2, g_lap * sp.exp(nn * f_lap),
+             domain={t_: (0.01, 3.0), lam: (0.1, 3.0)}, cites=("(130)",)),
+        Step("(131)-(132): f'(t_0) = 0 at t_0 = 1/2", sp.Subs(sp.Derivative(f_lap, t_), t_, sp.Rational(1, 2)), 0,
+             cites=("(131)",)),
+        Step("(131) -> (132): n (2n)^{n/2} sqrt(2 pi/(n |f''(t_0)|)) g(t_0) e^{n f(t_0)} = sqrt(pi n) n^{n/2} "
+             "e^{-n/2}/(n + n lam)^2", sp.Subs(nn * (2 * nn) ** (nn / 2) * sp.sqrt(2 * sp.pi / (nn * sp.Abs(
+                 sp.Derivative(f_lap, t_, 2)))) * g_lap * sp.exp(nn * f_lap), t_, sp.Rational(1, 2)),
+             sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2) / (nn + nn * lam) ** 2,
+             domain={nn: (3, 200), lam: (0.1, 3.0)}, cites=("(131)", "(132)")),
+        Step("(133) -> (135) by Stirling: S_{n-1}/(2pi)^{n/2} * (132) * n (1 + lam)^2 -> 1 as n -> oo",
+             sp.Limit(S_n / (2 * sp.pi) ** (nn / 2) * sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2)
+                      / (nn + nn * lam) ** 2 * nn * (1 + lam) ** 2, nn, sp.oo), 1, domain={lam: (0.1, 3.0)},
+             cites=("(133)", "(135)")),
+        Step("(135): n I1(n, lam) = E[T/(T + lam)^2] (T = ||z||^2/n) -> 1/(1 + lam)^2, so lim I1(n, lam) = 0",
+             lambda lam: _BIG_N * _chi2_moment(_BIG_N, lam, 2, 2), lambda lam: 1 / (1 + lam) ** 2,
+             search=lambda: [{"lam": 1.0}, {"lam": 0.5}, {"lam": 2.0}], tol=4 * _SD_BIG,
+             tol_source="|E h(T) - h(1)| <= sup|h'| E|T - 1| <= sup|h'| sqrt(2/n), h(t) = t/(t+lam)^2, "
+                        "sup_{t>=0} |h'| = 1/lam^2 <= 4 for lam >= 1/2, n = 1e6", cites=("(135)",)),
+        Step("(136): I1(n+2, lam) = E[(T/(T + lam))^2] -> 1/(1 + lam)^2",
+             lambda lam: _chi2_moment(_BIG_N, lam, 4, 2), lambda lam: 1 / (1 + lam) ** 2,
+             search=lambda: [{"lam": 1.0}, {"lam": 0.5}, {"lam": 2.0}], tol=16 / 27 * _SD_BIG,
+             tol_source="|E h(T) - h(1)| <= sup|h'| sqrt(2/n), h(t) = (t/(t+lam))^2, sup|h'| = 8/(27 lam) <= 16/27 "
+                        "for lam >= 1/2, n = 1e6", cites=("(136)",)),
+        Step("(137): I2(n, lam) = E[T/(T + lam)] -> 1/(1 + lam)",
+             lambda lam: _chi2_moment(_BIG_N, lam, 2, 1), lambda lam: 1 / (1 + lam),
+             search=lambda: [{"lam": 1.0}, {"lam": 0.5}, {"lam": 2.0}], tol=2 * _SD_BIG,
+             tol_source="|E h(T) - h(1)| <= sup|h'| sqrt(2/n), h(t) = t/(t+lam), sup|h'| = 1/lam <= 2 for "
+                        "lam >= 1/2, n = 1e6", cites=("(137)",)),
+    )),
+    Derivation("transfer.coverage_b8_c", "App. B.8 (the vanishing cross term) and App. C (Mercer eigenfunctions)",
+               SEED, "eqs (140)-(141), (154)", ("transfer.relu_kernel",), (
+        Step("(140)-(141): E_X <nu, (I - P_row(X)) beta_s> = 0 (mean over X and its mirror X R)", _perp_pair_mean, 0,
+             search=lambda: _SHAPES, tol=1e-12,
+             tol_source="float64 pinv projector of a Gaussian matrix (cond <= 1e2): <= 1e-13 absolute",
+             cites=("(140)", "(141)")),
+        Step("(154): psi_l is a unit Mercer eigenfunction with eigenvalue lambda_l^2 (coefficients in the ReLU "
+             "features, Gram matrix from the entry (150))", _mercer_residual, 0,
+             search=lambda: [{"seed": 0}, {"seed": 1}, {"seed": 2}], tol=1e-10,
+             tol_source="float64 eigh of a 4x4 Gram matrix with smallest eigenvalue >= 1e-3 here: residuals "
+                        "<= 1e-15/1e-3 relative", cites=("(154)",)),
+    )),
+)
+
+DERIVATIONS = DERIVATIONS + COVERAGE_DERIVATIONS + APPENDIX_B_DERIVATIONS
