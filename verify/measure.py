@@ -88,6 +88,19 @@ def _checks(ctx: Context) -> list[Evidence]:
                             "is the finite-n bias of the sample spectrum (order p/n), reported, not asserted",
                        values={"mean": float(vals.mean()), "stderr": float(se), "population": float(pr_true),
                                "reps": reps}))
+    # App. G's illustration 'X = 10 uncorrelated units, Y a subset of five: ENSD = 5' holds for equal variances (a
+    # derivation step); with unequal variances ENSD = (sum lambda)(sum_S lambda)/sum lambda^2 differs from 5
+    from theorylab.derivations.measure import _ensd_subset
+
+    sd = (2.0,) + (1.0,) * 9
+    val = float(_ensd_subset(sd, (0, 1, 2, 3, 4)))
+    out.append(Finding(entry="measure.ensd", check="App. G's ENSD illustration with unequal variances",
+                       kind="numeric",
+                       text=f"the paper's example (10 uncorrelated units, Y five of them: ENSD = 5) assumes equal "
+                            f"variances, which it does not state: with standard deviations {sd[:3]}... and Y the "
+                            f"first five units ENSD = {val:.4g} (= 13 * 8 / 25); an illustration, so reported, not "
+                            "entered as an erratum",
+                       values={"ensd": val, "stds": list(sd)}))
     return out
 
 
