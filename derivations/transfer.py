@@ -1244,6 +1244,24 @@ def _mercer_residual(seed):
     return worst
 
 
+def _rkhs_norms(seed):
+    """(145) and (148) for f = sum_j alpha_j k(., z_j), k(x, x') = (1/m) sum_i relu(w_i.x) relu(w_i.x') (m = 4 unit
+    w_i in R^3, 4 points z_j): returns ((145): alpha^T k(Z, Z) alpha, (148): sum_l c_l^2/lambda_l^2 with
+    c_l = <f, psi_l>_{L2} through the Gram matrix G of the entry (150) and psi_l of (154))"""
+    r = _rng(seed)
+    m = 4
+    W = r.standard_normal((m, 3))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    Zp, alpha = r.standard_normal((3, m)), r.standard_normal(m)
+    S = np.maximum(W @ Zp, 0.0)                       # S_ij = relu(w_i . z_j)
+    norm_145 = float(alpha @ (S.T @ S / m) @ alpha)
+    a = S @ alpha                                      # f = (1/m) sum_i a_i relu(w_i . x)
+    G = np.array(_entry("transfer.relu_kernel")(u=np.clip(W @ W.T, -1, 1)), dtype=float)
+    lam2, Zl = np.linalg.eigh(G / m)
+    coef = [(a @ G @ (Zl[:, l] / math.sqrt(m * lam2[l]))) / m for l in range(m)]
+    return norm_145, float(sum(cl**2 / lam2[l] for l, cl in enumerate(coef)))
+
+
 t_, Z2_ = sp.Symbol("t", positive=True), sp.Symbol("Z2", positive=True)
 f_lap = sp.log(t_) / 2 - t_                       # (130): f(t) = log(t)/2 - t
 g_lap = (2 * nn * t_ + nn * lam) ** -2            # (130): g(t) = (2nt + n lam)^-2
@@ -1378,6 +1396,11 @@ COVERAGE_DERIVATIONS = (
              search=lambda: [{"seed": 0}, {"seed": 1}, {"seed": 2}], tol=1e-10,
              tol_source="float64 eigh of a 4x4 Gram matrix with smallest eigenvalue >= 1e-3 here: residuals "
                         "<= 1e-15/1e-3 relative", cites=("(154)",)),
+        Step("(148): ||f||_k^2 (145) = sum_l c_l^2/lambda_l^2, c_l = <f, psi_l>_{L2} (eigenvalue lambda_l^2 of T_k, "
+             "as in (154))", lambda seed: _rkhs_norms(seed)[0], lambda seed: _rkhs_norms(seed)[1],
+             search=lambda: [{"seed": 0}, {"seed": 1}, {"seed": 2}, {"seed": 3}], rtol=1e-9,
+             tol_source="float64 eigh of a 4x4 Gram matrix (smallest eigenvalue >= 1e-3 here): 1/lambda^2 amplifies "
+                        "1e-16 rounding by <= 1e3 per term", cites=("(148)",)),
     )),
 )
 
