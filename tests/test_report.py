@@ -228,3 +228,40 @@ def test_report_rerun_verifies_the_selection_first(tmp_path):
     assert 'id="family-measure"' in page and 'id="family-omega"' not in page  # only what was verified
     code, _, err = run_cli("report", "measure", "--evidence", str(record), "-o", str(out))
     assert code == 2 and "needs --rerun" in err and err.count("\n") == 1
+
+
+def test_report_draws_scaling_fits_and_shows_mutation_score_and_accuracy(tmp_path):
+    import json
+
+    import numpy as np
+
+    from theorylab.evidence import compare_scaling
+
+    rng = np.random.default_rng(0)
+    N = np.array([50, 100, 200, 400.0])
+    se = np.full(4, 0.002)
+    recs = [r.to_json() for r in compare_scaling("measure.ensd", "toy limit", N, 1 + 0.8 / N + rng.normal(0, se), se,
+                                                 theory=1.0, order=1)]
+    ev = tmp_path / "ev.json"
+    ev.write_text(json.dumps({"schema_version": 2, "profile": "quick", "device": "cpu", "seed": 0,
+                              "families": ["measure"], "derivation_steps": [], "evidence": recs,
+                              "unexpected_steps": 0, "failed_evidence": 0, "seconds": 1}))
+    mut = tmp_path / "mut.json"
+    mut.write_text(json.dumps({"profile": "quick", "mutants": [
+        {"entry": "measure.ensd", "target": "compute", "op": "sign flip", "description": "negated",
+         "caught_by": ["contract"], "equivalent": False, "survived": False},
+        {"entry": "measure.ensd", "target": "compute", "op": "factor 2", "description": "doubled (planted survivor)",
+         "caught_by": [], "equivalent": False, "survived": True}]}))
+    acc = tmp_path / "acc.json"
+    acc.write_text(json.dumps({"profile": "quick", "entries": [{"entry": "measure.ensd", "rtol": 1e-10, "rows": [
+        {"output": "value", "region": "bulk", "rel_error": 3e-16, "ulps": 2, "point": "X=..."}]}]}))
+    code, out, err = run_cli("report", "--evidence", str(ev), "-o", str(tmp_path / "r"), "--mutants", str(mut),
+                             "--accuracy", str(acc))
+    assert code == 0, err
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "scaling-measure-ensd-toy-limit.svg" in page and (tmp_path / "r" / "figures" /
+                                                               "scaling-measure-ensd-toy-limit.svg").exists()
+    assert "1/2" in page and "doubled (planted survivor)" in page  # the score and the survivor
+    assert "Accuracy</h2>" in page and "3e-16" in page
+    bad = run_cli("report", "--evidence", str(ev), "-o", str(tmp_path / "r2"), "--mutants", str(ev))
+    assert bad[0] == 2 and bad[2].startswith("error: --mutants must be")

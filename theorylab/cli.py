@@ -325,7 +325,8 @@ def cmd_report(args) -> int:
              "--json", args.evidence, *(f"--paper={p}" for p in args.paper_modules)]))
         if code:
             print("verify reported failures; the report shows them", file=sys.stderr)
-    summary = build(args.evidence, args.output, progress=sys.stderr.isatty())
+    summary = build(args.evidence, args.output, progress=sys.stderr.isatty(), mutants=args.mutants or None,
+                    accuracy=args.accuracy or None)
     print(f"wrote {summary['index']} ({len(summary['figures'])} figures, {summary['evidence']} evidence records, "
           f"{summary['failed']} failed, {summary['errata']} errata)")
     return code  # with --rerun, verify's status: a failing check fails the command, after the report shows it
@@ -465,6 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", default="report", help="the folder to write index.html and figures/ into")
     s.add_argument("--evidence", default="theorylab-evidence.json", help="the record `theorylab verify` wrote")
     s.add_argument("--rerun", action="store_true", help="run `theorylab verify` first (else nothing is rerun)")
+    s.add_argument("--mutants", default="", help="add the mutation score from `theorylab mutate --json FILE`")
+    s.add_argument("--accuracy", default="", help="add the accuracy table from `theorylab accuracy --json FILE`")
     s.add_argument("--profile", choices=("quick", "paper"), default="quick", help="with --rerun")
     s.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="with --rerun")
     s.add_argument("--seed", type=int, default=0, help="with --rerun")

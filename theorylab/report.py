@@ -11,11 +11,14 @@ import datetime
 import html
 import importlib
 import io
+import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 from . import catalogue
 from .figure import Figure, FigureData, pyplot
@@ -169,7 +172,94 @@ def _errata_html(steps: list[dict]) -> str:
     return f"<p>{len(seen)} errata.</p>" + "\n".join(out)
 
 
-def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progress: bool = False) -> dict:
+def _scaling_figures(evidence: list[dict]) -> dict[str, tuple[str, str]]:
+    """One figure per finite-size scaling fit (records with extra["scaling"]): name -> (svg, caption)."""
+    out: dict[str, tuple[str, str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for r in evidence:
+        sc = (r.get("extra") or {}).get("scaling") if isinstance(r.get("extra"), dict) else None
+        if not sc:
+            continue
+        base = r["check"].split(": the ")[0]
+        if (r["entry"], base) in seen:
+            continue
+        seen.add((r["entry"], base))
+        plt = pyplot()
+        fig, ax = plt.subplots(figsize=(5.2, 3.4))
+        N, y, se = (np.asarray(sc[k], dtype=float) for k in ("sizes", "means", "stderrs"))
+        ax.errorbar(N, y, yerr=se, fmt="o", capsize=3, label="measured (mean +- SE)")
+        grid = np.geomspace(N.min(), N.max() * 4, 200)
+        ax.plot(grid, sc["L"] + sc["C"] * grid ** (-sc["order"]), "-",
+                label=f"fit L + C {sc['size_name']}^-{sc['order']:g}")
+        ax.axhline(sc["theory"], color="k", ls="--", lw=1, label="theory (limit)")
+        ax.set_xscale("log")
+        ax.set_xlabel(sc["size_name"])
+        ax.set_title(f"{r['entry']}: {base}"[:70], fontsize=9)
+        ax.legend(fontsize=7)
+        name = "scaling-" + "".join(c if c.isalnum() else "-" for c in f"{r['entry']}-{base}")[:80]
+        cap = (f"Finite-size scaling of {r['entry']} ({base}): extrapolated L = {sc['L']:.5g} +- {sc['se_L']:.2g} "
+               f"vs theory {sc['theory']:.5g}" + (f"; fitted order {sc['p']:.3g} +- {sc['se_p']:.2g} vs predicted "
+                                                  f"{sc['order']:g}" if "p" in sc else ""))
+        out[name] = (_svg(fig), cap)
+    return out
+
+
+def _mutation_html(path: str | os.PathLike) -> str:
+    """The mutation score per family and paper from `theorylab mutate --json`, with every survivor listed."""
+    try:
+        data = json.loads(Path(path).read_text())
+        mutants = data["mutants"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DomainError(f"--mutants must be a JSON file written by `theorylab mutate --json`; got --mutants={path} "
+                          f"({exc})") from None
+    rows = []
+    for fam in sorted({m["entry"].split(".")[0] for m in mutants}):
+        ms = [m for m in mutants if m["entry"].split(".")[0] == fam and not m["equivalent"]]
+        caught = sum(bool(m["caught_by"]) for m in ms)
+        layers = {}
+        for m in ms:
+            for layer in m["caught_by"][:1]:
+                layers[layer] = layers.get(layer, 0) + 1
+        rows.append([(f"<code>{html.escape(fam)}</code>", ""), (f"{caught}/{len(ms)}", "num pass" if caught == len(ms)
+                                                                  else "num fail"),
+                     (html.escape(", ".join(f"{k} {v}" for k, v in layers.items())), ""),
+                     (str(sum(m["equivalent"] for m in mutants if m["entry"].split(".")[0] == fam)), "num")])
+    survivors = [m for m in mutants if m["survived"]]
+    extra = "".join(f"<li><code>{html.escape(m['entry'])}</code> {html.escape(m['target'])} {html.escape(m['op'])}: "
+                    f"{html.escape(m['description'])}</li>" for m in survivors)
+    return (f"<p>Profile {html.escape(str(data.get('profile')))}: each entry's formula, stable form and solver output "
+            "mutated in place (sign flip, factor 2, exponent +- 1, swapped arguments, dropped term).</p>"
+            + _table(["family", "caught", "first layer that caught it", "equivalent (excluded)"], rows)
+            + (f"<p><b>Survivors:</b></p><ul>{extra}</ul>" if survivors else "<p>No mutant survived.</p>"))
+
+
+def _accuracy_html(path: str | os.PathLike) -> str:
+    """The per-entry accuracy table from `theorylab accuracy --json`."""
+    try:
+        data = json.loads(Path(path).read_text())
+        entries = data["entries"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DomainError(f"--accuracy must be a JSON file written by `theorylab accuracy --json`; got "
+                          f"--accuracy={path} ({exc})") from None
+    rows = []
+    for m in entries:
+        by: dict[str, dict] = {}
+        for r in m["rows"]:
+            if r["output"] not in by or r["rel_error"] > by[r["output"]]["rel_error"]:
+                by[r["output"]] = r
+        for comp, r in by.items():
+            ok = r["rel_error"] <= m["rtol"]
+            rows.append([(f"<code>{html.escape(m['entry'])}</code>", ""), (html.escape(comp), ""),
+                         (html.escape(r["region"]), ""), (_num(r["rel_error"]), "num"), (_num(r["ulps"]), "num"),
+                         (html.escape(r["point"][:80]), ""), ("yes" if ok else f"NO (bound {m['rtol']:g})",
+                                                               "pass" if ok else "fail")])
+    return (f"<p>Profile {html.escape(str(data.get('profile')))}; worst relative error per entry and output over "
+            "the regions of its domain, against the independent reference at rising precision.</p>"
+            + _table(["entry", "output", "worst region", "rel. error", "ulps", "point", "meets"], rows))
+
+
+def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progress: bool = False,
+          mutants: str | os.PathLike | None = None, accuracy: str | os.PathLike | None = None) -> dict:
     """Write out_dir/index.html and out_dir/figures/*.svg from an evidence record; returns a summary dict.
 
     Everything is built in a temporary folder first and moved into place at the end, so a failure never leaves
@@ -190,6 +280,10 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
     from tqdm import tqdm
 
     svgs = {f.name: _svg(f.draw(FigureData(f, evidence))) for f in tqdm(drawn, desc="figures", disable=not progress)}
+    scaling = _scaling_figures(evidence)
+    svgs.update({k: v[0] for k, v in scaling.items()})
+    mutation_html = _mutation_html(mutants) if mutants else None
+    accuracy_html = _accuracy_html(accuracy) if accuracy else None
     findings = [r for r in evidence if _is_finding(r)]
     evidence = [r for r in evidence if not _is_finding(r)]
     failed = sum(not r.get("passed") for r in evidence)
@@ -219,9 +313,17 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
         notes = [r for r in findings if r["entry"] in ids]
         if notes:
             body.append(_findings_html(notes))
+        for name, (_, cap) in scaling.items():
+            if any(name.startswith("scaling-" + "".join(c if c.isalnum() else "-" for c in i)) for i in ids):
+                body.append(f'<figure id="fig-{name}"><img src="figures/{name}.svg" alt="{html.escape(cap)}">'
+                            f"<figcaption>{html.escape(cap)}</figcaption></figure>")
         body.append("</section>")
     body.append(f'<section id="derivations"><h2>Derivations</h2>{_derivation_table(steps)}</section>')
     body.append(f'<section id="errata"><h2>Errata</h2>{_errata_html(steps)}</section>')
+    if mutation_html is not None:
+        body.append(f'<section id="mutation"><h2>Mutation score</h2>{mutation_html}</section>')
+    if accuracy_html is not None:
+        body.append(f'<section id="accuracy"><h2>Accuracy</h2>{accuracy_html}</section>')
     page = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>theorylab report</title>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
