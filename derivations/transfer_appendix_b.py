@@ -389,6 +389,10 @@ def _beta_bound(**p):
     return float(np.sqrt(2 * _L_exp(**p)))
 
 
+# (19) with equality (gen = 2): (37), (43), (44) hold with equality at t = 0 -- the hypotheses' edge
+TIGHT_POP = lambda: [{"d": 1, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.0, "gen": 2},  # noqa: E731
+                     {"d": 2, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.3, "gen": 2},
+                     {"d": 2, "L": 3, "alpha": 0.8, "seed": 1, "t": 0.5, "gen": 2}]
 LEMMA33 = _pts((2, 2, 1.0, 0, 0.5), (3, 3, 0.5, 1, 1.0), (3, 3, 0.8, 3, 20.0), (2, 2, 1.0, 0, 50.0))
 
 B2 = Derivation(
@@ -412,7 +416,8 @@ B2 = Derivation(
         Step("(36) with the sign of (35) restored: -||grad_L L||^2 = -||Phi^T r||^2", _minus_gradL2, _minus_phiT_r2,
              search=POP, tol=CS_TOL, tol_source=CS_SRC),
         Step("(37): -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) L", _minus_phiT_r2, _smin2_bound, relation="<=",
-             search=POP, cites=("(37)",)),
+             search=lambda: POP() + TIGHT_POP(), tol=1e-12,
+             tol_source="float64 SVD and products of matrices of norm <= 5 (equality at the tight d = 1 point)", cites=("(37)",)),
         Step("(39): Phi^T Phi = W_{L-1}^T..W_2^T (W_2 W_2^T + D_1) W_2..W_{L-1} (D_1 conserved)", _phiTphi, _rhs39,
              search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(39)",)),
         Step("(40): (39) >= W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} (Loewner order, L >= 3)", _gap40,
@@ -435,10 +440,11 @@ B2 = Derivation(
         Step("(42): (W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_L)^{L-1}, D_L read as D_{L-1} (the only D with W_L)",
              _lhs42, _rhs42, search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(42)",)),
         Step("(43): (W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I", _mineig42, _rate_side, relation=">=",
-             search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",)),
+             search=lambda: BOTH() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",)),
         Step("(39)-(43) end to end: sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1}", _smin2_phi, _rate_side,
-             relation=">=", search=lambda: BOTH() + [AT_41]),
-        Step("(44): dL/dt <= -2 (alpha^2 lambda)^{L-1} L", _Ldot, _rate_L, relation="<=", search=POP, tol=CS_TOL,
+             relation=">=", search=lambda: BOTH() + [AT_41] + TIGHT_POP(), tol=1e-12,
+             tol_source="float64 SVD of a product of <= 3 matrices of norm <= 5 (equality at the tight points)"),
+        Step("(44): dL/dt <= -2 (alpha^2 lambda)^{L-1} L", _Ldot, _rate_L, relation="<=", search=lambda: POP() + TIGHT_POP(), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(44)",)),
         Step("(45) as printed: L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)", _L_t, _L_exp, search=POP,
              tol=ODE_TOL, tol_source=ODE_SRC, cites=("(45)",),
@@ -446,7 +452,7 @@ B2 = Derivation(
                              "L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) (Gronwall from (44))",
                              "An equality where (44) gives a bound; (46) still follows.", at=dict(POP()[0]))),
         Step("(46) via Gronwall: L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) -> 0", _L_t, _L_exp, relation="<=",
-             search=LEMMA33, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(46)",)),
+             search=lambda: LEMMA33() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(46)",)),
         Step("Lemma 3.3 / (71): ||beta(t) - beta_s|| <= sqrt(2 L(0)) exp(-(alpha^2 lambda)^{L-1} t) -> 0",
              _beta_err, _beta_bound, relation="<=", search=LEMMA33, tol=ODE_TOL, tol_source=ODE_SRC,
              cites=("Lemma 3.3", "(71)")),
