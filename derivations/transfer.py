@@ -73,11 +73,16 @@ INV_CHI2 = 1 / (n - 2)                                                          
 PINV_TRACE = sp.Piecewise((g / (1 - g), g < 1), (1 / (g - 1), True))                             # eqs (94)-(99)
 
 # ReLU kernel near u = -1: sqrt(1-u^2) + u(pi - acos u) cancels to O((1+u)^(3/2)); with phi = acos(-u) it is
-# sin(phi) - phi cos(phi), summed as its Taylor series for phi < 0.1 (remainder < 1e-20 relative).
+# sin(phi) - phi cos(phi), summed as its Taylor series for phi < 1 (terms to phi^23: remainder < 1e-19 relative),
+# which removes the cancellation; phi itself is 2 asin(sqrt((1+u)/2)) for u < 0 (1 + u is exact there, where
+# acos(-u) would lose digits near u = -1). A few ulps across [-1, 1] (the accuracy map; 7.5e-13 with the earlier
+# switch at phi = 0.1).
 _phi = sp.Symbol("phi", nonnegative=True)
-_SERIES = sp.series(sp.sin(_phi) - _phi * sp.cos(_phi), _phi, 0, 13).removeO()
-RELU_K_STABLE = sp.Piecewise((_SERIES, _phi < sp.Rational(1, 10)),
-                             (sp.sin(_phi) - _phi * sp.cos(_phi), True)).subs(_phi, sp.acos(-u)) / (2 * sp.pi)
+_SERIES = sp.series(sp.sin(_phi) - _phi * sp.cos(_phi), _phi, 0, 25).removeO()
+_PHI = sp.Piecewise((2 * sp.asin(sp.sqrt((1 + u) / 2)), u < 0), (sp.acos(-u), True))
+RELU_K_SWITCHES = (-math.cos(1.0), 0.0)
+RELU_K_STABLE = sp.Piecewise((_SERIES.subs(_phi, _PHI), u < -sp.cos(1)),
+                             ((sp.sin(_phi) - _phi * sp.cos(_phi)).subs(_phi, _PHI), True)) / (2 * sp.pi)
 
 
 def relu_kernel_np(u_arr):
@@ -604,9 +609,10 @@ RELU_KERNEL = Entry(
     id="transfer.relu_kernel", title="ReLU Gaussian kernel (arc-cosine kernel of order 1)",
     source=Source(SEED, "eq (150)"),
     doc=("E_x[relu(w_i.x) relu(w_j.x)] = (sqrt(1-u^2) + u (pi - arccos u)) / (2 pi) for unit w_i, w_j, x ~ N(0, I). "
-         "Evaluated as (sin phi - phi cos phi)/(2 pi), phi = arccos(-u), with its Taylor series for phi < 0.1 "
+         "Evaluated as (sin phi - phi cos phi)/(2 pi), phi = arccos(-u), with its Taylor series for phi < 1 "
          "(the formula cancels to O((1+u)^(3/2)) near u = -1)."),
     params=(u_p,), lhs=r"k(u)", formula=RELU_K, stable_form=RELU_K_STABLE, reference=_relu_kernel_reference,
+    switches={"u": RELU_K_SWITCHES},  # the Taylor branch (phi < 1) and the two routes to phi
     examples=({"u": -1.0}, {"u": -0.9999999}, {"u": -1 + 1e-12}, {"u": 1.0}, {"u": 0.0}))
 entries_ += [
     RELU_KERNEL,
@@ -1401,6 +1407,28 @@ COVERAGE_DERIVATIONS = (
              search=lambda: [{"seed": 0}, {"seed": 1}, {"seed": 2}, {"seed": 3}], rtol=1e-9,
              tol_source="float64 eigh of a 4x4 Gram matrix (smallest eigenvalue >= 1e-3 here): 1/lambda^2 amplifies "
                         "1e-16 rounding by <= 1e3 per term", cites=("(148)",)),
+    )),
+    Derivation("transfer.coverage_claims", "The text's 'for all' claims on (10), (11), (15) attacked", SEED,
+               "Sec. 3.3 after (11), Sec. 3.4 after (15), Theorem 3.7", ("transfer.linear_transferability",), (
+        Step("'In the overparameterized regime, negative transfer only occurs when sigma < 1': T_lt (11) (the entry) "
+             ">= 0 for sigma >= 1, gamma < 1, every theta",
+             lambda gamma, theta, sigma: _entry("transfer.linear_transferability")(gamma=gamma, theta=theta, sigma=sigma),
+             0, relation=">=", search=lambda: _grid(gamma=(0.5, 1e-6, 0.1, 0.3, 0.7, 0.9, 0.999999),
+                                                    theta=(math.pi / 2, 0.0, 1.0, 2.0, math.pi),
+                                                    sigma=(1.0, 1.5, 5.0)),
+             cites=("(11)",)),
+        Step("'For theta < pi/3 ... positive transfer': T_ft (15) > 0 for gamma < 1, theta < pi/3",
+             TFT_SEED.args[0][0], 0, relation=">", domain={g: (0.001, 0.999), th: (0.0, math.pi / 3 - 1e-3)}),
+        Step("'For theta > pi/3 ... negative transfer': T_ft (15) < 0 for gamma < 1, theta > pi/3",
+             TFT_SEED.args[0][0], 0, relation="<", domain={g: (0.001, 0.999), th: (math.pi / 3 + 1e-3, math.pi)}),
+        Step("Theorem 3.7 for every dataset size n: the risk (10) is >= 0", LINEAR_TRANSFER, 0, relation=">=",
+             erratum=Erratum(
+                 "002-thm37-small-n", SEED, "Theorem 3.7, eq (10)",
+                 "E_D R_lt = sin^2 theta + (sigma^2 + sin^2 theta)/(n - 2) for the dataset size n",
+                 "holds for n >= 3 only: E 1/||z||^2 = E 1/chi^2_n is infinite for n <= 2, so the risk is infinite "
+                 "there, while (10) gives a negative value at n = 1 and divides by zero at n = 2.",
+                 "The theorem states no restriction on n; (113)-(117) silently need n > 2.",
+                 at={"n": 1, "theta": sp.pi / 2, "sigma": 1}), cites=("Theorem 3.7",)),
     )),
 )
 
