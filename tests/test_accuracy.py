@@ -53,3 +53,21 @@ def test_cli_accuracy_prints_the_table(tmp_path):
     code, out, err = run_cli("accuracy", "qpenalty.q", "--jobs", "1", "--json", str(tmp_path / "acc.json"))
     assert code == 0, err
     assert "| `qpenalty.q` | value |" in out and "1 entries, 1 meet" in out
+
+
+def test_relu_kernel_is_a_few_ulps_across_its_domain_and_its_switches():
+    """Pinned (issue #16): 7.5e-13 relative just above the former Taylor switch at phi = 0.1."""
+    import theorylab
+
+    k = theorylab.get("transfer.relu_kernel")
+    u = np.concatenate([np.linspace(-1, 1, 401), -np.cos(0.1) + np.logspace(-15, -2, 40),
+                        -np.cos(1.0) + np.logspace(-15, -2, 40) * np.tile([1, -1], 20), -1 + np.logspace(-16, -1, 40),
+                        np.logspace(-16, -1, 20) * -1])
+    u = u[(u >= -1) & (u <= 1)]
+    got = k.numpy(u)
+    with mpmath.workdps(50):
+        ref = np.array([float((mpmath.sqrt(1 - mpmath.mpf(x) ** 2) + mpmath.mpf(x) * (mpmath.pi - mpmath.acos(x)))
+                              / (2 * mpmath.pi)) for x in u])
+    ok = ref > 0
+    rel = np.abs(got[ok] - ref[ok]) / ref[ok]
+    assert rel.max() < 8 * np.finfo(float).eps, (u[ok][rel.argmax()], rel.max())
