@@ -99,8 +99,9 @@ def _inside(p: Param, x: float) -> bool:
         return False
 
 
-def _scalar_regions(p: Param, n: int) -> dict[str, list[float]]:
-    """Values of one scalar parameter: log-uniform magnitudes, near excluded points, near the edges."""
+def _scalar_regions(p: Param, n: int, switches: Sequence[float] = ()) -> dict[str, list[float]]:
+    """Values of one scalar parameter: log-uniform magnitudes, near excluded points, near method switches (the
+    entry's `switches`), near the edges."""
     out: dict[str, list[float]] = {}
     if p.kind != "scalar":
         return out
@@ -114,6 +115,14 @@ def _scalar_regions(p: Param, n: int) -> dict[str, list[float]]:
                 near.append(x0 + s * max(1.0, abs(x0)) * 10.0**-k)
     if near:
         out["near excluded points"] = [x for x in near if _inside(p, x)]
+    sw = []
+    for x0 in switches:
+        for k in np.linspace(1, 15, max(3, n)):
+            for s in (1, -1):
+                sw.append(x0 + s * max(1.0, abs(x0)) * 10.0**-k)
+        sw.append(float(x0))
+    if sw:
+        out["near method switches"] = [x for x in sw if _inside(p, x)]
     edges = []
     for bound, sign in ((p.low, 1), (p.high, -1)):
         if bound is None:
@@ -148,7 +157,7 @@ def regions(entry: Entry, profile: str = "quick") -> dict[str, list[dict]]:
     out = {"bulk (strategy and pinned examples)": bulk}
     base = bulk[0] if bulk else {}
     for p in entry.params:
-        for name, values in _scalar_regions(p, cfg["per_region"]).items():
+        for name, values in _scalar_regions(p, cfg["per_region"], entry.switches.get(p.name, ())).items():
             pts = []
             for v in values:
                 kw = {**base, p.name: v}

@@ -67,6 +67,7 @@ class Entry:
     dims: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     strategy_fn: Callable[[], Any] | None = field(default=None, repr=False)
     examples: tuple[Mapping[str, Any], ...] = ()
+    switches: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # parameter -> method switch points
     rtol: float = 1e-10                 # contract: relative error against the reference
     reference_rtol_note: str = ""
 
@@ -81,7 +82,7 @@ class Entry:
             if extra:
                 names = {p.name: p.symbol for p in self.params}
                 clash = [n for n in extra if n in names]  # same name, other assumptions: a different symbol
-                why = (f" (a parameter of that name exists, but its symbol has other assumptions: use "
+                why = (" (a parameter of that name exists, but its symbol has other assumptions: use "
                        f"the parameter's .symbol)" if clash else "")
                 raise ValueError(f"{self.id}: the {field_name} uses {', '.join(extra)}, which is not a declared "
                                  f"parameter (declared: {', '.join(self.param_names) or 'none'}){why}")
