@@ -156,8 +156,13 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
             e = mpmath.mpf(2 * dp) / (dp - 1)
             K = gm + sg**2 * gm / (1 - gm)
             c = mpmath.mpf(1) if sg == 0 else _bisect_mp(lambda c: c**e - (1 - gm) * c**2 - K, mpmath.mpf(1))
-            extra = (1 - gm) * (c**2 - 2 * c * mpmath.cos(tt))
-            return float(-extra) if transferability else float(((1 - gm) ** 2 + gm * sg**2) / (1 - gm) + extra)
+            if transferability:
+                return float(-(1 - gm) * (c**2 - 2 * c * mpmath.cos(tt)))
+            # E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c - cos)^2 + sin^2) + sigma^2 g/(1-g), with c - cos theta =
+            # (c - 1) + 2 sin^2(theta/2): the sum 1 + c^2 - 2c cos theta cancels completely at 40 digits for
+            # theta ~ 1e-60 (it gave 0 where the risk is 1e-120) and loses digits for c - 1 ~ sigma^2 ~ 1e-30
+            gap = (c - 1) + 2 * mpmath.sin(tt / 2) ** 2
+            return float((1 - gm) * (gap**2 + mpmath.sin(tt) ** 2) + gm * sg**2 / (1 - gm))
 
     arrs = np.broadcast_arrays(*(np.asarray(x, float) for x in (gamma, theta, sigma, depth)))
     out = np.array([one(*vals) for vals in zip(*(a.ravel() for a in arrs))]).reshape(arrs[0].shape)
@@ -166,7 +171,8 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
 
 def _ft_risk_reference(gamma, theta, sigma, depth):
     """The scale c by bracketed bisection of c^(2L/(L-1)) - (1-gamma) c^2 - K at 40 digits (mpmath), not Newton
-    in float64; then E R_sc + (1-gamma)(c^2 - 2c cos theta) (sigma^2/(gamma-1) for gamma > 1)."""
+    in float64; then E R_sc + (1-gamma)(c^2 - 2c cos theta), summed without cancellation (sigma^2/(gamma-1) for
+    gamma > 1)."""
     return _ft_reference(gamma, theta, sigma, depth)
 
 
