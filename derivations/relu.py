@@ -1432,6 +1432,11 @@ DERIVATIONS_CLAIMS = Derivation(
         Step("Fig. 1a: rho = 0.9, m ~ 1 (m in [0.5, 2]): m_aux = 100 has a larger penalty than m_aux = 0.01 (the "
              "reversal)", aux_100, aux_001, relation=">",
              search=lambda: [dict(m=x, rho=0.9, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
+        Step("Sec. 1.2 '(whereas if the weights are comparable in magnitude it will benefit)': rho = 0.9, m ~ m_aux = "
+             "100 (m in [50, 200]): m_aux = 100 has a smaller penalty than m_aux = 0.01 (the reversal is for small m "
+             "only)", aux_100, aux_001, relation="<",
+             search=lambda: [dict(m=float(x), rho=0.9, gamma=g_) for g_ in FIG_GAMMAS
+                             for x in np.linspace(50, 200, 16)]),
         Step("rho near 1 (1, 0.99): in the l1-like regime (log-slope within 0.2 of 1 at m_aux = 1) a gap remains: "
              "r~(m_aux = 0.01) > r~(m_aux = 1)", aux_001, aux_1, relation=">", search=_l1_regime_points),
         Step("rho = 0.9: l1-like at m ~ m_aux = 1 (m in [0.5, 2]): the log-slope is nearer 1 than 2 (below 1.5)",
