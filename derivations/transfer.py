@@ -1308,7 +1308,8 @@ COVERAGE_DERIVATIONS = (
              cites=("Theorem 2.2",)),
     )),
     Derivation("transfer.coverage_b5_b6", "App. B.5-B.6: risk of a predictor, pseudoinverses, the linear-transfer "
-               "coefficient b", SEED, "eqs (88), (94), (96), (101)-(107), (109)-(110)", (), (
+               "coefficient b", SEED, "eqs (88), (94), (96), (101)-(107), (109)-(110)",
+               ("transfer.scratch_risk", "transfer.pinv_trace", "transfer.linear_transfer_risk"), (
         Step("(88)/(107): E_x (x^T (beta_hat - beta_t))^2 = ||beta_hat - beta_t||^2 for x ~ N(0, I) (d = 2)",
              _hermite_risk, lambda c1, c2: c1**2 + c2**2,
              search=lambda: _grid(c1=(1.0, 0.0, -0.3, 2.5), c2=(0.0, 1.0, 0.7, -4.0)), rtol=1e-14,
