@@ -13,7 +13,7 @@ import numpy as np
 from scipy import integrate, stats
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, compare, compare_mc
+from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc
 from theorylab.montecarlo import estimate
 
 from .linear_networks import CHECKS as TRAINED_CHECKS
@@ -353,6 +353,34 @@ def _ridge_sweep(ctx: Context) -> list[Evidence]:
     return out
 
 
+def _hypothesis_edges(ctx: Context) -> list:
+    """Theorem 3.7 with Assumption 3.1 (Gaussian inputs) dropped: Rademacher inputs and beta_s = e_1, nu = e_2.
+    Then z = X beta_s has ||z||^2 = n exactly, so E b^2 = cos^2 + (sin^2 + sigma^2)/n and the risk is
+    sin^2 theta + (sigma^2 + sin^2 theta)/n instead of (10)'s /(n - 2): the finite-n formula does not survive,
+    its n -> oo limit sin^2 theta does. Reported as a finding (the theorem assumes Gaussian data)."""
+    lt = theorylab.get("transfer.linear_transfer_risk")
+    out = []
+    for n, theta, sigma in ((5, math.pi / 4, 0.3), (20, 1.2, 0.5)):
+        def sample(rng, size, n=n, theta=theta, sigma=sigma):
+            z, w = (rng.choice((-1.0, 1.0), size=(size, n)) for _ in range(2))
+            y = math.cos(theta) * z + math.sin(theta) * w + sigma * rng.standard_normal((size, n))
+            b = np.sum(z * y, axis=1) / np.sum(z * z, axis=1)
+            return (b - math.cos(theta)) ** 2 + math.sin(theta) ** 2
+
+        est = estimate(sample, _draws(ctx, 20000, 200000), seed=ctx.seed, key=("lt-rademacher", n))
+        gauss = float(lt(n=n, theta=theta, sigma=sigma))
+        over_n = math.sin(theta) ** 2 + (sigma**2 + math.sin(theta) ** 2) / n
+        out.append(Finding(
+            entry="transfer.linear_transfer_risk", check=f"Theorem 3.7 without Gaussian inputs (Rademacher X), n={n}",
+            kind="monte-carlo",
+            text=(f"Rademacher inputs: simulated risk {est.mean:.5f} +- {est.stderr:.1g} against (10)'s "
+                  f"{gauss:.5f} and sin^2 + (sigma^2 + sin^2)/n = {over_n:.5f}: the Gaussian hypothesis is needed "
+                  f"for (10) at finite n; the limit sin^2 theta survives"),
+            values={"n": n, "theta": theta, "sigma": sigma, "simulated": float(est.mean), "stderr": float(est.stderr),
+                    "eq10": gauss, "over_n": over_n}))
+    return out
+
+
 CHECKS = TRAINED_CHECKS + (
     Check("Monte Carlo: scratch risk", ("transfer.scratch_risk", "transfer.scratch_risk_finite"), "monte-carlo",
           _scratch, "Minimum-norm least squares on Gaussian data against (8) and its exact finite-size form."),
@@ -371,4 +399,6 @@ CHECKS = TRAINED_CHECKS + (
           "Linear transferability by simulation at finite d along the slices of Fig. 1(c)."),
     Check("Monte Carlo: Fig. 6 points", ("transfer.ridge_transfer_risk",), "monte-carlo", _ridge_sweep,
           "Ridge linear transfer by simulation over lambda at n = 250 (Fig. 6)."),
+    Check("Hypothesis edges: Theorem 3.7 without Gaussian inputs", ("transfer.linear_transfer_risk",), "monte-carlo",
+          _hypothesis_edges, "Rademacher inputs in rank-one linear transfer: (10)'s 1/(n-2) becomes 1/n (a finding)."),
 ) + RELU_TRAINED_CHECKS
