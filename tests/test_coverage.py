@@ -1,0 +1,54 @@
+"""Coverage: labels found in a paper's text, statuses derived from the steps that cite them, every built-in paper
+accounted for in full."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from theorylab.coverage import Account, coverage, labels_in_text, summary
+from theorylab.derivation import Derivation, Erratum, Step
+from helpers import run_cli
+
+TEXT = r"""
+$$a = b \tag{1}$$
+Theorem 2.1. For all x ...
+$$c = d$$
+(2)
+$$e \le f \quad (3)$$
+We use (1) again and Lemma 3 in the proof.
+"""
+
+x = sp.Symbol("x", positive=True)
+
+
+def test_labels_in_text_finds_equations_and_statements_in_order():
+    assert labels_in_text(TEXT) == ["(1)", "Theorem 2.1", "(2)", "(3)"]
+
+
+def test_statuses_follow_the_steps_that_cite_each_label():
+    d = Derivation("toy", "toy", "toy.txt", "eqs (1)-(3)", (), (
+        Step("(1) as stated", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",)),
+        Step("(3) as stated", x**2, x, relation=">=", cites=("(3)",),
+             erratum=Erratum("toy-3", "toy.txt", "(3)", "x^2 >= x", "only for x >= 1", at={"x": sp.Rational(1, 2)}))))
+    rows = coverage("toy.txt", ["(1)", "Theorem 2.1", "(2)", "(3)"], [d],
+                    [Account("(2)", "definition", "defines c")])
+    status = {r["label"]: r["status"] for r in rows}
+    assert status == {"(1)": "checked", "Theorem 2.1": "missing", "(2)": "definition", "(3)": "erratum"}
+    assert "proved" in rows[0]["how"] and "toy-3" in rows[3]["how"]
+    assert summary(rows).startswith("toy.txt: 3/4 accounted")
+    with pytest.raises(ValueError, match="reason is required"):
+        Account("(2)", "definition", " ")
+    with pytest.raises(ValueError, match="does not list"):
+        coverage("toy.txt", ["(1)"], [d], [Account("(9)", "definition", "x")])
+
+
+@pytest.mark.parametrize("paper", ["000", "001", "002", "003"])
+def test_every_built_in_paper_is_accounted_for(paper):
+    code, out, err = run_cli("coverage", paper, "--json")
+    rows = json.loads(out)
+    missing = [(r["label"], r["status"]) for r in rows if r["status"] not in
+               ("checked", "erratum", "definition", "not-checkable")]
+    assert rows and not missing and code == 0, missing
+    assert all(r["reason"].strip() for r in rows if r["status"] in ("definition", "not-checkable"))
