@@ -384,3 +384,33 @@ def test_hypothesis_finds_no_three_roots_below_kappa_2():
 
     with pytest.raises(NoSuchExample):
         find(R._kwargs_strategy(), bad, settings=settings(max_examples=1500, database=None, derandomize=True))
+
+
+def test_large_m_rate_checks_pass_and_catch_a_wrong_coefficient(monkeypatch):
+    """verify's compare_scaling records (issue #15): the derived series r~ = 2m - 2(a + gamma) sqrt(m) + c2 + c3/sqrt(m)
+    + ... passes; a penalty scaled by (1 + 1e-6) breaks the series check against the entry."""
+    try:
+        theorylab.get("qpenalty.q")
+    except DomainError:
+        pytest.skip("the qpenalty family (seed 000's Q-penalty) is not loaded")
+    from theorylab.evidence import Context, Evidence
+    import theorylab.verify.relu as V
+
+    recs = [r for r in V._vs_qpenalty(Context()) if isinstance(r, Evidence)]
+    assert sum("like m^-1/2" in r.check or "1/log m" in r.check for r in recs) >= 8
+    assert all(r.passed for r in recs), [(r.check, r.observed, r.predicted, r.tolerance) for r in recs if not r.passed]
+    real = V.minimize_p
+    monkeypatch.setattr(V, "minimize_p", lambda *a, **k: {key: (v * (1 + 1e-6) if key == "value" else v)
+                                                         for key, v in real(*a, **k).items()})
+    bad = [r for r in V._vs_qpenalty(Context()) if isinstance(r, Evidence) and not r.passed]
+    assert any("far from the initialization" in r.check for r in bad)
+
+
+def test_edge_findings_are_findings():
+    from theorylab.evidence import Context, Finding
+    import theorylab.verify.relu as V
+
+    recs = V._edges(Context())
+    assert len(recs) == 3 and all(isinstance(r, Finding) for r in recs)
+    assert "(1.0, -1.0, 0.0): 1 = 1" in recs[0].text
+    assert "identical: True" in recs[1].text and "root for every m" in recs[2].text

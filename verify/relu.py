@@ -361,6 +361,58 @@ def _figure(ctx: Context) -> list[Evidence]:
     return out
 
 
+def _edges(ctx: Context) -> list:
+    """Sec. 1.1's argument at the edges of its hypotheses (issue #14): where a hypothesis is dropped and the
+    conclusion survives, a finding (not an erratum)."""
+    penalty = theorylab.get("relu.penalty")
+    stationary = theorylab.get("relu.stationary_points")
+    out = []
+    # "p diverges at 0+ and at oo, so a unique positive stationary point is the minimum": at m = 0 the divergence
+    # at 0+ fails; with m0 rho > 0 the conclusion survives, with m0 rho <= 0 there is no stationary point at all
+    grid = np.logspace(-6, 3, 901)
+    rows = []
+    for m0, rho, gamma in ((1.0, 0.5, 2.0), (3.0, 1.0, 0.0), (2.0, 0.3, -1.0)):
+        a = m0 * rho
+        pmin = float(np.min((0.0 - gamma) ** 2 + (grid - a) ** 2 + m0 * m0 * (1 - rho * rho)))
+        rows.append((m0, rho, gamma, float(penalty(m=0.0, m0=m0, rho=rho, gamma=gamma)), pmin))
+    neg = [(m0, rho, gamma, float(penalty(m=0.0, m0=m0, rho=rho, gamma=gamma)), gamma**2 + m0**2)
+           for m0, rho, gamma in ((1.0, 0.0, 1.0), (2.0, -0.5, 0.5), (1.0, -1.0, 0.0))]
+    out.append(Finding(
+        entry="relu.penalty", check="edge m = 0: 'p diverges at u -> 0 and oo, so a unique stationary point is the "
+        "minimum' without the divergence at 0+", kind="property",
+        text="at m = 0, m0 rho > 0 the hypothesis fails (p(0+) = gamma^2 + m0^2 is finite) but the conclusion "
+             "survives: the single stationary point u = m0 rho is the global minimum, r~ = gamma^2 + m0^2 (1 - rho^2) "
+             "(relu.penalty vs min over a 901-point u grid: " + "; ".join(
+                 f"({a_}, {r_}, {g_}): {v:.6g} <= {p:.6g}" for a_, r_, g_, v, p in rows) + "). At m = 0, m0 rho <= 0 "
+             "there is no stationary point and the infimum gamma^2 + m0^2 is not attained (" + "; ".join(
+                 f"({a_}, {r_}, {g_}): {v:.6g} = {p:.6g}" for a_, r_, g_, v, p in neg)
+             + "; erratum 001-eq6-divergence)",
+        values={"attained": rows, "not_attained": neg}))
+    # m0 = 0 (a fresh unit): rho = <w_hat, w0>/(||w0||) is 0/0, yet r~ does not depend on it; at gamma = 0 it is 2|m|
+    vals = {r_: [float(penalty(m=x, m0=0.0, rho=r_, gamma=g_)) for x in (0.5, 2.0) for g_ in (0.0, 0.3)]
+            for r_ in (-1.0, 0.0, 1.0)}
+    out.append(Finding(
+        entry="relu.penalty", check="edge m0 = 0: rho undefined (0/0 in its definition)", kind="property",
+        text=f"r~ at m0 = 0 for rho = -1, 0, 1 identical: {vals[-1.0] == vals[0.0] == vals[1.0]} ("
+             + ", ".join(f"{v:.6g}" for v in vals[0.0]) + " at m = "
+             "0.5, 2 and gamma = 0, 0.3): the undefined cosine drops out, and at gamma = 0 r~ = 2|m|, exactly the "
+             "l1 cost of a unit trained from scratch (a derivation step)",
+        values={str(k): v for k, v in vals.items()}))
+    # gamma = 0 and rho = +-1: one positive root always (Descartes), so the uniqueness the seed reports holds on
+    # the whole of these edges; three roots need gamma sgn(m) > 2 sqrt|m| (a derivation step)
+    counts = {(r_, a_): max(int(stationary(m=float(x), m0=a_, rho=r_, gamma=0.0).size)
+                            for x in np.logspace(-4, 4, 33)) for r_ in (-1.0, 1.0) for a_ in (0.01, 1.0, 100.0)}
+    out.append(Finding(
+        entry="relu.stationary_points", check="edge gamma = 0 (with rho = +-1): the seed's 'unique positive root'",
+        kind="property",
+        text="at gamma = 0 (10) is u^4 - m0 rho u^3 - m^2: one sign change, one positive root for every m, m0, rho "
+             "(largest count over m in 1e-4..1e4, m0 in 0.01, 1, 100, rho = +-1: "
+             f"{max(counts.values())}); the seed's uniqueness holds on this edge; three roots need "
+             "gamma sgn(m) > 2 sqrt|m| and m0 rho > 2 sqrt|m| (derivation steps; erratum 001-eq10-unique)",
+        values={f"rho{k[0]}_m0{k[1]}": v for k, v in counts.items()}))
+    return out
+
+
 CHECKS = (
     Check("direct minimization of the unit problem (5)", ("relu.penalty",), "numeric", _direct,
           "The penalty against a grid + Brent global search over u and SLSQP over (w1, w2) in R^d with the "
@@ -372,4 +424,7 @@ CHECKS = (
           "Same curvature 2/(m0^2 + gamma^2) at the initialization; l1-like far away, with a log factor only in Q."),
     Check("Fig. 1 data", ("relu.log_slope", "relu.penalty_aux"), "numeric", _figure,
           "Fig. 1a/1b data (figure1_data) and its log-slope against central differences."),
+    Check("hypotheses at their edges", ("relu.penalty", "relu.stationary_points"), "numeric", _edges,
+          "Sec. 1.1's argument at m = 0, m0 = 0, gamma = 0 and rho = +-1: where a hypothesis fails and the "
+          "conclusion survives (findings)."),
 ) + TRAINED_CHECKS
