@@ -138,10 +138,46 @@ def _derivations_for(ids: set[str], fams: Sequence[str]) -> list[Derivation]:
     return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids]
 
 
+def _print_record(r: dict) -> None:
+    mark = {"holds": "ok ", "erratum confirmed": "ERR"}.get(r["status"], "!! ")
+    print(f"  {mark} [{r['relation']}] {r['step']}\n        {r['status']} ({r['strength']}); {r['method']}"
+          + (f"; {r['detail']}" if r["detail"] else ""))
+
+
 def cmd_check(args) -> int:
+    import tempfile
+
+    from . import runner
+    from .derivation import STRENGTHS
+
     ids, fams = catalogue.select(args.select)
     derivs = _derivations_for(ids, fams)
-    unexpected, records = _run_derivations(derivs)
+    if args.jobs < 0:
+        raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
+    jobs = min(args.jobs or runner.usable_cores(), max(1, len(derivs)))
+    records: list[dict] = []
+    by_key = {d.key: d for d in derivs}
+
+    def on_result(task, result):
+        d, recs = by_key[task.key], result["records"]
+        print(f"\n{d.key}: {d.title} [{d.where}]")
+        for r in recs:
+            _print_record(r)
+        held = [r for r in recs if r["status"] == "holds"]
+        if held:
+            weakest = min(held, key=lambda r: STRENGTHS.index(r["strength"]))
+            print(f"  chain strength: {weakest['strength']} (weakest link: {weakest['step']})")
+        records.extend(recs)
+
+    executor, shutdown = runner.make_executor("local", jobs)
+    tasks = [runner.Task("derivation", d.key, tuple(d.entries)) for d in derivs]
+    with tempfile.TemporaryDirectory(prefix="theorylab-check-") as tmp:
+        try:
+            runner.execute(tasks, profile="check", device="cpu", seed=0, executor=executor, threads=1,
+                           journal=os.path.join(tmp, "tasks.jsonl"), resume=False, on_result=on_result)
+        finally:
+            shutdown()
+    unexpected = sum(not r["ok"] for r in records)
     held = [r for r in records if r["status"] == "holds"]
     by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
     print(f"\n{len(records)} steps in {len(derivs)} derivations: "
@@ -438,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_eval)
     s = command("check", help="run the derivations of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores; 1: in-process)")
     s.set_defaults(fn=cmd_check)
     s = command("verify", help="check plus all evidence of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
