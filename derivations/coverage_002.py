@@ -83,4 +83,26 @@ ACCOUNTS = (
     Account("(151)", "definition", "defines the student Gram matrix K_ij = (1/m) <relu(w_i.x) relu(w_j.x)>"),
     Account("(152)", "definition", "defines the teacher Gram matrix K*_ij = (1/m_*) <relu(w*_i.x) relu(w*_j.x)>"),
     Account("(153)", "definition", "defines the cross Gram matrix K~_ij = (1/sqrt(m m_*)) <relu(w_i.x) relu(w*_j.x)>"),
+    # App. B.2-B.4 (the steps are in transfer_appendix_b.py; these labels state no finite relation to check)
+    Account("(38)", "not-checkable", "the text carries the label with no equation (it sits between (34) and (35))"),
+    Account("(48)", "not-checkable", "a double limit of the gradient flow (alpha -> 0 after t -> oo); its finite-alpha "
+            "form (66) is checked in transfer.appendixB3"),
+    Account("(67)", "definition", "defines the constants C_l used by the bound (66) (checked)"),
+    Account("(70)", "not-checkable", "an alpha -> 0 limit of the t -> oo gradient flow with an unspecified constant; "
+            "the finite-alpha parts (69), (71) are checked, the limit by the trained networks of "
+            "verify/linear_networks.py (pretraining)"),
+    Account("(72)", "not-checkable", "as (70): an alpha -> 0 limit of the converged flow (rank one along beta_s); "
+            "evidence: verify/linear_networks.py"),
+    Account("(73)", "not-checkable", "as (70); it drops v_{L-1}^T W_L, which equals 1 only because ||beta_s|| = 1 "
+            "(Assumption 3.2) forces s_L -> 1 (a converged flow gives -0.9996 at alpha = 0.03)"),
+    Account("(74)", "not-checkable", "as (70): the alpha -> 0 limit of the pretrained features; evidence: "
+            "verify/linear_networks.py"),
+    Account("(86)", "not-checkable", "the t -> oo, alpha -> 0 limit of the empirical flow (Theorem 3.5); the "
+            "finite-time rate (corrected, erratum 002-B4-rate) and (87) are checked"),
+    Account("Theorem 3.4", "not-checkable", "a statement about the alpha -> 0 limit of t -> oo gradient flow with an "
+            "unspecified constant; its finite-alpha ingredients are checked (App. B.3 steps, with errata) and the "
+            "limit is tested by trained networks (verify/linear_networks.py)"),
+    Account("Theorem 3.5", "not-checkable", "the alpha -> 0 limit of the converged empirical flow; convergence "
+            "(part 1) is checked with its corrected rate, the limit X^+ y by trained networks "
+            "(verify/linear_networks.py, scratch training)"),
 )
