@@ -252,3 +252,11 @@ def test_a_formula_with_an_undeclared_symbol_is_refused_at_declaration():
     with pytest.raises(ValueError, match="other assumptions"):
         Entry(id="toy.g", title="t", source=Source("toy", "eq (1)"), doc="", params=(g,),
               formula=1 / (1 + sp.Symbol("gamma")))
+
+
+def test_a_refuted_inequality_reports_a_minimized_counterexample(tmp_path, monkeypatch):
+    monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
+    # x^2 >= 3x - 2 fails exactly on (1, 2): no simple point violates it, a random one does, and it shrinks to 3/2
+    out = Step("planted false inequality", y**2, 3 * y - 2, relation=">=", domain={y: (0.05, 3)}).check()
+    assert not out.holds and out.strength == "refuted"
+    assert out.counterexample.startswith("y=3/2:") and "minimized" in out.method

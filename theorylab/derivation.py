@@ -713,6 +713,41 @@ def certify_on_box(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]],
     return True, f"{done} boxes", done
 
 
+def _simpler(v: Any) -> list:
+    """Candidates simpler than v, simplest first: small integers and halves, the nearest fractions of small
+    denominator, then v rounded to fewer digits."""
+    x = float(v)
+    out = [sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Rational(1, 2),
+           sp.Rational(-1, 2), sp.Integer(3), sp.Integer(-3)]
+    out += [sp.Rational(round(x * q), q) for q in range(1, 11)]  # the nearest integer, half, third, ...
+    out += [sp.Rational(round(x * 10**k), 10**k) for k in range(2, 7)]
+    return [c for c in out if c != v]
+
+
+def _minimized(lhs: Any, rhs: Any, relation: str, point: Mapping, domain: dict, found: Outcome) -> Outcome:
+    """Shrink a counterexample: each coordinate in turn replaced by the simplest value (within the domain) at which
+    the relation still fails, until no coordinate can be simplified; the verdict is re-evaluated there."""
+    point = dict(point)
+    changed = True
+    while changed:
+        changed = False
+        for sym in list(point):
+            lo, hi = _interval(sym, domain) if isinstance(sym, sp.Symbol) else (-math.inf, math.inf)
+            for cand in _simpler(point[sym]):
+                if not (lo <= float(cand) <= hi) or (isinstance(sym, sp.Symbol) and sym.is_positive and cand <= 0):
+                    continue
+                if sp.count_ops(cand) >= sp.count_ops(sp.nsimplify(point[sym])) and len(str(cand)) >= len(
+                        str(point[sym])):
+                    continue
+                out = _evaluate(lhs, rhs, relation, [{**point, sym: cand}], "minimized")
+                if out.strength == "refuted":
+                    point[sym] = cand
+                    changed = True
+                    break
+    out = _evaluate(lhs, rhs, relation, [point], found.method.split("(")[-1].rstrip(")") + ", minimized")
+    return out if out.strength == "refuted" else found
+
+
 def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None = None, symbolic: bool = True,
                      points: int | None = None, search: Callable | None = None, seed: int = 0) -> Outcome:
     """Decide lhs <relation> rhs over the domain: proved (SymPy), certified on a bounded box of at most three
@@ -737,7 +772,7 @@ def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None =
     for p in cands:
         out = _evaluate(lhs, rhs, relation, [p], "simple and random points")
         if out.strength == "refuted":
-            return out
+            return _minimized(lhs, rhs, relation, p, domain, out)
         if out.min_slack is not None:
             scored.append((out.min_slack, p))
     tried = len(scored)
@@ -765,7 +800,7 @@ def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None =
             out = _evaluate(lhs, rhs, relation, [pt], "local minimization of the slack")
             tried += 1
             if out.strength == "refuted":
-                return out
+                return _minimized(lhs, rhs, relation, pt, domain, out)
             if out.min_slack is not None:
                 scored.append((out.min_slack, pt))
     worst = min(s for s, _ in scored)
