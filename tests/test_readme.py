@@ -39,3 +39,10 @@ def test_reproduce_commands_are_valid():
         for part in cmd.split("&&"):
             args = build_parser().parse_args(shlex.split(part)[1:])
             assert set(getattr(args, "select", []) or []) <= names
+
+
+def test_the_steps_example_runs():
+    """The README's example of an inequality, a limit and a matrix inequality runs and says what it claims."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- steps:start -->\n```python\n(.*?)\n```\n<!-- steps:end -->", text, flags=re.S).group(1)
+    exec(compile(block, "README.md#steps", "exec"), {"__name__": "readme_steps"})
