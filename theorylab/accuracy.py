@@ -26,23 +26,13 @@ _PRECISIONS = (20, 40, 80)
 
 
 def _with_budget(fn: Callable[[], Any], seconds: int) -> Any:
-    """fn() with a wall-clock budget (SIGALRM in the main thread; without a budget elsewhere)."""
-    import signal
-    import threading
+    """fn() with a wall-clock budget: TimeoutError past it (the derivation engine's SIGALRM timer)."""
+    from .derivation import _Timeout, _with_timeout
 
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
-        return fn()
-
-    def handler(signum, frame):
-        raise TimeoutError
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.alarm(seconds)
     try:
-        return fn()
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+        return _with_timeout(fn, seconds)
+    except _Timeout:
+        raise TimeoutError from None
 
 
 @dataclass(frozen=True)
