@@ -646,6 +646,10 @@ def stationary_points_exact(m: float, m0: float, rho: float, gamma: float) -> np
     spread = _spread_digits(mpmath.mpf(fa.numerator) / fa.denominator, mpmath.mpf(c.numerator) / c.denominator,
                             mpmath.mpf(M.numerator) / M.denominator)
     dps = 40 + 4 * spread
+    if spread > 60:  # roots hundreds of decades apart (m = 1e-300): exact sign changes separate them directly
+        roots = _roots_by_bracketing(sqf, count)
+        if roots is not None:
+            return np.array(roots)
     for _ in range(4):
         with mpmath.workdps(dps):
             coeffs = [mpmath.mpf(x.numerator) / x.denominator for x in sqf]
@@ -654,7 +658,44 @@ def stationary_points_exact(m: float, m0: float, rho: float, gamma: float) -> np
             if len(roots) == count and all(abs(mpmath.im(r)) <= mpmath.mpf(10) ** (-dps // 3) * abs(r) for r in roots):
                 return np.array(sorted(float(mpmath.re(r)) for r in roots))
         dps *= 2
-    raise RuntimeError("could not separate the positive roots")  # pragma: no cover
+    roots = _roots_by_bracketing(sqf, count)
+    if roots is None:
+        raise RuntimeError("could not separate the positive roots")  # pragma: no cover
+    return np.array(roots)
+
+
+def _exact_sign(poly: list[Fraction], u: float) -> int:
+    x = Fraction(u)
+    v = Fraction(0)
+    for c in poly:
+        v = v * x + c
+    return (v > 0) - (v < 0)
+
+
+def _roots_by_bracketing(sqf: list[Fraction], count: int) -> list[float] | None:
+    """The simple positive roots of a square-free polynomial by exact sign changes on a log grid over float64's
+    range, each then bisected to adjacent floats (for roots spanning hundreds of decades, e.g. m = 1e-300, where
+    polynomial root finders fail at any working precision); None if the grid does not separate `count` roots."""
+    grid = [10.0 ** (k / 4) for k in range(-1292, 1233)]
+    signs = [_exact_sign(sqf, u) for u in grid]
+    roots = []
+    for (a, sa), (b, sb) in zip(zip(grid, signs), zip(grid[1:], signs[1:])):
+        if sa == 0:
+            roots.append(a)
+        elif sa * sb < 0:
+            lo, hi = a, b
+            while True:
+                mid = math.sqrt(lo) * math.sqrt(hi)
+                if not lo < mid < hi:
+                    mid = lo + (hi - lo) / 2
+                if not lo < mid < hi:
+                    break
+                if _exact_sign(sqf, mid) * sa > 0:
+                    lo = mid
+                else:
+                    hi = mid
+            roots.append(lo)  # lo and hi are adjacent floats around the root
+    return sorted(roots) if len(roots) == count else None
 
 
 def _stationary_reference(m, m0, rho, gamma) -> np.ndarray:

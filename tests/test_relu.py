@@ -414,3 +414,12 @@ def test_edge_findings_are_findings():
     assert len(recs) == 3 and all(isinstance(r, Finding) for r in recs)
     assert "(1.0, -1.0, 0.0): 1 = 1" in recs[0].text
     assert "identical: True" in recs[1].text and "root for every m" in recs[2].text
+
+
+def test_stationary_points_hundreds_of_decades_apart():
+    """Regression (found by the accuracy map): m = 1e-300 raised 'could not separate the positive roots' after
+    minutes of rising precision; the roots 2.5e-301, sqrt(4e-300/3) and 3 are separated by exact sign changes."""
+    e = theorylab.get("relu.stationary_points")
+    got = e(m=1e-300, m0=3, rho=1, gamma=4)
+    want = [2.5e-301, (4e-300 / 3) ** 0.5, 3.0]
+    assert len(got) == 3 and all(abs(g - w) <= 4e-16 * w for g, w in zip(got, want)), got

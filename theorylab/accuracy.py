@@ -272,6 +272,9 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
             if all(np.all(np.isfinite(c)) for c in components(ref).values()) and components(ref):
                 m.problems.append(f"DomainError where the reference is representable, at {_fmt(kw)}: {exc}")
             return None
+        except Exception as exc:  # noqa: BLE001 - an entry that crashes on valid input is a bug, reported here
+            m.problems.append(f"the entry raised {type(exc).__name__} at {_fmt(kw)}: {str(exc)[:80]}")
+            return None
         errs = errors(value, ref)
         try:
             alt = _formula_route(entry, kw)
