@@ -144,11 +144,16 @@ RATIO_MAX = 1e300  # |beta_d| / k_d beyond this overflows asinh's argument in fl
 
 
 def _ratio_ok(beta, kk, names: str):
-    """The kernel's float64 range: k_d > 0 and |beta_d| / k_d <= 1e300."""
+    """The kernel's float64 range: k_d > 0 a normal float64 and |beta_d| / k_d <= 1e300."""
     if np.any(kk <= 0):
         d = int(np.argmin(kk))
         return (f"{names} must give k_d > 0 for every d (the penalty is undefined for a unit initialized at "
                 f"zero); got k_{d} = {kk[d]:g}")
+    tiny = np.finfo(float).tiny
+    if np.any(kk < tiny):
+        d = int(np.argmin(kk))
+        return (f"{names} must give k_d >= {tiny:.4g} for every d (a normal float64: a subnormal k_d carries fewer "
+                f"than 53 bits, so the penalty cannot be computed to 1e-10); got k_{d} = {kk[d]:g}")
     with np.errstate(over="ignore", divide="ignore"):
         ratio = np.abs(beta) / kk
     if np.any(ratio > RATIO_MAX):
@@ -193,7 +198,7 @@ norm = Entry(
     stable_form=unit_penalty_stable(b, k),
     reference=_norm_reference,
     reduce="sum",
-    constraints=(Constraint(_k_positive, "k_d = w1_d^2 + w2_d^2 > 0 and |beta_d|/k_d <= 1e300 for every d"),),
+    constraints=(Constraint(_k_positive, "k_d = w1_d^2 + w2_d^2 >= 2.2e-308 (normal) and |beta_d|/k_d <= 1e300 for every d"),),
     conditions=(r"k_d = w_{1d}^2 + w_{2d}^2 > 0",),
     dims={"D": (1, 5)},
 )
