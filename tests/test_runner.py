@@ -80,3 +80,13 @@ def test_bad_executor_is_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "theorylab", "verify", FAMILY, "--json", str(tmp_path / "e.json"),
                            "--executor", "nowhere"], capture_output=True, text=True, env=ENV, timeout=120)
     assert done.returncode == 2 and done.stderr.startswith("error: --executor must be") and done.stdout == ""
+
+
+def test_check_names_are_unique_across_the_catalogue():
+    """verify addresses a check by its name: two papers' checks of one name would make the whole run refuse."""
+    from collections import Counter
+
+    from theorylab import catalogue
+
+    names = Counter(c.name for c in catalogue.checks())
+    assert not [n for n, k in names.items() if k > 1], names.most_common(3)

@@ -193,6 +193,6 @@ CHECKS = (
           "omega-tilde and the joint penalty against generic scalar minimization."),
     Check("seed text: notation and growth", ("omega.tilde",), "property", _text_findings,
           "Findings (reported, not asserted): the undefined w~ of Prop. 3, and the large-v growth of omega~."),
-    Check("hypotheses at their edges", ("omega.theorem1", "omega.tilde"), "numeric", _hypothesis_edges,
+    Check("omega: hypotheses at their edges", ("omega.theorem1", "omega.tilde"), "numeric", _hypothesis_edges,
           "Findings: Theorem 1 and Prop. 3 with 'strictly quasi-convex' weakened to quasi-convex (omega flat on [1, 2])."),
 ) + TANGENT_CHECKS

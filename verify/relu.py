@@ -424,7 +424,7 @@ CHECKS = (
           "Same curvature 2/(m0^2 + gamma^2) at the initialization; l1-like far away, with a log factor only in Q."),
     Check("Fig. 1 data", ("relu.log_slope", "relu.penalty_aux"), "numeric", _figure,
           "Fig. 1a/1b data (figure1_data) and its log-slope against central differences."),
-    Check("hypotheses at their edges", ("relu.penalty", "relu.stationary_points"), "numeric", _edges,
+    Check("relu: hypotheses at their edges", ("relu.penalty", "relu.stationary_points"), "numeric", _edges,
           "Sec. 1.1's argument at m = 0, m0 = 0, gamma = 0 and rho = +-1: where a hypothesis fails and the "
           "conclusion survives (findings)."),
 ) + TRAINED_CHECKS
