@@ -90,3 +90,59 @@ def test_check_names_are_unique_across_the_catalogue():
 
     names = Counter(c.name for c in catalogue.checks())
     assert not [n for n, k in names.items() if k > 1], names.most_common(3)
+
+
+PARTED = '''
+import sympy as sp
+from theorylab import Entry, Family, Paper, Source
+from theorylab.evidence import Check, compare
+from theorylab.params import scalar
+
+X = scalar("x", "a real number", low=-10, high=10)
+ENTRIES = (Entry(id="parted.square", title="x squared", source=Source("parted.txt", "eq (1)"), params=(X,), doc="x^2.",
+                 formula=X.symbol ** 2),)
+
+def _parts(ctx):
+    return [{"x": v} for v in (1.0, 2.0, 3.0)] + ([{"x": "boom"}] if ctx.seed == 7 else [])
+
+def _run(ctx, part):
+    if part["x"] == "boom":
+        raise ValueError("planted crash")
+    return {"x": part["x"], "sq": part["x"] * part["x"]}
+
+def _combine(ctx, results):
+    xs = [r["x"] for r in results]
+    return [compare("parted.square", "sum of squares over the parts", "numeric", sum(v * v for v in xs),
+                    sum(r["sq"] for r in results), source="exact in float64")]
+
+CHECKS = [Check(name="parted squares", entries=("parted.square",), kind="numeric", run=_run, parts=_parts,
+                combine=_combine)]
+PAPER = Paper(name="parted", title="Parted", source="parted.txt",
+              families=(Family(name="parted", entries=__name__, checks=__name__),))
+'''
+
+
+def test_a_check_in_parts_runs_as_tasks_and_combines(tmp_path):
+    """A check declared with parts becomes one task per part (listed by --dry-run, journaled one by one); its
+    records come from combine() over the parts in order; a crashing part fails the check, naming the part."""
+    paper = tmp_path / "parted_paper.py"
+    paper.write_text(PARTED)
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_ONLY_FAMILIES", "THEORYLAB_PAPERS")}
+    env["THEORYLAB_ONLY_FAMILIES"] = "parted"
+
+    def run(*extra):
+        return subprocess.run([sys.executable, "-m", "theorylab", "verify", "parted", "--paper", str(paper),
+                               "--json", str(tmp_path / "ev.json"), *extra], capture_output=True, text=True,
+                              env=env, timeout=300, cwd=tmp_path)
+
+    dry = run("--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.count("parted squares [") == 3 and "3 tasks" in dry.stdout
+    ok = run("--jobs", "2")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    ev = json.loads((tmp_path / "ev.json").read_text())["evidence"]
+    assert len(ev) == 1 and ev[0]["passed"] and ev[0]["predicted"] == 14.0 and ev[0]["observed"] == 14.0
+    bad = run("--jobs", "1", "--seed", "7")
+    assert bad.returncode == 1
+    ev = json.loads((tmp_path / "ev.json").read_text())["evidence"]
+    assert len(ev) == 1 and not ev[0]["passed"] and "planted crash" in ev[0]["detail"] and '"boom"' in ev[0]["detail"]

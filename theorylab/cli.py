@@ -223,11 +223,13 @@ def cmd_verify(args) -> int:
         raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
     if args.jobs < 0:
         raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
-    tasks = runner.plan(ids)
+    from .evidence import Context
+
     if args.dry_run:
+        tasks = runner.plan(ids, Context(profile=args.profile, device="cpu", seed=args.seed))
         est = runner.estimate(tasks, args.profile)
         for t, s in zip(tasks, est):
-            print(f"  {t.kind:10s} {t.key[:90]:90s} {'~%.1f s' % s if s is not None else 'not yet measured'}")
+            print(f"  {t.kind:10s} {t.label[:90]:90s} {'~%.1f s' % s if s is not None else 'not yet measured'}")
         known = [s for s in est if s is not None]
         print(f"{len(tasks)} tasks, profile {args.profile}; estimated {sum(known):.0f} s of work "
               f"({len(known)} measured here before, {len(tasks) - len(known)} not)")
@@ -238,6 +240,7 @@ def cmd_verify(args) -> int:
         raise DomainError(f"--threads must be >= 1 (0: one per task); got --threads={args.threads}")
     threads = args.threads or 1
     device = _device(args.device)
+    tasks = runner.plan(ids, Context(profile=args.profile, device=device, seed=args.seed))
     journal = args.json + ".tasks.jsonl"
     executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
         os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={

@@ -119,13 +119,42 @@ class Context:
 
 @dataclass(frozen=True)
 class Check:
-    """A verify procedure for one or more entries; `run(ctx)` returns Evidence and Finding records."""
+    """A verify procedure for one or more entries.
+
+    A plain check: `run(ctx)` returns Evidence and Finding records. A check made of independent pieces (the grid
+    points, seeds or sizes of a big experiment) declares them so verify can run them as separate tasks, in
+    parallel and resumably: `parts(ctx)` lists the pieces (JSON-ready labels, e.g. `[{"alpha": 0.1}, ...]`),
+    `run(ctx, part)` computes one piece and returns JSON-ready data (numbers, lists, dicts; NumPy arrays are
+    converted), and `combine(ctx, results)` turns the pieces' results, in the order of `parts(ctx)`, into the
+    records (cheap: it runs in the main process). `evaluate(ctx)` runs either kind in this process.
+
+    Example::
+
+        Check(name="risk vs n", entries=("mypaper.risk",), kind="montecarlo",
+              parts=lambda ctx: [{"n": n} for n in (100, 200, 400)],
+              run=lambda ctx, part: simulate(part["n"], seed=ctx.seed),
+              combine=lambda ctx, results: [compare_scaling(...)])
+    """
 
     name: str
     entries: tuple[str, ...]
     kind: str
-    run: Callable[[Context], list[Evidence]] = field(repr=False)
+    run: Callable[..., Any] = field(repr=False)
     doc: str = ""
+    parts: Callable[[Context], list[Any]] | None = field(default=None, repr=False)
+    combine: Callable[[Context, list[Any]], list[Evidence]] | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if (self.parts is None) != (self.combine is None):
+            raise ValueError(f"check {self.name!r}: parts and combine go together (parts(ctx) lists the pieces, "
+                             f"combine(ctx, results) makes the records); got only "
+                             f"{'parts' if self.combine is None else 'combine'}")
+
+    def evaluate(self, ctx: Context) -> list[Evidence]:
+        """All records of this check, computed in this process (its parts one after another)."""
+        if self.parts is None:
+            return self.run(ctx)
+        return self.combine(ctx, [to_jsonable(self.run(ctx, part)) for part in self.parts(ctx)])
 
 
 def _errors(predicted: Any, observed: Any) -> tuple[float, float, float]:

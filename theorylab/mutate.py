@@ -297,7 +297,7 @@ def evidence_layer(entry: Entry, profile: str = "quick") -> str | None:
         if entry.id not in check.entries:
             continue
         try:
-            recs = check.run(ctx)
+            recs = check.evaluate(ctx)
         except Exception as exc:  # noqa: BLE001 - a mutant that crashes a check is caught by it
             return f"{check.name} raised {type(exc).__name__}: {exc}"
         bad = next((r for r in recs if isinstance(r, Evidence) and not r.passed), None)

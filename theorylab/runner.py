@@ -27,13 +27,23 @@ class Task:
     kind: str              # "derivation" | "check"
     key: str               # derivation key or check name
     entries: tuple[str, ...]
+    part: Any = None       # one piece of a check declared with parts (JSON-ready label); None: the whole
+    nparts: int = 0        # how many pieces its check has (0: not a piece)
 
     def params(self, profile: str, device: str, seed: int, threads: int) -> dict:
         from . import catalogue
 
-        return {"kind": self.kind, "name": self.key, "family": self.family, "profile": profile, "device": device,
-                "seed": seed, "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same
-                "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}                # papers as this process
+        p = {"kind": self.kind, "name": self.key, "family": self.family, "profile": profile, "device": device,
+             "seed": seed, "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same
+             "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}                # papers as this process
+        if self.nparts:
+            p["part"] = self.part
+        return p
+
+    @property
+    def label(self) -> str:
+        """The task's name in listings and in the timings cache."""
+        return self.key if not self.nparts else f"{self.key} [{json.dumps(self.part, sort_keys=True)}]"
 
     @property
     def family(self) -> str:
@@ -44,11 +54,14 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def plan(ids: set[str]) -> list[Task]:
+def plan(ids: set[str], ctx: Any = None) -> list[Task]:
     """Derivations first, then checks, each in catalogue order, restricted to the selected entry IDs (only their
-    families' modules are imported: a family's derivations and checks name only its own entries)."""
+    families' modules are imported: a family's derivations and checks name only its own entries). A check
+    declared with parts becomes one task per part (its pieces for `ctx`: profile, device, seed)."""
     from . import catalogue
+    from .evidence import Context, to_jsonable
 
+    ctx = ctx or Context()
     fams = catalogue.families({i.split(".", 1)[0] for i in ids})
     tasks = [Task("derivation", d.key, tuple(d.entries)) for f in fams for d in f.derivations if set(d.entries) & ids]
     seen: set[str] = set()
@@ -57,8 +70,26 @@ def plan(ids: set[str]) -> list[Task]:
             if c.name in seen:
                 raise RuntimeError(f"two checks are named {c.name!r}: check names must be unique")
             seen.add(c.name)
-            tasks.append(Task("check", c.name, tuple(c.entries)))
+            if c.parts is None:
+                tasks.append(Task("check", c.name, tuple(c.entries)))
+                continue
+            parts = [to_jsonable(p) for p in c.parts(ctx)]
+            if not parts:
+                raise RuntimeError(f"check {c.name!r} declares parts but parts(ctx) listed none for profile "
+                                   f"{ctx.profile}")
+            tasks += [Task("check", c.name, tuple(c.entries), part=p, nparts=len(parts)) for p in parts]
     return tasks
+
+
+def units(tasks: Sequence[Task]) -> list[list[int]]:
+    """The plan's tasks grouped into what is reported together: a derivation, a check, or all parts of one."""
+    out: list[list[int]] = []
+    for i, t in enumerate(tasks):
+        if t.nparts and out and tasks[out[-1][0]].nparts and tasks[out[-1][0]].key == t.key:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
 
 
 def _set_threads(n: int) -> None:
@@ -80,7 +111,7 @@ def _set_threads(n: int) -> None:
 
 
 def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
-             only: str = "", family: str = "") -> dict:
+             only: str = "", family: str = "", part: Any = None) -> dict:
     """Run one task (in any process) and return its records as JSON-ready dicts, with its wall time."""
     from . import catalogue
 
@@ -88,7 +119,7 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    from .evidence import Context, Evidence
+    from .evidence import Context, to_jsonable
 
     t0 = time.perf_counter()
     if kind == "derivation":
@@ -100,14 +131,43 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         check = next(c for c in catalogue.checks([family] if family else None) if c.name == name)
         _set_threads(threads)  # after the check's module (and torch) is imported
         ctx = Context(profile=profile, device=device, seed=seed, progress=False)
+        if check.parts is not None:  # one piece: its data go to combine() in the planning process
+            try:
+                return {"partial": to_jsonable(check.run(ctx, part)), "seconds": round(time.perf_counter() - t0, 3)}
+            except Exception as exc:  # a crashing piece fails its check, with its reason
+                return {"error": f"part {json.dumps(part, sort_keys=True)}: {type(exc).__name__}: {exc}",
+                        "seconds": round(time.perf_counter() - t0, 3)}
         try:
             recs = check.run(ctx)
         except Exception as exc:  # a crashing check is a failed check, reported with its reason
-            recs = [Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None,
-                             observed=None, tolerance=0.0, tolerance_source="the check raised",
-                             detail=f"{type(exc).__name__}: {exc}")]
+            recs = [_crashed(check, f"{type(exc).__name__}: {exc}")]
         records = [r.to_json() for r in recs]
     return {"records": records, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def _crashed(check, why: str):
+    from .evidence import Evidence
+
+    return Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None, observed=None,
+                    tolerance=0.0, tolerance_source="the check raised", detail=why)
+
+
+def combine(task: Task, results: Sequence[dict], ctx: Any) -> dict:
+    """The records of a check run as parts, from its parts' results (in plan order); a crashed part or combine
+    is a failed record naming it."""
+    from . import catalogue
+
+    check = next(c for c in catalogue.checks([task.family]) if c.name == task.key)
+    seconds = round(sum(r.get("seconds") or 0.0 for r in results), 3)
+    errors = [r["error"] for r in results if "error" in r]
+    if errors:
+        recs = [_crashed(check, e) for e in errors]
+    else:
+        try:
+            recs = check.combine(ctx, [r["partial"] for r in results])
+        except Exception as exc:  # noqa: BLE001
+            recs = [_crashed(check, f"combine: {type(exc).__name__}: {exc}")]
+    return {"records": [r.to_json() for r in recs], "seconds": seconds}
 
 
 def step_record(d, r) -> dict:
@@ -195,16 +255,23 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
 
     if not resume and os.path.exists(journal):
         os.unlink(journal)
+    from .evidence import Context
+
+    ctx = Context(profile=profile, device=device, seed=seed)
     params = [t.params(profile, device, seed, threads) for t in tasks]
     keys = [_key(p) for p in params]
+    groups = units(tasks)
     results: dict[str, dict] = {}
     shown = [0]
 
     def on_done(name: str, result: dict) -> None:
         results[name] = result
-        while shown[0] < len(tasks) and keys[shown[0]] in results:
+        while shown[0] < len(groups) and all(keys[i] in results for i in groups[shown[0]]):
+            g = groups[shown[0]]
+            task = tasks[g[0]]
+            res = results[keys[g[0]]] if not task.nparts else combine(task, [results[keys[i]] for i in g], ctx)
             if on_result is not None:
-                on_result(tasks[shown[0]], results[keys[shown[0]]])
+                on_result(task, res)
             shown[0] += 1
 
     if resume:  # what the killed run finished is shown first, in order
@@ -234,7 +301,7 @@ def estimate(tasks: Sequence[Task], profile: str) -> list[float | None]:
             known = json.load(fh)
     except (OSError, json.JSONDecodeError):
         known = {}
-    return [known.get(f"{profile}|{t.kind}|{t.key}") for t in tasks]
+    return [known.get(f"{profile}|{t.kind}|{t.label}") for t in tasks]
 
 
 def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> None:
@@ -244,7 +311,7 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
     except (OSError, json.JSONDecodeError):
         known = {}
     for t, r in zip(tasks, results):
-        known[f"{profile}|{t.kind}|{t.key}"] = r.get("seconds")
+        known[f"{profile}|{t.kind}|{t.label}"] = r.get("seconds")
     try:
         os.makedirs(os.path.dirname(_TIMINGS), exist_ok=True)
         tmp = _TIMINGS + f".{os.getpid()}"
