@@ -260,3 +260,18 @@ def test_a_refuted_inequality_reports_a_minimized_counterexample(tmp_path, monke
     out = Step("planted false inequality", y**2, 3 * y - 2, relation=">=", domain={y: (0.05, 3)}).check()
     assert not out.holds and out.strength == "refuted"
     assert out.counterexample.startswith("y=3/2:") and "minimized" in out.method
+
+
+def test_context_pick_is_the_one_profile_switch():
+    from theorylab.evidence import Check, Context
+
+    assert Context(profile="paper").pick(quick=1, paper=2) == 2 and Context().pick(quick=1, paper=2) == 1
+    with pytest.raises(ValueError, match="profile must be one of quick, paper"):
+        Context(profile="fast")
+    with pytest.raises(ValueError, match="no value for profile 'paper'"):
+        Context(profile="paper").pick(quick=1)
+    with pytest.raises(ValueError, match="parts and combine go together"):
+        Check("c", ("x.y",), "numeric", run=lambda ctx: [], parts=lambda ctx: [1])
+    parted = Check("c", ("x.y",), "numeric", run=lambda ctx, part: {"v": part * 2}, parts=lambda ctx: [1, 2, 3],
+                   combine=lambda ctx, rs: [sum(r["v"] for r in rs)])
+    assert parted.evaluate(Context()) == [12]

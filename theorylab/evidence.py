@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Evidence", "Finding", "Check", "Context", "compare", "compare_mc", "compare_scaling", "to_jsonable"]
+__all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "compare", "compare_mc", "compare_scaling", "to_jsonable"]
 
 
 RECORD_RELATIONS = ("==", "<=", ">=")
@@ -107,6 +107,9 @@ def _verdict(predicted: Any, observed: Any, tol: float, relation: str, elementwi
     return abs_err, rel_err, bool(abs_err <= tol)
 
 
+PROFILES = ("quick", "paper")
+
+
 @dataclass(frozen=True)
 class Context:
     """What a check may depend on: the profile ("quick" or "paper"), the torch device, the seed."""
@@ -115,6 +118,20 @@ class Context:
     device: str = "cpu"
     seed: int = 0
     progress: bool = False
+
+    def __post_init__(self):
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got profile={self.profile!r}")
+
+    def pick(self, **by_profile: Any) -> Any:
+        """The value for this profile, the one way a check sizes itself: `ctx.pick(quick=400, paper=20000)`,
+        or a dict of sizes, `ctx.pick(quick=dict(n=40, seeds=4), paper=dict(n=400, seeds=20))`."""
+        bad = sorted(set(by_profile) - set(PROFILES))
+        if bad:
+            raise ValueError(f"pick takes the profiles {', '.join(PROFILES)}; got {', '.join(bad)}")
+        if self.profile not in by_profile:
+            raise ValueError(f"pick: no value for profile {self.profile!r} (given: {', '.join(by_profile)})")
+        return by_profile[self.profile]
 
 
 @dataclass(frozen=True)

@@ -257,7 +257,6 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
         os.unlink(journal)
     from .evidence import Context
 
-    ctx = Context(profile=profile, device=device, seed=seed)
     params = [t.params(profile, device, seed, threads) for t in tasks]
     keys = [_key(p) for p in params]
     groups = units(tasks)
@@ -269,7 +268,8 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
         while shown[0] < len(groups) and all(keys[i] in results for i in groups[shown[0]]):
             g = groups[shown[0]]
             task = tasks[g[0]]
-            res = results[keys[g[0]]] if not task.nparts else combine(task, [results[keys[i]] for i in g], ctx)
+            res = results[keys[g[0]]] if not task.nparts else combine(task, [results[keys[i]] for i in g],
+                                                                     Context(profile=profile, device=device, seed=seed))
             if on_result is not None:
                 on_result(task, res)
             shown[0] += 1
