@@ -116,7 +116,7 @@ def _combine(ctx, results):
                     sum(r["sq"] for r in results), source="exact in float64")]
 
 CHECKS = [Check(name="parted squares", entries=("parted.square",), kind="numeric", run=_run, parts=_parts,
-                combine=_combine)]
+                combine=_combine, cost=lambda ctx, part: 1.0 if part["x"] == "boom" else part["x"])]
 PAPER = Paper(name="parted", title="Parted", source="parted.txt",
               families=(Family(name="parted", entries=__name__, checks=__name__),))
 '''
@@ -129,6 +129,7 @@ def test_a_check_in_parts_runs_as_tasks_and_combines(tmp_path):
     paper.write_text(PARTED)
     env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_ONLY_FAMILIES", "THEORYLAB_PAPERS")}
     env["THEORYLAB_ONLY_FAMILIES"] = "parted"
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # the timings this test makes stay in the test
 
     def run(*extra):
         return subprocess.run([sys.executable, "-m", "theorylab", "verify", "parted", "--paper", str(paper),
@@ -137,12 +138,15 @@ def test_a_check_in_parts_runs_as_tasks_and_combines(tmp_path):
 
     dry = run("--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert dry.stdout.count("parted squares [") == 3 and "3 tasks" in dry.stdout
+    assert dry.stdout.count("parted squares [") == 3 and "3 tasks" in dry.stdout and "0 estimated" in dry.stdout
     ok = run("--jobs", "2")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     ev = json.loads((tmp_path / "ev.json").read_text())["evidence"]
     assert len(ev) == 1 and ev[0]["passed"] and ev[0]["predicted"] == 14.0 and ev[0]["observed"] == 14.0
+    # a profile never run here is estimated from the quick profile's seconds per unit of declared cost
+    est = run("--dry-run", "--profile", "paper")
+    assert est.returncode == 0 and "3 estimated from timings here" in est.stdout, est.stdout
     bad = run("--jobs", "1", "--seed", "7")
-    assert bad.returncode == 1
+    assert bad.returncode == 1, bad.stdout + bad.stderr
     ev = json.loads((tmp_path / "ev.json").read_text())["evidence"]
     assert len(ev) == 1 and not ev[0]["passed"] and "planted crash" in ev[0]["detail"] and '"boom"' in ev[0]["detail"]

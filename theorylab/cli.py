@@ -227,12 +227,14 @@ def cmd_verify(args) -> int:
 
     if args.dry_run:
         tasks = runner.plan(ids, Context(profile=args.profile, device="cpu", seed=args.seed))
-        est = runner.estimate(tasks, args.profile)
+        est = runner.estimate(tasks, args.profile, args.seed)
         for t, s in zip(tasks, est):
             print(f"  {t.kind:10s} {t.label[:90]:90s} {'~%.1f s' % s if s is not None else 'not yet measured'}")
         known = [s for s in est if s is not None]
-        print(f"{len(tasks)} tasks, profile {args.profile}; estimated {sum(known):.0f} s of work "
-              f"({len(known)} measured here before, {len(tasks) - len(known)} not)")
+        jobs = args.jobs or runner.usable_cores()
+        print(f"{len(tasks)} tasks, profile {args.profile}; estimated {sum(known):.0f} s of work, about "
+              f"{max([sum(known) / jobs, *known], default=0):.0f} s on {jobs} job{'s' if jobs > 1 else ''} "
+              f"({len(known)} estimated from timings here, {len(tasks) - len(known)} not yet measured)")
         return 0
     t0 = time.time()
     jobs = args.jobs or runner.usable_cores()

@@ -144,6 +144,9 @@ class Check:
     `run(ctx, part)` computes one piece and returns JSON-ready data (numbers, lists, dicts; NumPy arrays are
     converted), and `combine(ctx, results)` turns the pieces' results, in the order of `parts(ctx)`, into the
     records (cheap: it runs in the main process). `evaluate(ctx)` runs either kind in this process.
+    `cost(ctx)` (or `cost(ctx, part)`), optional, is the work in any consistent unit (e.g. steps x width^2 x
+    seeds): `verify --dry-run` estimates a profile never run here from the quick profile's measured seconds per
+    unit.
 
     Example::
 
@@ -160,6 +163,7 @@ class Check:
     doc: str = ""
     parts: Callable[[Context], list[Any]] | None = field(default=None, repr=False)
     combine: Callable[[Context, list[Any]], list[Evidence]] | None = field(default=None, repr=False)
+    cost: Callable[..., float] | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if (self.parts is None) != (self.combine is None):

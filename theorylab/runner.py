@@ -294,14 +294,58 @@ def _key(params: Mapping[str, Any]) -> str:
     return json.dumps({k: v for k, v in params.items() if k != "threads"}, sort_keys=True)
 
 
-def estimate(tasks: Sequence[Task], profile: str) -> list[float | None]:
-    """Seconds each task took the last time it ran with this profile on this machine (None: never run)."""
+def estimate(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[float | None]:
+    """Seconds each task is expected to take with this profile on this machine: what it took the last time it ran
+    here; else, for a check that declares `cost`, its cost times the seconds per unit of cost its quick-profile
+    tasks took here (None: neither is known)."""
     try:
         with open(_TIMINGS) as fh:
             known = json.load(fh)
     except (OSError, json.JSONDecodeError):
         known = {}
-    return [known.get(f"{profile}|{t.kind}|{t.label}") for t in tasks]
+    out = [known.get(f"{profile}|{t.kind}|{t.label}") for t in tasks]
+    rates: dict[str, float | None] = {}
+    for i, t in enumerate(tasks):
+        if out[i] is None and t.kind == "check":
+            if t.key not in rates:
+                rates[t.key] = _rate(t, known, seed)
+            if rates[t.key] is not None:
+                out[i] = rates[t.key] * _cost(t, profile, seed, t.part)
+    return out
+
+
+def _check(task: Task):
+    from . import catalogue
+
+    return next((c for c in catalogue.checks([task.family]) if c.name == task.key), None)
+
+
+def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
+    from .evidence import Context
+
+    check = _check(task)
+    ctx = Context(profile=profile, seed=seed)
+    return float(check.cost(ctx, part) if check.parts is not None else check.cost(ctx))
+
+
+def _rate(task: Task, known: Mapping[str, float], seed: int) -> float | None:
+    """Seconds per unit of declared cost, from the check's quick-profile timings on this machine."""
+    from .evidence import Context, to_jsonable
+
+    check = _check(task)
+    if check is None or check.cost is None:
+        return None
+    quick = Context(profile="quick", seed=seed)
+    if check.parts is None:
+        pieces = [(task.key, None)]
+    else:
+        pieces = [(Task("check", task.key, task.entries, part=p, nparts=1).label, p)
+                  for p in (to_jsonable(p) for p in check.parts(quick))]
+    seconds = [known.get(f"quick|check|{label}") for label, _ in pieces]
+    if any(s is None for s in seconds):
+        return None
+    units = sum(_cost(task, "quick", seed, p) for _, p in pieces)
+    return sum(seconds) / units if units > 0 else None
 
 
 def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> None:
