@@ -1,4 +1,4 @@
-"""The `theorylab` command: list, show, eval, check, verify, latex, report, mutate, errata.
+"""The `theorylab` command: new, list, show, eval, check, verify, latex, report, mutate, errata.
 
 Every subcommand takes `--paper MODULE_OR_FILE.py` (repeatable) to register papers beside the installed ones and
 THEORYLAB_PAPERS. Bad input anywhere exits with status 2 and one stderr line starting with `error:`; nothing on stdout.
@@ -61,13 +61,32 @@ def cmd_eval(args) -> int:
 
 
 def markdown_table() -> str:
-    """The catalogue as a Markdown table (README's table is kept equal to this by a test)."""
+    """The registered papers' entries as a Markdown table (README's table is kept equal to this by a test)."""
     rows = ["| ID | title | parameters | source |", "| --- | --- | --- | --- |"]
     for e in catalogue.entries():
         params = ", ".join(f"`{p.name}`" for p in e.params)
         title = e.title.replace("|", "\\|")
         rows.append(f"| `{e.id}` | {title} | {params} | {e.source.where} |")
     return "\n".join(rows)
+
+
+def _source(source) -> str:
+    """An entry's source as the user reads it: the paper (its file or citation) and where in it."""
+    return f"{source.seed}, {source.where}"
+
+
+def cmd_new(args) -> int:
+    from .scaffold import module_name, scaffold
+
+    folder = args.dir if args.dir is not None else args.name
+    written = scaffold(args.name, folder)
+    module = module_name(args.name)
+    root = os.path.expanduser(folder)
+    print(f"wrote the paper {args.name} in {folder}: " + ", ".join(os.path.relpath(p, root) for p in written))
+    print(f"next:\n  pip install -e {folder}\n  theorylab check {args.name}\n"
+          f"  theorylab verify {args.name} --json ev.json\n  theorylab latex {args.name} -o {module}.tex\n"
+          f"  theorylab report --evidence ev.json -o out/\n  pytest {folder}")
+    return 0
 
 
 def cmd_list(args) -> int:
@@ -80,13 +99,13 @@ def cmd_list(args) -> int:
         print(f"paper {paper.name}: {paper.title} [{paper.source}]; families {', '.join(f.name for f in fams)}")
         for fam in fams:
             for entry in fam.entries:
-                print(f"  {entry.id:36s} {entry.title}  [{entry.source}]")
+                print(f"  {entry.id:36s} {entry.title}  [{_source(entry.source)}]")
     return 0
 
 
 def cmd_show(args) -> int:
     e = catalogue.get(args.id)
-    print(f"{e.id}: {e.title}\nsource: {e.source}\n")
+    print(f"{e.id}: {e.title}\nsource: {_source(e.source)}\n")
     print(e.unicode() or "(defined by a numeric routine)")
     print(f"\nLaTeX: {e.latex()}")
     if e.stable_form is not None and e.stable_form != e.formula:
@@ -105,7 +124,7 @@ def cmd_show(args) -> int:
         results = d.check()
         bad = sum(not r.ok for r in results)
         errata = sum(r.step.erratum is not None for r in results)
-        print(f"derivation {d.key}: {len(results)} steps, {errata} seed errata, "
+        print(f"derivation {d.key}: {len(results)} steps, {errata} errata of the paper, "
               + ("all as recorded" if not bad else f"{bad} UNEXPECTED"))
     return 0
 
@@ -182,7 +201,8 @@ def cmd_check(args) -> int:
     by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
     print(f"\n{len(records)} steps in {len(derivs)} derivations: "
           f"{len(held)} hold ({by}), "
-          f"{sum(r['status'] == 'erratum confirmed' for r in records)} seed errata confirmed, {unexpected} unexpected")
+          f"{sum(r['status'] == 'erratum confirmed' for r in records)} errata of the paper confirmed, "
+          f"{unexpected} unexpected")
     return 1 if unexpected else 0
 
 
@@ -195,7 +215,7 @@ def cmd_errata(args) -> int:
                 continue
             seen.add(e.key)
             state = "confirmed" if not r.outcome.holds else "NOT REPRODUCED"
-            print(f"{e.key}  [{e.seed}, {e.where}]  ({state})\n  seed says: {e.says}\n  what holds: {e.truth}")
+            print(f"{e.key}  [{e.seed}, {e.where}]  ({state})\n  the paper says: {e.says}\n  what holds: {e.truth}")
             if r.outcome.counterexample:
                 print(f"  counterexample: {r.outcome.counterexample}")
             if e.note:
@@ -467,6 +487,10 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, **kw) -> argparse.ArgumentParser:  # --paper on every subcommand
         return sub.add_parser(name, parents=[common], **kw)
 
+    s = command("new", help="scaffold an installable paper package: theorylab new NAME [DIR]")
+    s.add_argument("name", metavar="NAME", help="the paper's name (lower case; '-' becomes '_' in its package name)")
+    s.add_argument("dir", metavar="DIR", nargs="?", default=None, help="a new or empty folder (default: ./NAME)")
+    s.set_defaults(fn=cmd_new)
     s = command("list", help="the registered papers with their entry IDs, titles, sources")
     s.add_argument("--markdown", action="store_true", help="as the Markdown table of the README")
     s.set_defaults(fn=cmd_list)
@@ -532,7 +556,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
     s.add_argument("--json", default="", help="write the mutants and their fate here")
     s.set_defaults(fn=cmd_mutate)
-    command("errata", help="the errata ledger, each with its live counterexample").set_defaults(fn=cmd_errata)
+    command("errata", help="the errata ledger of the papers, each with its live counterexample").set_defaults(
+        fn=cmd_errata)
     return p
 
 

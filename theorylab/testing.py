@@ -1,0 +1,417 @@
+"""The contract suite as a library: every entry of any registered paper, tested in one line of a user's test file.
+
+    # tests/test_mypaper.py
+    from theorylab.testing import contract_tests
+
+    TestMyPaper = contract_tests("mypaper")
+
+pytest collects the returned class: one test per entry (and per derivation) for each contract rule below, with the
+entry ID in the test ID (`TestMyPaper::test_value_matches_reference[mypaper.risk]`). The rules:
+
+- an independent reference, whose docstring names its route;
+- the float64 value against that reference over the entry's domain (Hypothesis, pinned `examples` always run),
+  relative error <= `entry.rtol` (1e-10 unless the entry states otherwise); a value float64 cannot hold must be a
+  DomainError, never inf;
+- the stable form against the paper's formula (mpmath) wherever the latter is finite, to 1e-9 relative;
+- broadcasting: scalar parameters given as arrays give the values at each point;
+- the torch kernel against the NumPy kernel (1e-12 relative) and its gradients finite;
+- bad input (NaN, inf, out of the domain, excluded points, wrong shapes, unknown or missing names) raises
+  DomainError with one line naming the parameter, in Python and through the CLI (exit 2, `error:` on stderr);
+- `theorylab eval` returns the value the Python call returns, bit for bit;
+- LaTeX renders (balanced braces and environments);
+- every derivation step as recorded: unmarked steps hold, every erratum fails at its counterexample.
+
+Hypothesis uses the loaded profile's number of examples (`max_examples=` overrides), with no deadline (references
+run in mpmath). Importing this module imports neither torch nor pytest; building the suite imports pytest, and only
+the torch tests import torch.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["contract_tests", "module_tests", "contract_entries", "cases", "close", "rel_error", "run_cli",
+           "valid_example", "bad_cases", "SUBNORMAL_FLOOR"]
+
+SUBNORMAL_FLOOR = 1e-310
+_TORCH_RTOL = 1e-12    # two float64 kernels of one expression: libm ulps apart
+_STABLE_RTOL = 1e-9    # the stable form against the paper's formula in mpmath (the formula may lose digits)
+_BROADCAST_RTOL = 1e-12  # vectorized against pointwise NumPy: vector and scalar libm paths differ by ulps
+
+
+# -- comparisons ---------------------------------------------------------------------------------------------
+def rel_error(value: Any, reference: Any) -> float:
+    """Max over dict keys of the relative Frobenius error ||value - reference|| / ||reference||.
+
+    Arguments: value, reference: numbers, arrays, None, or dicts of them (compared key by key).
+    Returns: a float >= 0 (inf on a shape mismatch, or where the reference is zero and the value is not).
+    Example: `rel_error([1.0, 2.0], [1.0, 2.0 + 1e-12])` is about 4.5e-13."""
+    if isinstance(reference, dict):
+        return max((rel_error(value[k], reference[k]) for k in reference), default=0.0)
+    if reference is None:
+        return 0.0 if value is None else np.inf
+    v = np.asarray(value, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    if v.shape != r.shape:
+        return np.inf
+    big = float(np.max(np.abs(r))) if r.size else 0.0
+    if big == 0.0:
+        return 0.0 if not np.any(v) else np.inf
+    diff = float(np.linalg.norm(((v - r) / big).ravel()))  # scaled: no overflow near 1e300
+    scale = float(np.linalg.norm((r / big).ravel()))
+    if scale == 0.0:
+        return 0.0 if diff == 0.0 else np.inf
+    return diff / scale
+
+
+def close(value: Any, reference: Any, rtol: float) -> bool:
+    """Relative agreement within `rtol`, or absolute within 1e-310 where the reference is subnormal.
+
+    Floats below the normal range (|x| < 2.2e-308) carry fewer than 53 significant bits, so no float64
+    computation can be 1e-10-relative there; the contract's "representable" means a normal float.
+    Example: `close(1.0 + 1e-12, 1.0, 1e-10)` is True."""
+    if rel_error(value, reference) <= rtol:
+        return True
+    if isinstance(reference, dict) or reference is None:
+        return False
+    v, r = np.asarray(value, dtype=float), np.asarray(reference, dtype=float)
+    return v.shape == r.shape and bool(np.all(np.abs(v - r) <= rtol * np.abs(r) + SUBNORMAL_FLOOR))
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """Run `theorylab argv...` in this process; return (exit status, stdout, stderr).
+
+    Papers registered in this process with `theorylab.catalogue.use([...])` (the `--paper` option) stay
+    registered: they are passed on as `--paper` options of the subcommand.
+    Example: `code, out, err = run_cli("eval", "mypaper.risk", "n=3")`."""
+    from . import catalogue
+    from .cli import main
+
+    extra = [a for spec in catalogue._cli_papers for a in ("--paper", spec)]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*argv, *extra] if argv else list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+# -- inputs ----------------------------------------------------------------------------------------------------
+def _settings(max_examples: int | None = None, **kw: Any):
+    from hypothesis import HealthCheck, settings
+
+    current = settings.default
+    return settings(current, deadline=None, max_examples=max_examples or current.max_examples,
+                    suppress_health_check=[*current.suppress_health_check, HealthCheck.too_slow,
+                                           HealthCheck.filter_too_much], **kw)
+
+
+def cases(entry):
+    """The entry's Hypothesis strategy with its pinned examples (hard inputs) mixed in."""
+    from hypothesis import strategies as st
+
+    base = entry.strategy()
+    return st.one_of(st.sampled_from(list(entry.examples)), base) if entry.examples else base
+
+
+def valid_example(entry) -> dict:
+    """One valid keyword-argument dict of the entry, drawn by its strategy (a generic point, reproducible).
+
+    Example: `entry(**valid_example(entry))` returns a value."""
+    from hypothesis import given
+
+    found: list[dict] = []
+
+    @given(entry.strategy())
+    @_settings(max_examples=1, database=None, derandomize=True)
+    def grab(kwargs):
+        found.append(kwargs)
+
+    grab()
+    return found[0]
+
+
+def bad_cases(entry) -> list[tuple[dict, str]]:
+    """(keyword arguments, the parameter the error must name) for inputs the entry must refuse: an unknown name,
+    each required parameter missing, and each parameter's bad values (NaN, inf, wrong type or shape, outside its
+    bounds, its excluded points)."""
+    good = valid_example(entry)
+    out = [({**good, "no_such_parameter": 1.0}, "no_such_parameter")]
+    for p in entry.params:
+        if not p.has_default:
+            out.append(({k: v for k, v in good.items() if k != p.name}, p.name))
+        for bad, _why in p.bad_values(good[p.name]):
+            out.append(({**good, p.name: bad}, p.name))
+    return out
+
+
+def _cli_args(kwargs: dict) -> list[str]:
+    out = []
+    for k, v in kwargs.items():
+        if isinstance(v, str):
+            out.append(f"{k}={v}")
+        elif isinstance(v, float) and not np.isfinite(v):
+            out.append(f"{k}={v}")
+        elif isinstance(v, np.ndarray):
+            out.append(f"{k}=" + json.dumps(v.tolist()))  # NaN and Infinity: JSON literals Python reads
+        else:
+            out.append(f"{k}={json.dumps(v)}")
+    return out
+
+
+def _representable(ref: Any) -> bool:
+    """A numeric value (not a record: region entries use inf endpoints on purpose) that fits in float64."""
+    if isinstance(ref, dict):
+        return True
+    try:
+        return bool(np.all(np.isfinite(np.asarray(ref, dtype=float))))
+    except (TypeError, ValueError):
+        return True
+
+
+# -- the suite -----------------------------------------------------------------------------------------------------
+def contract_entries(*select: str) -> tuple[list, list]:
+    """The entries and derivations a selection covers: paper names, family names or entry IDs, as on the command
+    line (none: every registered paper). An unknown name raises DomainError naming it.
+
+    Returns: (entries, derivations) in registration order; a derivation is included when it concerns a selected
+    entry."""
+    from . import catalogue
+
+    ids, fams = catalogue.select(list(select))
+    loaded = catalogue.families(fams)
+    entries = [e for f in loaded for e in f.entries if e.id in ids]
+    derivations = [d for f in loaded for d in f.derivations if set(d.entries) & ids or not d.entries]
+    return entries, derivations
+
+
+def _broadcastable(entry) -> bool:
+    return (entry.compute is None and entry.formula is not None and entry.reduce is None and bool(entry.params)
+            and all(p.kind in ("scalar", "integer") for p in entry.params))
+
+
+def contract_tests(*select: str, max_examples: int | None = None, cli: bool = True, torch: bool = True,
+                   known_failures: Mapping[str, str] | None = None, name: str = "TestContract") -> type:
+    """A pytest test class holding the contract tests of the selected entries, parametrized by entry ID.
+
+    Arguments:
+        select: paper names, family names or entry IDs, as `theorylab verify` takes them (none: every registered
+            paper). Resolved when called, i.e. when pytest imports the test module: an unknown name fails the
+            collection with a one-line error.
+        max_examples: Hypothesis examples of the value test (default: the loaded Hypothesis profile's).
+        cli: include the command-line tests (bad input rule, `eval` round trip).
+        torch: include the torch tests (they import torch).
+        known_failures: {"test_name[ID]": reason}: tests expected to fail, marked strict xfail (so a fix shows up
+            as a failure until the mark is removed); an ID that names no test here is refused.
+        name: the class name (pytest collects classes whose name starts with `Test`).
+    Returns:
+        a class to bind to a `Test...` name in a test module; its test methods are static and may also be bound to
+        module-level names (`test_value_matches_reference = suite.test_value_matches_reference`).
+    Example::
+
+        from theorylab.testing import contract_tests
+        TestMyPaper = contract_tests("mypaper")
+    """
+    import pytest
+
+    entries, derivations = contract_entries(*select)
+    kernel = [e for e in entries if e.compute is None and e.formula is not None]
+    stable = [e for e in kernel if e.stable_form is not None and e.stable_form != e.formula]
+    broadcast = [e for e in entries if _broadcastable(e)]
+
+    known = dict(known_failures or {})
+    used: set[str] = set()
+
+    def over(chosen: Sequence, arg: str = "entry"):
+        def mark(fn):
+            params = []
+            for x in chosen:
+                ident = getattr(x, "id", None) or x.key
+                key = f"test_{fn.__name__}[{ident}]"
+                marks = ()
+                if key in known:
+                    used.add(key)
+                    marks = (pytest.mark.xfail(reason=known[key], strict=True),)
+                params.append(pytest.param(x, id=ident, marks=marks))
+            return pytest.mark.parametrize(arg, params)(fn)
+        return mark
+
+    def every_entry_has_an_independent_reference(entry):
+        """A reference that does not reuse the kernel's expression (quadrature, the defining optimization, a series,
+        exact arithmetic): without one, the value test would check rounding only."""
+        assert entry.reference is not None, f"{entry.id} has no independent reference"
+        assert (entry.reference.__doc__ or "").strip(), f"{entry.id}: the reference's docstring must name its route"
+
+    def stable_form_equals_the_papers_formula(entry):
+        """The float64 kernel (stable form) against the paper's formula in mpmath, wherever the latter is finite."""
+        from hypothesis import given
+
+        from . import kernels
+
+        @given(cases(entry))
+        @_settings(max_examples=40)
+        def check(kwargs):
+            values = entry.validate(kwargs)
+            args = [values[p.name] for p in entry.kernel_params]
+            paper = np.asarray(kernels.mp_reference_array(entry.mpmath, args), dtype=float)
+            if not np.all(np.isfinite(paper)):
+                return
+            got = entry.numpy(*args)
+            assert close(got, paper, _STABLE_RTOL), (kwargs, got, paper)
+
+        check()
+
+    def value_matches_reference(entry):
+        """float64 value vs the independent high-precision reference, relative error <= entry.rtol."""
+        from hypothesis import given
+
+        from .params import DomainError
+
+        @given(cases(entry))
+        @_settings(max_examples)
+        def check(kwargs):
+            ref = entry.reference_value(**kwargs)
+            if not _representable(ref):  # the contract: a value float64 cannot hold is a DomainError, never inf
+                with pytest.raises(DomainError, match="not representable"):
+                    entry(**kwargs)
+                return
+            value = entry(**kwargs)
+            assert close(value, ref, entry.rtol), (kwargs, value, ref)
+
+        for ex in entry.examples:  # pinned inputs always run, whatever Hypothesis draws
+            value, ref = entry(**ex), entry.reference_value(**ex)
+            assert close(value, ref, entry.rtol), (ex, value, ref)
+        check()
+
+    def scalar_parameters_broadcast(entry):
+        """Scalar parameters given as arrays (one point per element) give the pointwise values."""
+        from hypothesis import assume, given
+        from hypothesis import strategies as st
+
+        from .params import DomainError
+
+        @given(st.lists(entry.strategy(), min_size=2, max_size=4))
+        @_settings(max_examples=20)
+        def check(points):
+            try:
+                pointwise = np.array([entry(**kw) for kw in points], dtype=float)
+            except DomainError:  # a point whose value float64 cannot hold: the value test covers it
+                assume(False)
+            arrays = {p.name: np.array([kw[p.name] for kw in points]) for p in entry.params if p.name in points[0]}
+            got = entry(**arrays)
+            assert np.shape(got) == (len(points),), (points, got)
+            assert close(got, pointwise, _BROADCAST_RTOL), (points, got, pointwise)
+
+        check()
+
+    def torch_kernel_equals_numpy(entry):
+        """Both kernels evaluate the same stable form in float64: agreement to 1e-12 relative (libm ulps)."""
+        import torch as _torch
+        from hypothesis import given
+
+        @given(entry.strategy())
+        @_settings(max_examples=50)
+        def check(kwargs):
+            values = entry.validate(kwargs)
+            args = [values[p.name] for p in entry.kernel_params]
+            expected = entry.numpy(*args)
+            got = entry.torch(*[_torch.as_tensor(np.asarray(a, dtype=float)) for a in args]).numpy()
+            np.testing.assert_allclose(got, expected, rtol=_TORCH_RTOL, atol=0)
+
+        check()
+
+    def torch_kernel_is_differentiable(entry):
+        """Gradients of the torch kernel exist and are finite at a generic valid point."""
+        import torch as _torch
+
+        values = entry.validate(valid_example(entry))  # a generic point: pinned examples sit at boundaries
+        args = [_torch.tensor(np.asarray(values[p.name], dtype=float), requires_grad=True)
+                for p in entry.kernel_params]
+        entry.torch(*args).sum().backward()
+        for a in args:
+            assert a.grad is not None and _torch.all(_torch.isfinite(a.grad)), (values, a.grad)
+
+    def bad_input_raises_domain_error_naming_the_parameter(entry):
+        """Each bad input raises DomainError; the one-line message names the parameter."""
+        from .params import DomainError
+
+        for kwargs, pname in bad_cases(entry):
+            with pytest.raises(DomainError) as info:
+                entry(**kwargs)
+            message = str(info.value)
+            assert pname in message and "\n" not in message, (kwargs, message)
+
+    def cli_bad_input_rule(entry):
+        """Exit status 2, one stderr line starting `error:` that names the parameter, nothing on stdout."""
+        for kwargs, pname in bad_cases(entry):
+            args = _cli_args(kwargs)
+            code, out, err = run_cli("eval", entry.id, *args)
+            assert code == 2 and out == "", (args, code, out, err)
+            assert err.startswith("error:") and err.count("\n") == 1 and pname in err, (args, err)
+
+    def cli_eval_round_trips(entry):
+        """`theorylab eval ID name=value ...` prints the value the Python call returns, bit for bit."""
+        kwargs = valid_example(entry)
+        code, out, err = run_cli("eval", entry.id, *_cli_args(kwargs))
+        assert code == 0 and err == "", err
+        record = json.loads(out)
+        assert record["id"] == entry.id
+        assert rel_error(record["value"], entry(**kwargs)) == 0.0
+
+    def latex_renders(entry):
+        """The entry's LaTeX is non-empty with balanced braces; its LaTeX block balances its environments."""
+        from .latex import entry_block
+
+        text = entry.latex()
+        assert text and text.count("{") == text.count("}") and "None" not in text
+        assert entry._repr_latex_().startswith("$$")
+        block = entry_block(entry)
+        assert block.count(r"\begin{") == block.count(r"\end{")
+
+    def derivation_is_as_recorded(derivation):
+        """Unmarked steps hold and every step marked as an erratum fails (the ledger cannot go stale)."""
+        results = derivation.check()
+        bad = [(r.step.label, r.status, r.outcome.detail) for r in results if not r.ok]
+        assert not bad, bad
+
+    tests: dict[str, Any] = {
+        "test_every_entry_has_an_independent_reference": over(entries)(every_entry_has_an_independent_reference),
+        "test_stable_form_equals_the_papers_formula": over(stable)(stable_form_equals_the_papers_formula),
+        "test_value_matches_reference": over(entries)(value_matches_reference),
+        "test_scalar_parameters_broadcast": over(broadcast)(scalar_parameters_broadcast),
+        "test_bad_input_raises_domain_error_naming_the_parameter":
+            over(entries)(bad_input_raises_domain_error_naming_the_parameter),
+        "test_latex_renders": over(entries)(latex_renders),
+        "test_derivation_is_as_recorded": over(derivations, "derivation")(derivation_is_as_recorded),
+    }
+    if torch:
+        tests["test_torch_kernel_equals_numpy"] = over(kernel)(torch_kernel_equals_numpy)
+        tests["test_torch_kernel_is_differentiable"] = over(kernel)(torch_kernel_is_differentiable)
+    if cli:
+        tests["test_cli_bad_input_rule"] = over(entries)(cli_bad_input_rule)
+        tests["test_cli_eval_round_trips"] = over(entries)(cli_eval_round_trips)
+    for key, fn in tests.items():
+        fn.__name__ = fn.__qualname__ = key
+    stale = sorted(set(known) - used)
+    if stale:
+        raise ValueError(f"known_failures names no test of this suite: {', '.join(stale)} (a test ID is "
+                         f"'test_name[entry ID]')")
+    what = ", ".join(select) or "every registered paper"
+    doc = f"The theorylab contract of {what}: {len(entries)} entries, {len(derivations)} derivations."
+    return type(name, (), {"__doc__": doc, "__module__": _caller_module(),
+                           **{k: staticmethod(v) for k, v in tests.items()}})
+
+
+def _caller_module() -> str:
+    import sys
+
+    frame = sys._getframe(2)
+    return frame.f_globals.get("__name__", __name__)
+
+
+def module_tests(suite: type) -> dict[str, Any]:
+    """The test functions of a suite from `contract_tests`, by name, to bind at module level:
+    `globals().update(module_tests(contract_tests()))` keeps the test IDs `test_x[ID]` (no class in the path)."""
+    return {k: getattr(suite, k) for k in vars(suite) if k.startswith("test_")}
