@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-__all__ = ["Erratum", "Step", "StepResult", "Derivation", "Outcome", "TrivialStepError", "check_equal",
+__all__ = ["Erratum", "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "check_equal",
            "RELATIONS", "STRENGTHS"]
 
 SYMPY_TIMEOUT_S = 20
@@ -51,6 +51,16 @@ class Erratum:
     truth: str        # what holds, the correction the package uses
     note: str = ""    # why it matters / what it affects
     at: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
+
+    def __repr__(self) -> str:
+        return f"<Erratum {self.key} ({self.seed}, {self.where}): says {self.says!r}; holds: {self.truth!r}>"
+
+    def _repr_html_(self) -> str:
+        at = ", ".join(f"{k} = {v}" for k, v in (self.at or {}).items())
+        return (f"<div><b>Erratum {_esc(self.key)}</b> ({_esc(self.seed)}, {_esc(self.where)})<br>"
+                f"the paper states: {_esc(self.says)}<br>what holds: {_esc(self.truth)}"
+                + (f"<br>counterexample: {_esc(at)}" if at else "") + (f"<br><i>{_esc(self.note)}</i>" if self.note
+                                                                       else "") + "</div>")
 
 
 @dataclass(frozen=True)
@@ -148,11 +158,18 @@ class Step:
     def statement(self) -> str:
         return f"{self._side_text(self.lhs)} {self.relation} {self._side_text(self.rhs)}"
 
-    def latex(self) -> str:
+    def latex(self, **settings: Any) -> str:
+        """The step as LaTeX, `lhs rel rhs` ("" for numeric sides), printed with SymPy `latex` settings."""
         if self.numeric:
             return ""
         rel = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}[self.relation]
-        return f"{sp.latex(self.lhs)} {rel} {sp.latex(self.rhs)}"
+        return f"{sp.latex(self.lhs, **settings)} {rel} {sp.latex(self.rhs, **settings)}"
+
+    def __repr__(self) -> str:
+        return f"<Step {self.label!r}: {self.statement()[:100]}{' (erratum ' + self.erratum.key + ')' if self.erratum else ''}>"
+
+    def _repr_html_(self) -> str:
+        return _table([self], None)
 
     def check(self) -> Outcome:
         """The engine's verdict (a symbolic step's verdict is cached on disk by a hash of its content)."""
@@ -167,17 +184,26 @@ class Step:
         return out
 
     def content_key(self) -> str | None:
-        """A hash of everything the verdict depends on, for steps made of SymPy expressions alone (None for steps
-        with numeric sides or a search: their verdict depends on code, so it is never cached)."""
-        if self.numeric or self.search is not None:
+        """A hash of everything the verdict depends on, for steps made of SymPy expressions alone: the sides, the
+        relation, the domain, the options, the erratum's point and the search's points (a search is called once
+        here to list them). None for steps with numeric sides: their verdict depends on code, never cached."""
+        if self.numeric:
             return None
         import hashlib
+
+        searched = ""
+        if self.search is not None:
+            try:
+                searched = repr([sorted((_name(k), sp.srepr(sp.sympify(v))) for k, v in p.items())
+                                 for p in self.search()])
+            except Exception:  # noqa: BLE001 - points that cannot be written down: not cached
+                return None
 
         parts = [_CACHE_VERSION, sp.srepr(_sympify(self.lhs)), sp.srepr(_sympify(self.rhs)), self.relation,
                  repr(sorted((sp.srepr(k), repr(v)) for k, v in self.domain.items())), repr(self.symbolic),
                  repr(self.points), repr(self.erratum is not None),
                  repr(sorted((str(k), sp.srepr(sp.sympify(v))) for k, v in (self.erratum.at or {}).items()))
-                 if self.erratum is not None else ""]
+                 if self.erratum is not None else "", searched]
         return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
     def _check(self) -> Outcome:
@@ -196,7 +222,7 @@ class Step:
                                 points=self.points, search=self.search)
 
 
-_CACHE_VERSION = "theorylab-steps-1"  # bump when the engine's way of deciding a step changes
+_CACHE_VERSION = "theorylab-steps-2"  # bump when the engine's way of deciding a step changes
 
 
 class _StepCache:
@@ -396,6 +422,12 @@ class StepResult:
     def strength(self) -> str:
         return self.outcome.strength
 
+    def __repr__(self) -> str:
+        return f"<StepResult {self.step.label!r}: {self.status} ({self.strength}; {self.outcome.method})>"
+
+    def _repr_html_(self) -> str:
+        return _table([self.step], [self])
+
     @property
     def status(self) -> str:
         if self.outcome.strength == "error":
@@ -424,14 +456,26 @@ class Derivation:
                 raise TrivialStepError(f"step {s.label!r} of {self.key}: premises must be earlier steps; "
                                        f"got {missing}")
 
-    def check(self, progress: Callable[[StepResult], None] | None = None, *, cache: bool = True) -> list[StepResult]:
+    def __repr__(self) -> str:
+        return f"<Derivation {self.key}: {self.title} ({len(self.steps)} steps; {self.seed}, {self.where})>"
+
+    def _repr_html_(self) -> str:
+        """The steps as a table, with their verdicts where this process has checked them (showing never checks)."""
+        cached = _RESULTS.get(id(self))
+        results = list(cached[1]) if cached is not None and cached[0] is self else None
+        head = (f"<p><b>{_esc(self.key)}</b>: {_esc(self.title)} ({_esc(self.seed)}, {_esc(self.where)}); entries "
+                f"{_esc(', '.join(self.entries))}" + ("" if results else "; not checked yet (<code>.check()</code>)")
+                + "</p>")
+        return head + _table(self.steps, results)
+
+    def check(self, progress: Callable[[StepResult], None] | None = None, *, cache: bool = True) -> "StepResults":
         """Check every step (results are cached per process: the steps are pure; cache=False recomputes)."""
         cached = _RESULTS.get(id(self)) if cache else None
         if cached is not None and cached[0] is self:
             for r in cached[1]:
                 if progress:
                     progress(r)
-            return list(cached[1])
+            return StepResults(cached[1])
         results = []
         for step in self.steps:
             try:
@@ -444,7 +488,7 @@ class Derivation:
                 progress(result)
         if cache:
             _RESULTS[id(self)] = (self, tuple(results))
-        return results
+        return StepResults(results)
 
     @property
     def errata(self) -> list[Erratum]:
@@ -457,6 +501,41 @@ class Derivation:
 
 
 _RESULTS: dict[int, tuple[Derivation, tuple[StepResult, ...]]] = {}
+
+
+class StepResults(list):
+    """The results of a derivation's steps: a list, shown in Jupyter as a table of verdicts."""
+
+    def _repr_html_(self) -> str:
+        return _table([r.step for r in self], list(self))
+
+
+def _esc(text: Any) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+_MARK = {"holds": "&#10003;", "erratum confirmed": "erratum"}
+
+
+def _table(steps: Sequence[Step], results: Sequence[StepResult] | None) -> str:
+    """An HTML table of steps (statement in LaTeX where the sides are SymPy, why, premises) and their verdicts."""
+    rows = ["<table><tr><th></th><th>step</th><th>statement</th><th>verdict</th></tr>"]
+    for i, step in enumerate(steps):
+        tex = step.latex()
+        statement = f"${_esc(tex)}$" if tex else _esc(step.statement())
+        verdict = ""
+        if results is not None:
+            r = results[i]
+            verdict = (f"{_MARK.get(r.status, '<b>' + _esc(r.status) + '</b>')} {_esc(r.strength)}<br>"
+                       f"<small>{_esc(r.outcome.method)}"
+                       + (f"; {_esc(r.outcome.counterexample)}" if r.outcome.counterexample else "") + "</small>")
+        label = _esc(step.label) + (f"<br><small>{_esc(step.why)}</small>" if step.why else "")
+        if step.erratum is not None:
+            label += f"<br><small>erratum {_esc(step.erratum.key)}: {_esc(step.erratum.truth)}</small>"
+        rows.append(f"<tr><td>{i + 1}</td><td>{label}</td><td>{statement}</td><td>{verdict}</td></tr>")
+    return "".join(rows) + "</table>"
 
 
 # --------------------------------------------------------------------------------------------
@@ -557,12 +636,48 @@ def _replace_functions(expr: sp.Expr, rng: random.Random) -> sp.Expr:
     return expr.subs(mapping).doit() if mapping else expr
 
 
+FLOAT64_RTOL = 1e-9  # float64 agreement that decides a point: far above rounding, far below any transcription slip
+
+
+def _float_evaluator(expr: sp.Expr, syms: Sequence[sp.Symbol]) -> Callable[..., Any] | None:
+    """A float64 evaluator of expr (SciPy quadrature for definite integrals), or None where float64 cannot be built
+    (limits, sums, functions without a NumPy/SciPy counterpart)."""
+    if expr.has(sp.Limit, sp.Sum, sp.Product) or expr.atoms(AppliedUndef):
+        return None
+    expr = expr.replace(lambda e: isinstance(e, (sp.Subs, sp.Derivative)), lambda e: e.doit())
+    try:
+        return sp.lambdify(list(syms), expr, modules=["scipy", "numpy"])
+    except Exception:  # noqa: BLE001 - no float64 route: the point goes to high precision
+        return None
+
+
+def _float_pair(fa: Callable | None, fb: Callable | None, point: Mapping[sp.Symbol, Any],
+                syms: Sequence[sp.Symbol]) -> bool:
+    """True when float64 decides this point: both sides finite, real and equal to FLOAT64_RTOL relative."""
+    if fa is None or fb is None:
+        return False
+    import warnings
+
+    args = [float(point[s]) for s in syms]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            a, b = complex(fa(*args)), complex(fb(*args))
+    except Exception:  # noqa: BLE001 - float64 cannot evaluate it here: high precision decides
+        return False
+    if a.imag or b.imag or not (math.isfinite(a.real) and math.isfinite(b.real)):
+        return False
+    return abs(a.real - b.real) <= FLOAT64_RTOL * max(abs(a.real), abs(b.real))
+
+
 def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: bool = True,
                 seed: int = 0, points: int | None = None) -> Outcome:
     """Decide lhs = rhs: SymPy simplification first, else a numeric identity test at real points.
 
-    The numeric test evaluates both sides at NUMERIC_DIGITS digits at simple points and then
-    NUMERIC_POINTS random rational points of the domain; the first failing point is the counterexample.
+    The numeric test evaluates both sides at simple points and then NUMERIC_POINTS random rational points of the
+    domain, in float64 first (SciPy quadrature for integrals): a point where both sides agree to FLOAT64_RTOL is
+    decided there; any other point (a float64 disagreement, an overflow, a limit, a complex value) is evaluated at
+    NUMERIC_DIGITS digits, and only that evaluation can refute. The verdict says how many points each decided.
     """
     domain = domain or {}
     lhs_el, rhs_el = _elements(lhs), _elements(rhs)
@@ -576,12 +691,20 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
     rng = random.Random(seed)
     rhs_el = [_replace_functions(sp.sympify(e), rng) for e in rhs_el]
     syms = sorted(set().union(*[e.free_symbols for e in lhs_el + rhs_el]), key=lambda s: s.name)
-    tested = 0
+    floats = [(_float_evaluator(a, syms), _float_evaluator(b, syms)) for a, b in zip(lhs_el, rhs_el)]
+    tested = by_float = 0
+    guarded = False
     tol = sp.Float(10, NUMERIC_DIGITS) ** (-(NUMERIC_DIGITS - 15))
     npts = NUMERIC_POINTS if points is None else points
     # a step that asks for few points (costly integrals) also gets few simple points
     cap = npts + 40 if points is None else 2 * npts + 1
     for point in itertools.islice(_candidate_points(syms, domain, random.Random(seed), npts), cap):
+        # one point is always evaluated at high precision: float64 cannot see a difference below its resolution
+        # (a dropped e^-40), 50 digits can; every other point is decided in float64 where it can be
+        if guarded and all(_float_pair(fa, fb, point, syms) for fa, fb in floats):
+            tested += 1
+            by_float += 1
+            continue
         try:
             pairs = [(sp.N(a.subs(point), NUMERIC_DIGITS), sp.N(b.subs(point), NUMERIC_DIGITS))
                      for a, b in zip(lhs_el, rhs_el)]
@@ -595,11 +718,18 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
         if bad is not None:
             where = ", ".join(f"{s}={v}" for s, v in point.items())
             text = f"{where}: lhs = {sp.N(bad[0], 12)}, rhs = {sp.N(bad[1], 12)}"
-            return Outcome(False, "numeric counterexample", "at " + text, text, strength="refuted", points=tested + 1)
+            return Outcome(False, f"numeric counterexample ({NUMERIC_DIGITS} digits)", "at " + text, text,
+                           strength="refuted", points=tested + 1)
         tested += 1
+        guarded = True
     if tested == 0:
         return Outcome(False, "undecided", "SymPy could not simplify and no point could be evaluated", strength="error")
-    return Outcome(True, f"numeric identity test ({tested} real points, {NUMERIC_DIGITS} digits)",
+    if by_float == 0:
+        how = f"{NUMERIC_DIGITS} digits"
+    else:
+        how = (f"{by_float} decided in float64 (agreement to {FLOAT64_RTOL:g} relative), {tested - by_float} at "
+               f"{NUMERIC_DIGITS} digits (one always; the others where float64 could not decide)")
+    return Outcome(True, f"numeric identity test ({tested} real points, {how})",
                    "SymPy did not simplify the difference to 0" if symbolic else "", strength="searched",
                    points=tested)
 

@@ -21,11 +21,17 @@ __all__ = ["Entry", "Source", "Constraint"]
 
 @dataclass(frozen=True)
 class Source:
-    seed: str   # seed file name in ../shared/seeds
+    """Where an entry comes from: the paper (a citation key or the file it was transcribed from) and the place in it."""
+
+    seed: str   # the paper: a citation key or its file name (the field keeps its first name for old records)
     where: str  # "eq (23)", "Theorem 3.7, eqs (101)-(117)"
 
+    @property
+    def paper(self) -> str:
+        return self.seed
+
     def __str__(self) -> str:
-        return f"seed {self.seed}, {self.where}"
+        return f"{self.seed}, {self.where}"
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,13 @@ class Entry:
     reference: Callable[..., Any] | None = field(default=None, repr=False)
     constraints: tuple[Constraint, ...] = ()
     conditions: tuple[str, ...] = ()    # LaTeX conditions shown with the formula
-    display: str | None = None          # LaTeX shown instead of `formula` (definitions by minimization)
+    # what the LaTeX shows instead of `formula`: the paper's own form as a SymPy expression (built with
+    # evaluate=False / UnevaluatedExpr so SymPy keeps the paper's terms; checked equal to the formula by
+    # `display_step()`), or a LaTeX string (a definition by minimization, shown as written and not checked)
+    display: str | sp.Expr | None = None
+    # SymPy `latex()` settings for this entry (order="none", inv_trig_style="full", symbol_names={"r": r"\|\beta\|"},
+    # mul_symbol, ...), applied over the paper's `latex["printer"]` settings
+    latex_settings: Mapping[str, Any] = field(default_factory=dict)
     value_doc: str = "a float"
     derivation: Derivation | None = None
     dims: Mapping[str, tuple[int, int]] = field(default_factory=dict)
@@ -74,9 +86,14 @@ class Entry:
     def __post_init__(self):
         """Declaration-time validation: a formula may use only the declared parameters' symbols."""
         declared = {p.symbol for p in self.params if p.kind != "expression"}
-        for field_name in ("formula", "stable_form"):
+        if self.display is not None and not isinstance(self.display, (str, sp.Basic)):
+            raise ValueError(f"{self.id}: display must be a SymPy expression (the paper's form, checked equal to the "
+                             f"formula) or a LaTeX string; got {type(self.display).__name__}")
+        if self.latex_settings:
+            _check_latex_settings(self.id, self.latex_settings)
+        for field_name in ("formula", "stable_form", "display"):
             expr = getattr(self, field_name)
-            if expr is None:
+            if expr is None or isinstance(expr, str):
                 continue
             extra = sorted(s.name for s in expr.free_symbols - declared)
             if extra:
@@ -195,24 +212,48 @@ class Entry:
         return kernels.build("mpmath", self.formula, tuple(p.symbol for p in self.kernel_params))
 
     # -- display ---------------------------------------------------------------------------------
-    def latex(self, which: str = "formula") -> str:
-        """LaTeX of the closed form ("formula": the seed's display form where one is given), of the
-        expression in full ("full"), or of the stable form ("stable")."""
+    def latex(self, which: str = "formula", settings: Mapping[str, Any] | None = None) -> str:
+        """LaTeX of the closed form ("formula": the paper's display form where one is given), of the
+        expression in full ("full"), or of the stable form ("stable").
+
+        Printed with SymPy's `latex` under `settings` (the paper's printer settings, from its `latex["printer"]`;
+        found in the registry when not given) and then this entry's own `latex_settings`."""
+        opts = self.printer_settings(settings)
         if self.display is not None and which == "formula":
-            body = self.display
+            body = self.display if isinstance(self.display, str) else _latex(self.display, opts)
         else:
             expr = self.stable_form if which == "stable" and self.stable_form is not None else self.formula
             if expr is None:
-                return self.display or ""
-            body = sp.latex(expr)
-            if self.reduce == "sum":
-                dim = self.kernel_params[0].shape[0] if self.kernel_params[0].shape else "D"
-                body = rf"\sum_{{d=1}}^{{{dim}}} \left({body}\right)"
+                return self.display if isinstance(self.display, str) else ""
+            body = _latex(expr, opts)
+        if self.reduce == "sum" and not (isinstance(self.display, str) and which == "formula"):
+            dim = self.kernel_params[0].shape[0] if self.kernel_params[0].shape else "D"
+            body = rf"\sum_{{d=1}}^{{{dim}}} \left({body}\right)"
         return f"{self.lhs} = {body}" if self.lhs else body
+
+    def printer_settings(self, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The SymPy `latex()` settings this entry prints with: its paper's, then its own (symbol names by name)."""
+        if settings is None:
+            settings = _paper_printer(self.id)
+        merged = {**dict(settings or {}), **dict(self.latex_settings)}
+        names = {**dict((settings or {}).get("symbol_names", {})), **dict(self.latex_settings.get("symbol_names", {}))}
+        if names:
+            merged["symbol_names"] = names
+        return merged
+
+    def display_step(self):
+        """The step 'the displayed form equals the formula' (None when there is no SymPy display): `theorylab
+        check`, the LaTeX document and the contract decide it like any other step."""
+        from .derivation import Step
+
+        if not isinstance(self.display, sp.Basic) or self.formula is None:
+            return None
+        return Step(f"{self.id}: the displayed form equals the formula", self.display, self.formula,
+                    why="the LaTeX shows the paper's own form; it must be the same function")
 
     def unicode(self) -> str:
         if self.formula is None:
-            return self.display or ""
+            return self.display if isinstance(self.display, str) else ""
         text = sp.pretty(self.formula, use_unicode=True)
         return ("Σ_d of:\n" + text) if self.reduce == "sum" else text
 
@@ -244,6 +285,42 @@ class Entry:
                 return False
 
         return draw().filter(ok)
+
+
+_LATEX_KEYS = None
+
+
+def _check_latex_settings(where: str, settings: Mapping[str, Any]) -> None:
+    """Refuse, at declaration, a printer setting SymPy does not know (a typo would otherwise be silently ignored)."""
+    global _LATEX_KEYS
+    if _LATEX_KEYS is None:
+        from sympy.printing.latex import LatexPrinter
+
+        _LATEX_KEYS = frozenset(LatexPrinter._default_settings)
+    bad = sorted(set(settings) - _LATEX_KEYS)
+    if bad:
+        raise ValueError(f"{where}: unknown LaTeX printer setting {', '.join(bad)}; SymPy's latex() takes "
+                         f"{', '.join(sorted(_LATEX_KEYS))}")
+
+
+def _latex(expr: Any, settings: Mapping[str, Any]) -> str:
+    """sp.latex with symbol_names given by symbol name (or by symbol), matched to the symbols of expr."""
+    opts = dict(settings)
+    names = opts.pop("symbol_names", None)
+    if names:
+        atoms = getattr(expr, "free_symbols", set()) | {a for a in getattr(expr, "atoms", lambda *_: set())(sp.Symbol)}
+        opts["symbol_names"] = {s: names[key] for s in atoms for key in (s, s.name) if key in names}
+    return sp.latex(expr, **opts)
+
+
+def _paper_printer(entry_id: str) -> Mapping[str, Any]:
+    """The printer settings of the registered paper that holds this entry's family ({} for an unregistered one)."""
+    try:
+        from . import catalogue
+
+        return catalogue.paper_of(entry_id.split(".")[0]).latex.get("printer", {})
+    except Exception:  # noqa: BLE001 - an entry being written in a notebook belongs to no registered paper yet
+        return {}
 
 
 def _finite(x: Any) -> bool:

@@ -64,6 +64,20 @@ class Evidence:
     def to_json(self) -> dict:
         return {"record": "evidence", **to_jsonable(asdict(self))}
 
+    def __repr__(self) -> str:
+        return (f"<Evidence {self.entry} / {self.check}: {'passed' if self.passed else 'FAILED'}, abs error "
+                f"{self.abs_error:.3g} vs tolerance {float(self.tolerance):.3g} ({self.tolerance_source})>")
+
+    def _repr_html_(self) -> str:
+        """In Jupyter: the verdict, prediction, observation, errors and where the tolerance comes from."""
+        verdict = "passed" if self.passed else "<b>FAILED</b>"
+        se = f" &plusmn; {self.stderr:.3g} (SE, {self.samples} samples)" if self.stderr is not None else ""
+        return (f"<div><b>{_esc(self.entry)}</b> &mdash; {_esc(self.check)} [{_esc(self.kind)}]: {verdict}<br>"
+                f"predicted {_esc(_short(self.predicted))}, observed {_esc(_short(self.observed))}{se}<br>"
+                f"abs error {self.abs_error:.3g}, rel error {self.rel_error:.3g}; tolerance "
+                f"{float(self.tolerance):.3g} ({_esc(self.tolerance_source)})"
+                + (f"<br><small>{_esc(self.detail)}</small>" if self.detail else "") + "</div>")
+
 
 @dataclass(frozen=True, kw_only=True)
 class Finding:
@@ -87,6 +101,28 @@ class Finding:
 
     def to_json(self) -> dict:
         return {"record": "finding", **to_jsonable(asdict(self))}
+
+    def __repr__(self) -> str:
+        return f"<Finding {self.entry} / {self.check}: {self.text}>"
+
+    def _repr_html_(self) -> str:
+        """In Jupyter: the observation, marked as a finding (never a pass)."""
+        return (f"<div><b>{_esc(self.entry)}</b> &mdash; {_esc(self.check)} [{_esc(self.kind)}]: finding "
+                f"(reported, not a pass)<br>{_esc(self.text)}</div>")
+
+
+def _esc(text: Any) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+def _short(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, list):
+        return "[" + ", ".join(_short(v) for v in x[:4]) + (", ...]" if len(x) > 4 else "]")
+    return str(x)
 
 
 def _verdict(predicted: Any, observed: Any, tol: float, relation: str, elementwise: bool) -> tuple[float, float, bool]:
