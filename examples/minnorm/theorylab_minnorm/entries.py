@@ -1,0 +1,119 @@
+"""Entries and derivations of the minimum-norm least-squares paper (HMRT 2022, Theorem 1, isotropic features).
+
+Model: x ~ N(0, I_d), y = x^T beta + eps with ||beta|| = r and noise variance sigma^2; n samples; the estimator is
+the minimum-norm least-squares solution beta_hat = X^+ y; the risk is E (x^T beta_hat - x^T beta)^2 = ||beta_hat - beta||^2.
+"""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from theorylab.authoring import Constraint, Derivation, Entry, Source, Step, integer, scalar
+
+from . import SOURCE
+
+# -- parameters: kinds, domains (a bad value is a one-line DomainError naming the parameter) -----------------
+GAMMA = scalar("gamma", "aspect ratio d/n", low=0, low_open=True, high=1e6, exclude=(1,),
+               exclude_why="the risk diverges at the interpolation threshold")
+GAMMA_UNDER = scalar("gamma", "aspect ratio d/n < 1", low=0, high=1, low_open=True, high_open=True)
+R = scalar("r", "signal norm ||beta||", low=0, high=1e3)
+SIGMA = scalar("sigma", "noise standard deviation", low=0, high=1e3)
+N = integer("n", "number of samples", low=1, high=10**9)
+D = integer("d", "number of features", low=1, high=10**9)
+gamma, r, sigma, n, d = GAMMA.symbol, R.symbol, SIGMA.symbol, N.symbol, D.symbol
+x = sp.Symbol("x", positive=True)
+
+# -- closed forms, as the paper writes them -----------------------------------------------------------------
+UNDER = sigma**2 * gamma / (1 - gamma)                         # gamma < 1: variance only
+OVER = r**2 * (1 - 1 / gamma) + sigma**2 / (gamma - 1)           # gamma > 1: bias + variance
+RISK = sp.Piecewise((UNDER, gamma < 1), (OVER, True))
+# 1 - 1/gamma loses digits as gamma -> 1+ (1/gamma is rounded first); (gamma - 1)/gamma is exact to an ulp there
+RISK_STABLE = sp.Piecewise((UNDER, gamma < 1), (r**2 * (gamma - 1) / gamma + sigma**2 / (gamma - 1), True))
+
+FINITE = sp.Piecewise((sigma**2 * d / (n - d - 1), n > d + 1),
+                      (r**2 * (1 - n / d) + sigma**2 * n / (d - n - 1), True))
+FINITE_STABLE = sp.Piecewise((sigma**2 * d / (n - d - 1), n > d + 1),
+                             (r**2 * (d - n) / d + sigma**2 * n / (d - n - 1), True))
+
+# the Marchenko-Pastur law of X^T X / n (d/n -> gamma < 1): density on [a, b]
+MP_A, MP_B = (1 - sp.sqrt(gamma)) ** 2, (1 + sp.sqrt(gamma)) ** 2
+MP_DENSITY = sp.sqrt((MP_B - x) * (x - MP_A)) / (2 * sp.pi * gamma * x)
+INVERSE_MOMENT = 1 / (1 - gamma)
+
+
+def _mp_inverse_moment(gamma):
+    """int x^-1 dMP_gamma(x) by mpmath quadrature of the Marchenko-Pastur density (30 digits): an independent route."""
+    with mpmath.workdps(30):
+        g = mpmath.mpf(gamma)
+        a, b = (1 - mpmath.sqrt(g)) ** 2, (1 + mpmath.sqrt(g)) ** 2
+        return float(mpmath.quad(lambda t: mpmath.sqrt((b - t) * (t - a)) / (2 * mpmath.pi * g * t * t), [a, b]))
+
+
+def _finite_ok(values):
+    nn, dd = values["n"], values["d"]
+    if np.any((nn >= dd - 1) & (nn <= dd + 1)):
+        return (f"n and d must satisfy n < d - 1 or n > d + 1 (the expected risk is infinite otherwise); "
+                f"got n={nn}, d={dd}")
+    return None
+
+
+SOURCE_FILE = "hmrt2022"
+ENTRIES = (
+    Entry(id="minnorm.risk", title="Limiting risk of minimum-norm least squares (isotropic features)",
+          source=Source(SOURCE_FILE, "Theorem 1, eqs (9)-(10)"),
+          doc=("lim E||beta_hat - beta||^2 as n, d -> oo with d/n -> gamma: sigma^2 gamma/(1 - gamma) below the "
+               "interpolation threshold, r^2 (1 - 1/gamma) + sigma^2/(gamma - 1) above it (double descent)."),
+          params=(GAMMA, R, SIGMA), lhs=r"R(\gamma)", formula=RISK, stable_form=RISK_STABLE,
+          display=sp.Piecewise((sp.Mul(sigma**2, gamma / (1 - gamma), evaluate=False), gamma < 1),
+                               (sp.Add(sp.Mul(r**2, sp.Add(1, -1 / gamma, evaluate=False), evaluate=False),
+                                       sigma**2 / (gamma - 1), evaluate=False), True)),
+          latex_settings={"symbol_names": {"r": r"\|\beta\|"}},
+          conditions=(r"\gamma \neq 1",)),
+    Entry(id="minnorm.risk_finite", title="Exact risk at finite n, d (Gaussian features)",
+          source=Source(SOURCE_FILE, "Sec. 2 (exact finite-sample form; inverse-Wishart moments)"),
+          doc=("E||beta_hat - beta||^2 = sigma^2 d/(n - d - 1) for n > d + 1 and r^2 (1 - n/d) + sigma^2 n/(d - n - 1) "
+               "for d > n + 1: the finite-size form whose d/n -> gamma limit is minnorm.risk."),
+          params=(N, D, R, SIGMA), lhs=r"\E\,\|\hat\beta - \beta\|^2", formula=FINITE, stable_form=FINITE_STABLE,
+          constraints=(Constraint(_finite_ok, "n < d - 1 or n > d + 1"),),
+          latex_settings={"symbol_names": {"r": r"\|\beta\|"}},
+          conditions=(r"n < d - 1 \text{ or } n > d + 1",)),
+    Entry(id="minnorm.inverse_moment", title="Inverse moment of the Marchenko-Pastur law",
+          source=Source(SOURCE_FILE, "Sec. 2, proof of Theorem 1 (Stieltjes transform at 0)"),
+          doc="int x^-1 dMP_gamma(x) = 1/(1 - gamma) for gamma < 1: the limit of (1/d) tr (X^T X / n)^-1.",
+          params=(GAMMA_UNDER,), lhs=r"\int x^{-1}\, d\mathrm{MP}_\gamma(x)", formula=INVERSE_MOMENT,
+          reference=np.vectorize(_mp_inverse_moment, otypes=[float])),
+)
+
+# -- the derivation: inverse-Wishart moments (exact in n, d) -> the proportional limit ---------------------
+k = sp.Symbol("k", positive=True, integer=True)       # degrees of freedom minus 2
+t = sp.Symbol("t", positive=True)
+inv_chi2 = sp.Symbol("m_k", positive=True)            # E 1/chi^2_(k+2), a name for the Subs steps
+trace_p = sp.Symbol("T", positive=True)              # tr P, the rank of the projection onto the row space
+CHI2_DENSITY = t ** (k / 2) * sp.exp(-t / 2) / (2 ** (k / 2 + 1) * sp.gamma(k / 2 + 1))  # chi^2 with k + 2 dof
+
+DERIVATIONS = (Derivation(
+    key="minnorm.risk", title="From inverse-Wishart moments to the double-descent curve", seed=SOURCE_FILE,
+    where="Theorem 1 and Sec. 2", entries=("minnorm.risk", "minnorm.risk_finite", "minnorm.inverse_moment"),
+    steps=(
+        Step("E 1/chi^2_(k+2) = 1/k", sp.Integral(CHI2_DENSITY / t, (t, 0, sp.oo)), 1 / k,
+             why="the inverse moment of a chi-square variable with k + 2 degrees of freedom"),
+        Step("n > d + 1: E tr (X^T X)^-1 = d E 1/chi^2_(n-d+1) = d/(n - d - 1)",
+             sp.Subs(d * inv_chi2, inv_chi2, sp.Subs(1 / k, k, n - d - 1)), d / (n - d - 1),
+             why="Bartlett: each diagonal entry of an inverse Wishart_d(n, I) matrix is 1/chi^2_(n-d+1)",
+             premises=("E 1/chi^2_(k+2) = 1/k",)),
+        Step("d > n + 1: E||(I - P) beta||^2 = r^2 (1 - n/d)",
+             sp.Subs(r**2 - r**2 * trace_p / d, trace_p, n), r**2 * (1 - n / d),
+             why="P projects on the row space of X, uniformly rotated, so E P = (tr P / d) I with tr P = n"),
+        Step("the stable form of the finite-size risk equals the paper's", FINITE_STABLE, FINITE),
+        Step("Marchenko-Pastur: int x^-1 dMP_gamma = 1/(1 - gamma)",
+             sp.Integral(MP_DENSITY / x, (x, MP_A, MP_B)), INVERSE_MOMENT, domain={gamma: (0.05, 0.95)},
+             symbolic=False, points=6, why="(1/d) tr (X^T X/n)^-1 -> the inverse moment of the limiting law"),
+        Step("gamma < 1: lim sigma^2 d/(n - d - 1) at d = gamma n is sigma^2 gamma int x^-1 dMP_gamma",
+             sp.Limit((sigma**2 * d / (n - d - 1)).subs(d, gamma * n), n, sp.oo),
+             sigma**2 * gamma * INVERSE_MOMENT, premises=("Marchenko-Pastur: int x^-1 dMP_gamma = 1/(1 - gamma)",)),
+        Step("gamma > 1: lim r^2 (1 - n/d) + sigma^2 n/(d - n - 1) at d = gamma n",
+             sp.Limit((r**2 * (1 - n / d) + sigma**2 * n / (d - n - 1)).subs(d, gamma * n), n, sp.oo), OVER),
+        Step("the stable form of the limiting risk equals the paper's (gamma > 1)",
+             r**2 * (gamma - 1) / gamma + sigma**2 / (gamma - 1), OVER),
+    )),)
