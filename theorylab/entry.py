@@ -220,7 +220,8 @@ class Entry:
         found in the registry when not given) and then this entry's own `latex_settings`."""
         opts = self.printer_settings(settings)
         if self.display is not None and which == "formula":
-            body = self.display if isinstance(self.display, str) else _latex(self.display, opts)
+            # a display is built by hand in the paper's order (evaluate=False), so it prints in that order
+            body = self.display if isinstance(self.display, str) else _latex(self.display, {"order": "none", **opts})
         else:
             expr = self.stable_form if which == "stable" and self.stable_form is not None else self.formula
             if expr is None:
@@ -241,12 +242,24 @@ class Entry:
             merged["symbol_names"] = names
         return merged
 
+    def check_display(self):
+        """The verdict on 'the displayed form equals the formula' (an Outcome), or None when the display is a LaTeX
+        string or absent. A display that is the formula's own expression with its terms in another order is
+        proved by construction; any other is decided by the derivation engine (`display_step()`)."""
+        from .derivation import Outcome
+
+        if not isinstance(self.display, sp.Basic) or self.formula is None:
+            return None
+        if self.display == self.formula:
+            return Outcome(True, "the formula's own terms, in the paper's order", strength="proved")
+        return self.display_step().check()
+
     def display_step(self):
         """The step 'the displayed form equals the formula' (None when there is no SymPy display): `theorylab
         check`, the LaTeX document and the contract decide it like any other step."""
         from .derivation import Step
 
-        if not isinstance(self.display, sp.Basic) or self.formula is None:
+        if not isinstance(self.display, sp.Basic) or self.formula is None or self.display == self.formula:
             return None
         return Step(f"{self.id}: the displayed form equals the formula", self.display, self.formula,
                     why="the LaTeX shows the paper's own form; it must be the same function")

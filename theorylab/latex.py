@@ -1,13 +1,14 @@
-"""LaTeX of the catalogue: one block per entry and a standalone document with an errata section."""
+"""LaTeX of the registered papers: one block per entry, each derivation with its steps, and a standalone document
+(title and preface from the papers selected, their printer settings, an errata section)."""
 from __future__ import annotations
 
 from typing import Iterable
 
 from . import catalogue
-from .derivation import Erratum
-from .entry import Entry
+from .derivation import Derivation, Erratum, StepResult
+from .entry import Entry, _latex
 
-__all__ = ["entry_block", "document", "escape", "well_formed"]
+__all__ = ["entry_block", "derivation_block", "document", "escape", "well_formed"]
 
 
 def escape(text: str) -> str:
@@ -19,12 +20,23 @@ def escape(text: str) -> str:
     return "".join(out)
 
 
+def _printer(entry: Entry) -> dict:
+    return entry.printer_settings()
+
+
 def entry_block(entry: Entry, status: str | None = None) -> str:
-    """The LaTeX block of one entry: closed form, stable form, conditions, parameters, source."""
+    """The LaTeX block of one entry: closed form (in the paper's form and printer settings), stable form,
+    conditions, parameters, source."""
     lines = [rf"\subsection*{{\texttt{{{escape(entry.id)}}}: {escape(entry.title)}}}",
              r"\begin{equation*}", entry.latex(), r"\end{equation*}"]
     if entry.display is not None and entry.formula is not None:
-        lines += ["In full:", r"\begin{equation*}", entry.latex("full"), r"\end{equation*}"]
+        out = entry.check_display()
+        if out is not None:
+            lines.append(f"The displayed form is the paper's; it equals the formula "
+                         f"({escape(out.strength)}: {escape(out.method)})." if out.holds else
+                         r"\textbf{The displayed form does not equal the formula}: " + escape(out.detail) + ".")
+        else:
+            lines += ["In full:", r"\begin{equation*}", entry.latex("full"), r"\end{equation*}"]
     if entry.stable_form is not None and entry.stable_form != entry.formula:
         lines += [r"Evaluated in floating point as the equal form", r"\begin{equation*}",
                   entry.latex("stable"), r"\end{equation*}"]
@@ -42,37 +54,106 @@ def entry_block(entry: Entry, status: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+_REL = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
+
+
+def _step_tex(step, settings: dict) -> str:
+    if step.numeric:
+        return ""
+    return f"{_latex(step.lhs, settings)} {_REL[step.relation]} {_latex(step.rhs, settings)}"
+
+
+def derivation_block(derivation: Derivation, results: list[StepResult] | None = None,
+                     settings: dict | None = None) -> str:
+    """A derivation as LaTeX: each step's relation (printed with the paper's settings; a step with numeric sides
+    in words), why it holds, its premises and the engine's verdict; an erratum is marked with what holds instead."""
+    settings = dict(settings or {})
+    results = results if results is not None else derivation.check()
+    lines = [rf"\subsection*{{Derivation \texttt{{{escape(derivation.key)}}}: {escape(derivation.title)}}}",
+             f"From {escape(derivation.seed)}, {escape(derivation.where)}; for "
+             + ", ".join(rf"\texttt{{{escape(e)}}}" for e in derivation.entries) + ".", r"\begin{enumerate}"]
+    for r in results:
+        step = r.step
+        tex = _step_tex(step, settings)
+        head = (r"\item \textbf{Erratum " + escape(step.erratum.key) + ".} " if step.erratum is not None
+                else r"\item ") + escape(step.label) + "."
+        body = [head]
+        if tex:
+            body += [r"\begin{equation*}", tex, r"\end{equation*}"]
+        else:
+            body.append(f" Numerically: {escape(step.statement())}.")
+        if step.why:
+            body.append(f"Why: {escape(step.why)}.")
+        if step.premises:
+            body.append("From: " + "; ".join(escape(p) for p in step.premises) + ".")
+        if step.erratum is not None:
+            body.append(f"The paper states {escape(step.erratum.says)}; what holds: {escape(step.erratum.truth)}.")
+        verdict = f"{escape(r.status)} ({escape(r.strength)}; {escape(r.outcome.method)})"
+        if r.outcome.counterexample:
+            verdict += f", counterexample {escape(r.outcome.counterexample)}"
+        body.append(r"\emph{Verdict:} " + verdict + ".")
+        lines.append("\n".join(body))
+    weakest = derivation.weakest(results)
+    lines.append(r"\end{enumerate}")
+    if weakest is not None:
+        lines.append(f"Chain strength: {escape(weakest.strength)} (weakest link: {escape(weakest.step.label)}).")
+    return "\n".join(lines) + "\n"
+
+
 def _erratum_block(e: Erratum) -> str:
     return (rf"\item \textbf{{{escape(e.key)}}} ({escape(e.seed)}, {escape(e.where)}). "
-            rf"The seed states: {escape(e.says)}. What holds: {escape(e.truth)}"
+            rf"The paper states: {escape(e.says)}. What holds: {escape(e.truth)}"
             + (f" {escape(e.note)}" if e.note else ""))
 
 
+def _title(papers: list) -> tuple[str, str]:
+    """The document's title and preface: the paper's own when one paper is selected, else the papers listed."""
+    if len(papers) == 1:
+        p = papers[0]
+        preface = p.latex.get("preface") or p.doc or ""
+        return p.title, " ".join(filter(None, [f"{p.source}.", preface]))
+    titles = "; ".join(f"{p.title} ({p.source})" for p in papers)
+    return (f"Closed forms of {len(papers)} papers",
+            "Papers: " + titles + "." + "".join(f" {p.latex.get('preface')}" for p in papers if p.latex.get("preface")))
+
+
 def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict[str, str] | None = None,
-             counterexamples: dict[str, str] | None = None) -> str:
-    """A standalone LaTeX document of the given entries, grouped by family, with an errata section."""
+             counterexamples: dict[str, str] | None = None, *, derivations: bool = True) -> str:
+    """A standalone LaTeX document of the given entries, grouped by family, with their derivations (steps,
+    relations, verdicts, errata marked; checked here, or taken from this process's cache of checked steps) and
+    an errata section. Title and preface come from the selected papers; each paper's `latex` settings apply
+    (`preamble`: extra lines; `printer`: SymPy `latex()` settings; `preface`: text after the title)."""
     statuses = statuses or {}
     counterexamples = counterexamples or {}
     chosen = list(entries)
     fams = catalogue.families({e.id.split(".")[0] for e in chosen})
+    papers = list(dict.fromkeys(f.paper for f in fams))
     preamble: list[str] = []
-    for paper in dict.fromkeys(f.paper for f in fams):  # each paper's own LaTeX settings, once
+    for paper in papers:  # each paper's own LaTeX settings, once
         lines = paper.latex.get("preamble", ())
         preamble += [line for line in ([lines] if isinstance(lines, str) else lines) if line not in preamble]
+    title, preface = _title(papers) if papers else ("Closed forms", "")
     parts = [r"\documentclass[11pt]{article}", r"\usepackage[margin=2.2cm]{geometry}",
              r"\usepackage{amsmath,amssymb}", r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
-             r"\emergencystretch=3em",  # long identifiers (seed file names, IDs) wrap instead of overflowing
+             r"\emergencystretch=3em",  # long identifiers (file names, IDs) wrap instead of overflowing
              *preamble,
-             r"\title{theorylab: the catalogue of closed forms}", r"\date{}", r"\begin{document}", r"\maketitle",
-             "Every closed form below is transcribed from its seed, machine-checked step by step, and "
+             rf"\title{{{escape(title)}}}", r"\date{}", r"\begin{document}", r"\maketitle",
+             escape(preface), "",
+             "Every closed form below is transcribed from its paper, machine-checked step by step by theorylab, and "
              "evaluated numerically from the stated float-stable form.", ""]
     for fam in fams:
         mine = [e for e in chosen if e in fam.entries]
         if not mine:
             continue
         parts.append(rf"\section*{{Family \texttt{{{escape(fam.name)}}}}}")
-        parts.append(f"From the paper {escape(fam.paper.title)} ({escape(fam.paper.source)}).\n")
+        if len(papers) > 1:
+            parts.append(f"From the paper {escape(fam.paper.title)} ({escape(fam.paper.source)}).\n")
         parts += [entry_block(e, statuses.get(e.id)) for e in mine]
+        if derivations:
+            ids = {e.id for e in mine}
+            for d in fam.derivations:
+                if set(d.entries) & ids:
+                    parts.append(derivation_block(d, d.check(), fam.paper.latex.get("printer", {})))
     errs = list(errata)
     if errs:
         parts += [r"\section*{Errata}", r"\begin{enumerate}"]

@@ -19,8 +19,7 @@ def test_derivation_holds_and_its_weakest_link_is_the_quadrature():
 
 
 def test_displayed_form_is_the_formula():
-    step = entries.ENTRIES[0].display_step()
-    assert step.check().holds
+    assert entries.ENTRIES[0].check_display().holds
     assert r"\|\beta\|^{2} \left(1 - \frac{1}{\gamma}\right)" in entries.ENTRIES[0].latex()
 
 

@@ -16,7 +16,7 @@ PAPER = Paper(
                      doc="Risk of the minimum-norm interpolator: exact at finite n, d and its limit d/n -> gamma"),),
     figures=("theorylab_minnorm.checks",),
     latex={"preamble": [r"\newcommand{\E}{\mathbb{E}}"],
-           "printer": {"order": "none", "symbol_names": {}},
+           "printer": {"symbol_names": {"r": r"\|\beta\|"}},   # SymPy latex() settings for every formula
            "preface": ("The risk of ridgeless least squares with isotropic Gaussian features, from the exact "
                        "finite-size expectation (inverse-Wishart moments) to the Marchenko-Pastur limit.")},
     doc="Double descent of the minimum-norm least-squares interpolator (HMRT 2022, Theorem 1 and Sec. 2).",

@@ -65,10 +65,10 @@ ENTRIES = (
           doc=("lim E||beta_hat - beta||^2 as n, d -> oo with d/n -> gamma: sigma^2 gamma/(1 - gamma) below the "
                "interpolation threshold, r^2 (1 - 1/gamma) + sigma^2/(gamma - 1) above it (double descent)."),
           params=(GAMMA, R, SIGMA), lhs=r"R(\gamma)", formula=RISK, stable_form=RISK_STABLE,
-          display=sp.Piecewise((sp.Mul(sigma**2, gamma / (1 - gamma), evaluate=False), gamma < 1),
-                               (sp.Add(sp.Mul(r**2, sp.Add(1, -1 / gamma, evaluate=False), evaluate=False),
-                                       sigma**2 / (gamma - 1), evaluate=False), True)),
-          latex_settings={"symbol_names": {"r": r"\|\beta\|"}},
+          # the paper's own order of terms, kept by evaluate=False; checked equal to the formula (display_step)
+          display=sp.Piecewise((sp.Mul(sigma**2, gamma, evaluate=False) / sp.Add(1, -gamma, evaluate=False), gamma < 1),
+                               (sp.Add(r**2 * sp.Add(1, -1 / gamma, evaluate=False),
+                                       sigma**2 / sp.Add(gamma, -1, evaluate=False), evaluate=False), True)),
           conditions=(r"\gamma \neq 1",)),
     Entry(id="minnorm.risk_finite", title="Exact risk at finite n, d (Gaussian features)",
           source=Source(SOURCE_FILE, "Sec. 2 (exact finite-sample form; inverse-Wishart moments)"),
@@ -76,7 +76,6 @@ ENTRIES = (
                "for d > n + 1: the finite-size form whose d/n -> gamma limit is minnorm.risk."),
           params=(N, D, R, SIGMA), lhs=r"\E\,\|\hat\beta - \beta\|^2", formula=FINITE, stable_form=FINITE_STABLE,
           constraints=(Constraint(_finite_ok, "n < d - 1 or n > d + 1"),),
-          latex_settings={"symbol_names": {"r": r"\|\beta\|"}},
           conditions=(r"n < d - 1 \text{ or } n > d + 1",)),
     Entry(id="minnorm.inverse_moment", title="Inverse moment of the Marchenko-Pastur law",
           source=Source(SOURCE_FILE, "Sec. 2, proof of Theorem 1 (Stieltjes transform at 0)"),
