@@ -1,0 +1,101 @@
+"""The outside paper in examples/minnorm: registered only through the public mechanism (THEORYLAB_PAPERS or
+--paper here; its entry point when installed), it lists, checks, verifies and reports, and its own tests pass."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "minnorm"
+
+
+def _env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "THEORYLAB_ONLY_FAMILIES")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(EXAMPLE), env.get("PYTHONPATH", "")]))
+    env["THEORYLAB_ONLY_FAMILIES"] = "minnorm"   # the example needs no built-in family
+    return {**env, **extra}
+
+
+def _theorylab(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "theorylab", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+def test_example_paper_end_to_end(tmp_path):
+    env = _env(THEORYLAB_PAPERS="theorylab_minnorm")
+    run = _theorylab("list", cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "paper minnorm: Minimum-norm least squares in the proportional limit" in run.stdout
+    run = _theorylab("eval", "minnorm.risk", "gamma=2", "r=1", "sigma=1", cwd=tmp_path, env=env)
+    assert run.returncode == 0 and json.loads(run.stdout)["value"] == pytest.approx(1.5, rel=1e-15), run.stderr
+    run = _theorylab("eval", "minnorm.risk", "gamma=1", "r=1", "sigma=1", cwd=tmp_path, env=env)
+    assert run.returncode == 2 and run.stderr.startswith("error: gamma must not be 1") and run.stderr.count("\n") == 1
+    run = _theorylab("check", "minnorm", "--jobs", "1", cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "8 steps in 1 derivations: 8 hold" in run.stdout
+    record = tmp_path / "ev.json"
+    run = _theorylab("verify", "minnorm", "--json", str(record), "--device", "cpu", "--jobs", "1", cwd=tmp_path,
+                     env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads(record.read_text())
+    assert data["papers"] == ["minnorm"] and len(data["evidence"]) == 11
+    assert all(r["passed"] for r in data["evidence"])
+    run = _theorylab("report", "-o", str(tmp_path / "report"), "--evidence", str(record), cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    svg = tmp_path / "report" / "figures" / "minnorm-double-descent.svg"
+    assert svg.read_text().count("<path") > 10
+    run = _theorylab("latex", "minnorm", cwd=tmp_path, env=env)
+    assert run.returncode == 0 and r"\texttt{minnorm.risk}" in run.stdout
+
+
+def test_example_by_file_path(tmp_path):
+    """--paper with the package's __init__.py as a file works too (its family modules are found on the path)."""
+    env = _env()
+    run = _theorylab("list", "--paper", str(EXAMPLE / "theorylab_minnorm" / "__init__.py"), cwd=tmp_path, env=env)
+    assert run.returncode == 0 and "minnorm.risk_finite" in run.stdout, run.stderr
+
+
+def test_example_own_tests(tmp_path):
+    """The example's tests, run as its author runs them (pytest in its folder)."""
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
+                         cwd=EXAMPLE, env=_env(THEORYLAB_PAPERS="theorylab_minnorm"), capture_output=True, text=True,
+                         timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and "failed" not in run.stdout
+
+
+def test_example_installs_and_registers_by_its_entry_point(tmp_path):
+    """`pip install --no-deps --no-build-isolation -e examples/minnorm` into a throw-away virtual environment (on
+    top of this one's packages, so nothing outside tmp_path changes): the paper is found by its entry point alone,
+    with no THEORYLAB_PAPERS and no PYTHONPATH; uninstalled in the end."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
+                   timeout=300)
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
+    run = subprocess.run([*pip, "install", "-q", "--no-deps", "--no-build-isolation", "-e", str(EXAMPLE)],
+                         capture_output=True, text=True, timeout=600)
+    if run.returncode:
+        pytest.skip(f"pip could not install the example here: {run.stderr.strip().splitlines()[-1:]}")
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
+        env["THEORYLAB_ONLY_FAMILIES"] = "minnorm"
+        got = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=600)
+        assert got.returncode == 0, got.stderr
+        assert "paper minnorm:" in got.stdout and "minnorm.inverse_moment" in got.stdout
+        origin = subprocess.run([str(python), "-c", "from theorylab import catalogue; "
+                                 "print([w for w, _ in catalogue._entry_points()])"], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=600)
+        assert "minnorm" in origin.stdout, origin.stderr
+    finally:
+        subprocess.run([*pip, "uninstall", "-q", "-y", "theorylab-minnorm"], capture_output=True, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
+    gone = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**env, "THEORYLAB_ONLY_FAMILIES": "minnorm"}, timeout=600)
+    assert "paper minnorm:" not in gone.stdout
