@@ -13,6 +13,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from theorylab import _solvers as solvers
 from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import Z, DomainError, expression, matrix, scalar, vector
@@ -168,18 +169,7 @@ def _tilde_bracketed(poly: sp.Poly, fn, v: np.ndarray):
         if not up.any():
             break
         lo, hi = np.where(up, hi, lo), np.where(up, hi * 2, hi)
-    zz = hi.copy()
-    with np.errstate(all="ignore"):
-        for _ in range(100):
-            h = np.polyval(c, zz) - 2 * v2
-            lo, hi = np.where(h < 0, zz, lo), np.where(h >= 0, zz, hi)
-            nz = zz - h / np.polyval(d, zz)
-            bad = ~((nz >= lo) & (nz <= hi))  # at convergence nz sits on the bracket's end: keep it
-            nz = np.where(bad, (lo + hi) / 2, nz)
-            if np.all(np.abs(nz - zz) <= 4e-16 * zz):
-                zz = nz
-                break
-            zz = nz
+    zz = solvers.newton_bracketed(lambda x: np.polyval(c, x) - 2 * v2, lambda x: np.polyval(d, x), lo, hi, hi)
     zz = np.where(h1 >= 0, 1.0, zz)
     # the boundary z = 1 is always a candidate: for tiny v the root lies within rounding of 1, where h has a
     # near-double root and Newton converges only linearly
@@ -233,28 +223,14 @@ def _tilde_search(fn, v: np.ndarray, on=None):
     omega(z_max) >= v^2 (F(1) = v^2 bounds the minimum); a log grid locates it and golden-section search
     refines it (the value is then exact to rounding: its error is quadratic in the argmin's)."""
     v2 = v * v
-    zmax = np.full_like(v, 2.0)
-    for _ in range(200):
-        low = np.asarray(fn(zmax), dtype=float) < v2
-        if not np.any(low):
-            break
-        zmax = np.where(low, zmax * 2, zmax)
+    zmax = solvers.expand_upper(lambda zz: np.asarray(fn(zz), dtype=float) < v2, np.full_like(v, 2.0))
     # a log grid in x = z - 1 from 1e-16 to z_max - 1 (at least 8 points a decade): a slowly growing omega
     # (log(z)^2 at v = 100 has z_max ~ 1e43 and its minimizer at z ~ 50) is resolved as well as one near z = 1
     top = np.log10(np.maximum(zmax - 1, 1e-15))
     t = np.linspace(0, 1, 8 * 80 + 1)
     grid = 1 + 10.0 ** (-16 + (top[..., None] + 16) * t)
-    vals = _objective(fn, grid, v[..., None])
-    k = np.argmin(vals, axis=-1)
-    lo = np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0]
-    hi = np.take_along_axis(grid, np.minimum(k + 1, grid.shape[-1] - 1)[..., None], -1)[..., 0]
-    g = (math.sqrt(5) - 1) / 2
-    for _ in range(90):
-        a = hi - g * (hi - lo)
-        b = lo + g * (hi - lo)
-        left = _objective(fn, a, v) <= _objective(fn, b, v)
-        hi = np.where(left, b, hi)
-        lo = np.where(left, lo, a)
+    lo, hi = solvers.grid_bracket(grid, _objective(fn, grid, v[..., None]))
+    lo, hi = solvers.golden(lambda zz: _objective(fn, zz, v), lo, hi)
     zs = np.clip((lo + hi) / 2, 1.0, None)
     vals = np.minimum(_objective(fn, zs, v), _objective(fn, np.ones_like(v), v))
     zs = np.where(_objective(fn, np.ones_like(v), v) <= _objective(fn, zs, v), 1.0, zs)
@@ -298,18 +274,10 @@ def _polish(on, fn, v, vals, zs):
         return vals, zs
     d1, d2 = d
     v2 = v * v
-    z = np.asarray(zs, float).copy()
-    inner = z > 1
-    with np.errstate(all="ignore"):
-        for _ in range(3):
-            x = np.maximum(z - 1.0, 0.0)
-            g = np.asarray(d1(x), float) - 2 * v2 / z**3
-            h = np.asarray(d2(x), float) + 6 * v2 / z**4
-            nz = z - g / h
-            nx = np.maximum(nz - 1.0, 0.0)
-            ng = np.asarray(d1(nx), float) - 2 * v2 / nz**3
-            ok = inner & np.isfinite(nz) & (nz > 1) & (h > 0) & (np.abs(ng) <= np.abs(g))
-            z = np.where(ok, nz, z)
+    z = np.asarray(zs, float)
+    z = solvers.newton_polish(lambda zz: np.asarray(d1(np.maximum(zz - 1.0, 0.0)), float) - 2 * v2 / zz**3,
+                              lambda zz: np.asarray(d2(np.maximum(zz - 1.0, 0.0)), float) + 6 * v2 / zz**4,
+                              z, lambda zz: zz > 1, active=z > 1)
     return np.minimum(vals, _objective(fn, z, v)), z
 
 
@@ -335,13 +303,7 @@ def _tilde_mp(omega, v, dps: int = 40):
         xs = [(hi - 1) * mpmath.mpf(10) ** (-mpmath.mpf(k) / 8) for k in range(8 * dec)][::-1]
         grid = [one] + [one + x for x in xs]
         vals = [F(x) for x in grid]
-        k = min(range(len(grid)), key=vals.__getitem__)
-        if k == 0:
-            lo_, hi_ = one, grid[1]
-        else:
-            lo_, hi_ = grid[k - 1], grid[min(k + 1, len(grid) - 1)]
-        x = _golden_mp(F, lo_, hi_, 220)
-        val = F(x)
+        x, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, vals), 220)
         if F(one) <= val:
             return F(one), one
         return val, x
@@ -409,41 +371,21 @@ def oplus(omega1, omega2, v, n: int = 200):
     lv0, lv = np.log(lo_z), np.log(hi_z) - np.log(lo_z)
     t = np.linspace(0, 1, n)
     grid = np.exp(lv0[..., None] + lv[..., None] * t)
-    vals = F(grid, v[..., None])
-    k = np.argmin(vals, axis=-1)
-    lo = np.log(np.take_along_axis(grid, np.maximum(k - 1, 0)[..., None], -1)[..., 0])
-    hi = np.log(np.take_along_axis(grid, np.minimum(k + 1, n - 1)[..., None], -1)[..., 0])
-    g = (math.sqrt(5) - 1) / 2
-    for _ in range(90):
-        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-        left = F(np.exp(a), v) <= F(np.exp(b), v)
-        hi, lo = np.where(left, b, hi), np.where(left, lo, a)
+    lo, hi = solvers.grid_bracket(grid, F(grid, v[..., None]))
+    lo, hi = solvers.golden(lambda x: F(np.exp(x), v), np.log(lo), np.log(hi))
     best = F(np.exp((lo + hi) / 2), v)
     return np.minimum(np.minimum(best, F(lo_z, v)), F(hi_z, v))
 
 
+@functools.lru_cache(maxsize=256)
 def _finite_limit(fn) -> float:
-    """The largest z (to 1e-12 relative) where the increasing omega is still finite in float64, or inf."""
+    """The largest z (to 1e-12 relative) where the increasing omega is still finite in float64, or inf (cached per
+    omega: `fn` comes from the cached `prepare`)."""
     with np.errstate(all="ignore"):
         if np.isfinite(fn(1e300)):
             return math.inf
-        lo, hi = 0.0, math.log(1e300)  # log z
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if np.isfinite(fn(math.exp(mid))) else (lo, mid)
+        lo, _ = solvers.bisect(lambda t: bool(np.isfinite(fn(math.exp(t)))), 0.0, math.log(1e300))  # in log z
         return math.exp(lo)
-
-
-def _golden_mp(F, lo, hi, iters: int = 170):
-    """Golden-section minimization of F on [lo, hi] in the current mpmath precision (bracket from a grid)."""
-    g = (mpmath.sqrt(5) - 1) / 2
-    for _ in range(iters):
-        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-        if F(a) <= F(b):
-            hi = b
-        else:
-            lo = a
-    return (lo + hi) / 2
 
 
 def _oplus_reference(omega1, omega2, v):
@@ -457,10 +399,8 @@ def _oplus_reference(omega1, omega2, v):
             vv = mpmath.mpf(float(vv))
             F = lambda x: f1(x) + f2(vv / x)  # noqa: E731
             grid = [vv ** (mpmath.mpf(k) / 400) for k in range(401)]
-            vals = [F(x) for x in grid]
-            k = min(range(401), key=vals.__getitem__)
-            zs = _golden_mp(F, grid[max(k - 1, 0)], grid[min(k + 1, 400)])
-            return float(min(F(zs), F(mpmath.mpf(1)), F(vv)))
+            _, best = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]))
+            return float(min(best, F(mpmath.mpf(1)), F(vv)))
 
     vs = np.asarray(v, float)
     out = np.array([one(a) for a in vs.ravel()]).reshape(vs.shape)
@@ -575,7 +515,7 @@ def _diag_reference(beta):
                 continue
             w = abs(mpmath.log(abs(b))) + 2
             F = lambda t: mpmath.exp(2 * t) + b**2 * mpmath.exp(-2 * t)  # noqa: E731
-            out.append(F(_golden_mp(F, -w, w, 250)))
+            out.append(solvers.golden_mp(F, -w, w, 250)[1])
         return float(mpmath.fsum(out))
 
 
@@ -737,9 +677,8 @@ def _existence_gap(b, omega=BOUNDED):
     with mpmath.workdps(30):
         grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 20) for k in range(0, 241)]
         vals = [G(x) for x in grid]
-        k = min(range(len(grid)), key=vals.__getitem__)
-        x = _golden_mp(G, grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)], 150)
-        return float(min(G(x), min(vals)))
+        _, best = solvers.golden_mp(G, *solvers.grid_bracket_mp(grid, vals), 150)
+        return float(min(best, min(vals)))
 
 
 def _s_of(omega, b):
@@ -818,9 +757,18 @@ O1O2 = tuple((a, b) for a in EXAMPLES[:4] for b in EXAMPLES[:4])
 LEMMA5_PAIRS = (("(z-1)**2", "Abs(z-1)"), ("Abs(z-1)**3", "(z-1)**2"), ("exp(z-1)-z", "Abs(z-1)"))
 
 
+LEMMA5_V = (0.0, 0.5, 2.0, 6.0)
+
+
+@functools.lru_cache(maxsize=16)
+def _tilde_oplus_at(omega1, omega2, vs: tuple) -> dict:
+    """The entry omega.tilde_oplus at every v of `vs` in one call (it is vectorized over v, elementwise)."""
+    return dict(zip(vs, (float(x) for x in _get("omega.tilde_oplus")(v=np.array(vs), omega1=omega1, omega2=omega2))))
+
+
 def _lemma5_nested(omega1, omega2, v):
     """min_u (omega1 (+) omega2)(u) + v^2/u^2: the entry omega.tilde_oplus (nested 1-D minimizations)"""
-    return float(_get("omega.tilde_oplus")(v=v, omega1=omega1, omega2=omega2))
+    return _tilde_oplus_at(omega1, omega2, LEMMA5_V if v in LEMMA5_V else (v,))[v]
 
 
 def _lemma5_joint(omega1, omega2, v):
@@ -977,7 +925,7 @@ DERIVATIONS = (
              "argmin)", _tilde_kkt, _tilde_kkt_bound, relation="<=", search=_tilde_points, cites=('(12)',)),
         Step("Lemma 5, (28)-(31): the per-singular-value problem (28) solved in 2-D equals omega~ of omega1 (+) omega2 "
              "(entry omega.tilde_oplus)", _lemma5_nested, _lemma5_joint, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in (0.0, 0.5, 2.0, 6.0)), cites=('(15)', '(28)', 'Lemma 5')),
+             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in LEMMA5_V), cites=('(15)', '(28)', 'Lemma 5')),
         Step("(11): omega.oplus's value equals min_{1<=z<=v} omega1(z) + omega2(v/z) solved directly", _oplus_value,
              _oplus_direct, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
              search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0)), cites=('(11)',)),

@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from theorylab import _solvers as solvers
 from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.params import Z
 
@@ -36,14 +37,6 @@ def _om(text: str) -> sp.Expr:
 def _mp(text: str):
     """omega as an mpmath function on (0, oo) (the raw expression: also valid below 1)."""
     return sp.lambdify(Z, _om(text), "mpmath")
-
-
-def _golden(F, lo, hi, iters=160):
-    """Minimize a unimodal mpmath function on [lo, hi]: the family's golden-section search; returns (x, F(x))."""
-    from .omega import _golden_mp  # imported lazily: omega.py imports this module at its end
-
-    x = _golden_mp(F, mpmath.mpf(lo), mpmath.mpf(hi), iters)
-    return x, F(x)
 
 
 # == Sec. 3.1 text, eq (7), Prop. 3 statement ==============================================================
@@ -140,7 +133,7 @@ def _conj_corrected(omega, v):
     f = _mp(omega)
     with mpmath.workdps(30):
         v2 = mpmath.mpf(v) ** 2
-        _, m = _golden(lambda u: v2 * u + f(1 / mpmath.sqrt(u)), mpmath.mpf(10) ** -8, mpmath.mpf(1))
+        _, m = solvers.golden_mp(lambda u: v2 * u + f(1 / mpmath.sqrt(u)), mpmath.mpf(10) ** -8, mpmath.mpf(1), 160)
         return float(-min(m, v2 + f(mpmath.mpf(1))))
 
 
@@ -156,9 +149,7 @@ def _stationary_root(om: str, v: float):
         # a log grid in z - 1 locates the basin (several decades: z* - 1 can be ~ v^2), golden section refines it
         grid = [1 + (hi - 1) * mpmath.mpf(10) ** (-k / mpmath.mpf(4)) for k in range(0, 4 * 30)] + [mpmath.mpf(1)]
         grid = sorted(grid)
-        k = min(range(len(grid)), key=lambda i: F(grid[i]))
-        lo_, hi_ = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
-        x, val = _golden(F, lo_, hi_, iters=200)
+        x, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]), 200)
         if F(mpmath.mpf(1)) <= val:
             return mpmath.mpf(1), F(mpmath.mpf(1))
         return x, val
@@ -348,8 +339,7 @@ def _min_mp(omega1, omega2, v1, top):
         F = lambda x: f1(x) + f2(v1 / x)  # noqa: E731
         grid = [top ** (mpmath.mpf(k) / 300) for k in range(301)]
         vals = [F(x) for x in grid]
-        k = min(range(301), key=vals.__getitem__)
-        x, val = _golden(F, grid[max(k - 1, 0)], grid[min(k + 1, 300)], 200)
+        x, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, vals), 200)
         return min(val, vals[0], vals[-1])
 
 
@@ -437,9 +427,7 @@ def _eq31_min_factor(omega1, omega2, a):
         a = mpmath.mpf(a)
         F = lambda s: f1(s) + f2(a / s)  # noqa: E731
         grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 100 - 3) for k in range(601)]
-        vals = [F(x) for x in grid]
-        k = min(range(601), key=vals.__getitem__)
-        s, _ = _golden(F, grid[max(k - 1, 0)], grid[min(k + 1, 600)], 200)
+        s, _ = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]), 200)
         return float(min(s, a / s))
 
 
@@ -450,9 +438,7 @@ def _eq31_free(omega1, omega2, a):
         a = mpmath.mpf(a)
         F = lambda s: f1(s) + f2(a / s)  # noqa: E731
         grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 100 - 3) for k in range(601)]
-        vals = [F(x) for x in grid]
-        k = min(range(601), key=vals.__getitem__)
-        _, val = _golden(F, grid[max(k - 1, 0)], grid[min(k + 1, 600)], 220)
+        _, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]), 220)
         return float(val)
 
 
@@ -710,9 +696,9 @@ def _diag_direct(omega, beta):
             while f(hi) < b2:
                 hi *= 2
             grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 8) for k in range(-64, int(8 * mpmath.log10(hi)) + 2)]
-            k = min(range(len(grid)), key=lambda i: F(grid[i]))
-            _, val = _golden(F, grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)], 110)
-            out.append(min(val, F(grid[k])))
+            vals = [F(x) for x in grid]
+            _, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, vals), 110)
+            out.append(min(val, min(vals)))
         return mpmath.fsum(out)
 
 

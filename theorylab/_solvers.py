@@ -1,0 +1,215 @@
+"""Shared numerics for optimization-defined entries and their high-precision references: bracketing, Newton on a
+stationarity condition, golden-section search (float64 vectorized, mpmath at any precision), Sturm root counts.
+
+Every family's solver is built from these pieces, so a fix or a speed-up reaches all of them. The float64 routines
+are vectorized over any array shape; the mpmath ones work in the caller's precision (`mpmath.workdps`). An argmin
+is found from its stationarity condition where one is available (`newton_bracketed`); golden section, which sees
+only function values, resolves an argmin to ~sqrt(eps) and is used to locate a basin or where the value (quadratic
+in the argmin's error) is all that is needed.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import numpy as np
+
+GOLDEN = (math.sqrt(5) - 1) / 2  # 1/phi: each golden-section step keeps this fraction of the bracket
+
+
+# -- brackets ---------------------------------------------------------------------------------------------
+def grid_bracket(grid: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The neighbours (along the last axis) of each row's smallest grid value: a bracket of a unimodal minimum
+    located on the grid (clipped at the grid's ends)."""
+    n = grid.shape[-1]
+    k = np.argmin(vals, axis=-1)[..., None]
+    lo = np.take_along_axis(grid, np.maximum(k - 1, 0), -1)[..., 0]
+    hi = np.take_along_axis(grid, np.minimum(k + 1, n - 1), -1)[..., 0]
+    return lo, hi
+
+
+def grid_bracket_mp(grid: Sequence, vals: Sequence) -> tuple:
+    """grid_bracket for one list of (mpmath) points: (lo, hi) around the smallest value."""
+    k = min(range(len(grid)), key=vals.__getitem__)
+    return grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+
+
+def expand_upper(below: Callable[[np.ndarray], np.ndarray], start: np.ndarray, factor: float = 2.0,
+                 max_iter: int = 200) -> np.ndarray:
+    """Grow each upper end by `factor` while `below(x)` (elementwise) says the sought point lies above it
+    (a doubling search for a bracket's upper end; at most `max_iter` growths)."""
+    x = np.array(start, dtype=float, copy=True)
+    for _ in range(max_iter):
+        low = np.asarray(below(x), dtype=bool)
+        if not np.any(low):
+            break
+        x = np.where(low, x * factor, x)
+    return x
+
+
+def bisect(pred: Callable[[float], bool], lo: float, hi: float, iters: int = 80) -> tuple[float, float]:
+    """Scalar bisection of [lo, hi] where pred is True at lo and False at hi: returns the final (lo, hi)."""
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if pred(mid) else (lo, mid)
+    return lo, hi
+
+
+def bisect_to_adjacent(positive: Callable[[float], bool], lo: float, hi: float) -> tuple[float, float]:
+    """Bisect a positive bracket [lo, hi] of a sign change down to adjacent float64 numbers, geometrically
+    (midpoint sqrt(lo hi), so a bracket spanning hundreds of decades takes ~11 steps a decade-doubling);
+    `positive(x)` is True on lo's side."""
+    while True:
+        mid = math.sqrt(lo) * math.sqrt(hi)
+        if not lo < mid < hi:
+            mid = lo + (hi - lo) / 2
+        if not lo < mid < hi:
+            return lo, hi
+        if positive(mid):
+            lo = mid
+        else:
+            hi = mid
+
+
+# -- golden section ----------------------------------------------------------------------------------------
+def golden(F: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray,
+           iters: int = 90) -> tuple[np.ndarray, np.ndarray]:
+    """Golden-section search for the minimum of a unimodal F on [lo, hi], vectorized: returns the final bracket.
+
+    F receives both interior points stacked, an array of shape (2,) + lo.shape, and returns values of that shape:
+    one call per step (the per-call overhead of a lambdified F dominates small problems). The points are
+    recomputed from the bracket each step (no reuse), so the bracket is exact golden section to rounding."""
+    lo = np.asarray(lo, dtype=float)
+    hi = np.asarray(hi, dtype=float)
+    ab = np.empty((2,) + np.broadcast_shapes(lo.shape, hi.shape))  # interior points, written in place
+    a, b = ab[0, ...], ab[1, ...]  # views (also for 0-d brackets)
+    for _ in range(iters):
+        step = GOLDEN * (hi - lo)
+        np.subtract(hi, step, out=a)
+        np.add(lo, step, out=b)
+        fa, fb = F(ab)
+        left = fa <= fb
+        hi = np.where(left, b, hi)
+        lo = np.where(left, lo, a)
+    return lo, hi
+
+
+def golden_mp(F: Callable, lo, hi, iters: int | None = 170, xtol=None) -> tuple:
+    """Golden-section minimization of a unimodal mpmath function on [lo, hi] in the current precision, one new
+    evaluation per step: stops after `iters` steps or once the bracket is below `xtol` (whichever is given and
+    comes first). Returns (x, F(x)) at the final bracket's midpoint."""
+    import mpmath
+
+    g = (mpmath.sqrt(5) - 1) / 2
+    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = F(a), F(b)
+    k = 0
+    while (iters is None or k < iters) and (xtol is None or hi - lo > xtol):
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = F(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = F(b)
+        k += 1
+    x = (lo + hi) / 2
+    return x, F(x)
+
+
+# -- Newton on a stationarity condition --------------------------------------------------------------------
+def newton_bracketed(h: Callable[[np.ndarray], np.ndarray], dh: Callable[[np.ndarray], np.ndarray],
+                     lo: np.ndarray, hi: np.ndarray, x0: np.ndarray, rtol: float = 4e-16,
+                     maxit: int = 100) -> np.ndarray:
+    """The root of an increasing h in the bracket [lo, hi] (h(lo) < 0 <= h(hi)), vectorized: Newton steps that
+    leave the (shrinking) bracket are replaced by bisection; stops when every step is below rtol |x|.
+    At convergence a Newton point sits on the bracket's end and is kept."""
+    x = np.array(x0, dtype=float, copy=True)
+    lo, hi = np.array(lo, dtype=float, copy=True), np.array(hi, dtype=float, copy=True)
+    with np.errstate(all="ignore"):
+        for _ in range(maxit):
+            hv = h(x)
+            lo, hi = np.where(hv < 0, x, lo), np.where(hv >= 0, x, hi)
+            nx = x - hv / dh(x)
+            nx = np.where((nx >= lo) & (nx <= hi), nx, (lo + hi) / 2)
+            done = np.all(np.abs(nx - x) <= rtol * x)
+            x = nx
+            if done:
+                break
+    return x
+
+
+def newton_polish(g: Callable[[np.ndarray], np.ndarray], dg: Callable[[np.ndarray], np.ndarray], x: np.ndarray,
+                  valid: Callable[[np.ndarray], np.ndarray], active=True, steps: int = 3) -> np.ndarray:
+    """A few guarded Newton steps on a stationarity condition g(x) = 0 from a located minimizer: a step is kept
+    only where `active`, dg > 0 (a minimum's side), `valid(new)` holds and |g| does not grow, so a polish never
+    moves a point away from the root it was given."""
+    x = np.array(x, dtype=float, copy=True)
+    with np.errstate(all="ignore"):
+        for _ in range(steps):
+            gv, hv = np.asarray(g(x), float), np.asarray(dg(x), float)
+            nx = x - gv / hv
+            ok = active & np.isfinite(nx) & (hv > 0) & np.asarray(valid(nx), bool)
+            ng = np.asarray(g(np.where(ok, nx, x)), float)
+            x = np.where(ok & (np.abs(ng) <= np.abs(gv)), nx, x)
+    return x
+
+
+# -- exact polynomial root counts (Sturm) ------------------------------------------------------------------
+def poly_divmod(num: list[Fraction], den: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+    """Exact polynomial division of rational coefficient lists (highest power first): (quotient, remainder)."""
+    num = list(num)
+    q = [Fraction(0)] * max(1, len(num) - len(den) + 1)
+    while len(num) >= len(den) and any(num):
+        coef = num[0] / den[0]
+        shift = len(num) - len(den)
+        q[len(q) - 1 - shift] = coef
+        num = [x - coef * y for x, y in zip(num, den + [Fraction(0)] * shift)][1:]
+    while num and num[0] == 0:
+        num = num[1:]
+    return q, num
+
+
+def poly_gcd(p: list[Fraction], q: list[Fraction]) -> list[Fraction]:
+    """The monic greatest common divisor of two rational polynomials (Euclid)."""
+    while q and any(q):
+        p, q = q, poly_divmod(p, q)[1]
+    return [x / p[0] for x in p]
+
+
+def square_free(poly: list[Fraction]) -> list[Fraction]:
+    """poly / gcd(poly, poly'): the same distinct roots, each simple."""
+    deriv = [c * (len(poly) - 1 - i) for i, c in enumerate(poly[:-1])]
+    g = poly_gcd(poly, deriv)
+    return poly_divmod(poly, g)[0] if len(g) > 1 else list(poly)
+
+
+def sign_changes(values) -> int:
+    """Sign changes in a sequence, zeros skipped (Descartes, Sturm)."""
+    signs = [v > 0 for v in values if v != 0]
+    return sum(1 for s, t in zip(signs, signs[1:]) if s != t)
+
+
+def sturm_positive_roots(poly: list[Fraction]) -> int:
+    """The number of distinct roots in (0, oo) of a rational polynomial with poly(0) != 0, exactly, by Sturm's
+    theorem (sign changes of the Sturm sequence at 0 minus those at +oo)."""
+    deriv = [c * (len(poly) - 1 - i) for i, c in enumerate(poly[:-1])]
+    seq = [poly, deriv]
+    while len(seq[-1]) > 1:
+        rem = poly_divmod(seq[-2], seq[-1])[1]
+        if not rem:
+            break
+        seq.append([-x for x in rem])
+    return sign_changes([s[-1] for s in seq]) - sign_changes([s[0] for s in seq])
+
+
+def exact_sign(poly: list[Fraction], x: float) -> int:
+    """The sign of a rational polynomial at a float, exactly (Horner in Fractions)."""
+    xf = Fraction(x)
+    v = Fraction(0)
+    for c in poly:
+        v = v * xf + c
+    return (v > 0) - (v < 0)
