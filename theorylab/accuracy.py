@@ -25,14 +25,45 @@ PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10, "budget_s": 3},
 _PRECISIONS = (20, 40, 80)
 
 
-def _with_budget(fn: Callable[[], Any], seconds: int) -> Any:
-    """fn() with a wall-clock budget: TimeoutError past it (the derivation engine's SIGALRM timer)."""
-    from .derivation import _Timeout, _with_timeout
+class _OverBudget(BaseException):
+    """A BaseException, so that a reference's `except Exception` (a solver's fallback) cannot swallow it."""
 
+
+def _with_budget(fn: Callable[[], Any], seconds: float) -> Any:
+    """fn() within a budget of CPU seconds of this process: TimeoutError past it.
+
+    CPU time (ITIMER_PROF), not wall time, so that which points are 'slow' does not depend on the machine's load
+    (a wall-clock budget on a loaded machine skipped half of relu's points). The timer repeats every 0.1 CPU s
+    after the first expiry: a signal that lands inside a garbage-collector callback is swallowed by Python
+    ('Exception ignored in gc_callback', seen under Hypothesis), and the next one still stops the reference; any
+    expiry at all makes the point over budget, even where fn caught the exception and returned."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return fn()
+    state = {"fired": False, "done": False}
+
+    def handler(signum, frame):
+        state["fired"] = True
+        if not state["done"]:
+            raise _OverBudget
+
+    old = signal.signal(signal.SIGPROF, handler)
+    signal.setitimer(signal.ITIMER_PROF, seconds, 0.1)
     try:
-        return _with_timeout(fn, seconds)
-    except _Timeout:
-        raise TimeoutError from None
+        return fn()
+    except BaseException:
+        state["done"] = True
+        if state["fired"]:  # the expiry, or whatever the reference turned it into
+            raise TimeoutError from None
+        raise
+    finally:
+        state["done"] = True
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+        signal.signal(signal.SIGPROF, old)
+        if state["fired"]:
+            raise TimeoutError  # noqa: B012 - a swallowed expiry still makes the point over budget
 
 
 @dataclass(frozen=True)
@@ -62,6 +93,8 @@ class EntryMap:
     problems: list[str] = field(default_factory=list)        # DomainError where the reference is representable
     note: str = ""
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    unique_points: int = 0                                   # distinct points measured (regions share points)
 
     @property
     def worst(self) -> Row | None:
@@ -75,7 +108,8 @@ class EntryMap:
     def to_json(self) -> dict:
         return {"entry": self.entry, "rtol": self.rtol, "meets": self.meets, "note": self.note,
                 "rows": [r.to_json() for r in self.rows], "disagreements": self.disagreements,
-                "problems": self.problems, "slow": self.slow, "seconds": round(self.seconds, 2)}
+                "problems": self.problems, "slow": self.slow, "seconds": round(self.seconds, 2),
+                "cpu_seconds": round(self.cpu_seconds, 2), "unique_points": self.unique_points}
 
 
 # -- regions of a parameter's domain ------------------------------------------------------------------------
@@ -230,6 +264,18 @@ def _formula_route(entry: Entry, kw: Mapping[str, Any]) -> Any:
     return out
 
 
+def _key(kw: Mapping[str, Any]) -> Any:
+    """A hashable identity of a point (exact: arrays by their bytes), or None where a value has none."""
+    try:
+        key = tuple((k, ("array", a.shape, a.dtype.str, a.tobytes()) if isinstance(a, np.ndarray)
+                     else repr(a) if isinstance(a, float) else a)  # repr keeps -0.0 apart from 0.0
+                    for k, v in kw.items() for a in [np.asarray(v) if isinstance(v, (list, np.ndarray)) else v])
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
 def _fmt(kw: Mapping[str, Any]) -> str:
     parts = []
     for k, v in kw.items():
@@ -245,7 +291,7 @@ def _fmt(kw: Mapping[str, Any]) -> str:
 
 def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None] | None = None) -> EntryMap:
     """The accuracy map of one entry."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     m = EntryMap(entry.id, entry.rtol, note=entry.reference_rtol_note)
     if entry.reference is None and entry.formula is None:
         m.problems.append("no reference: accuracy cannot be measured")
@@ -253,13 +299,26 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
 
     budget = PROFILES[profile]["budget_s"]  # a reference slower than this at one point is reported as slow there
 
+    cache: dict[Any, dict[str, tuple[float, float]] | None] = {}
+
     def one(kw: Mapping[str, Any]) -> dict[str, tuple[float, float]] | None:
+        # regions share points (each region varies one parameter about the same base point; the search revisits
+        # the strategy's edges): each distinct point is measured once, its problems and slowness noted once
+        key = _key(kw)
+        if key is None:
+            return measure_point(kw)
+        if key not in cache:
+            cache[key] = measure_point(kw)
+            m.unique_points += cache[key] is not None
+        return cache[key]
+
+    def measure_point(kw: Mapping[str, Any]) -> dict[str, tuple[float, float]] | None:
         try:
             ref, unstable = _with_budget(lambda: _reference(entry, kw), budget)
         except DomainError:
             return None
         except TimeoutError:
-            m.slow.append(f"reference over {budget} s at {_fmt(kw)} (point not measured)")
+            m.slow.append(f"reference over {budget} CPU s at {_fmt(kw)} (point not measured)")
             return None
         except Exception as exc:  # noqa: BLE001 - a reference that breaks is reported, never skipped silently
             m.problems.append(f"the reference raised {type(exc).__name__} at {_fmt(kw)}: {str(exc)[:80]}")
@@ -305,7 +364,7 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
         if progress:
             progress(f"{entry.id}: {region} ({n} points)")
     m.rows.extend(_search(entry, one, PROFILES[profile]["search"]))
-    m.seconds = time.perf_counter() - t0
+    m.seconds, m.cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
     return m
 
 
@@ -368,19 +427,114 @@ def _measure_id(entry_id: str, profile: str) -> EntryMap:
     return measure(catalogue.get(entry_id), profile)
 
 
-def table(maps: Sequence[EntryMap], *, markdown: bool = True) -> str:
-    """Per entry and output, the worst region: entry, output, region, worst relative error, ulps, the point."""
-    lines = ["| entry | output | region | worst rel. error | ulps | point | meets |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
-    for m in maps:
-        by: dict[str, Row] = {}
-        for r in m.rows:
-            if r.output not in by or r.rel_error > by[r.output].rel_error:
-                by[r.output] = r
+CONTRACT_RTOL = 1e-10
+
+
+def worst_rows(entries: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """Per entry (as JSON from `EntryMap.to_json`) and output component: its worst row over all regions, with the
+    entry's bound (its declared rtol: the contract's 1e-10 unless the entry documents a wider one), whether it
+    meets it, and how many points were not measured (reference over budget) or raised."""
+    out = []
+    for m in entries:
+        by: dict[str, Mapping[str, Any]] = {}
+        for r in m["rows"]:
+            if r["output"] not in by or r["rel_error"] > by[r["output"]]["rel_error"]:
+                by[r["output"]] = r
+        extra = {"bound": m["rtol"], "note": m.get("note", ""), "slow": len(m.get("slow", ())),
+                 "problems": len(m.get("problems", ())), "disagreements": len(m.get("disagreements", ())),
+                 "points": m.get("unique_points")}
         for comp, r in by.items():
-            point = r.point if len(r.point) <= 60 else r.point[:57] + "..."
-            lines.append(f"| `{m.entry}` | {comp} | {r.region} | {r.rel_error:.2g} | {r.ulps:.3g} | {point} | "
-                         f"{'yes' if r.rel_error <= m.rtol else 'NO (bound ' + format(m.rtol, 'g') + ')'} |")
+            out.append({**r, "entry": m["entry"], **extra,
+                        "meets": r["rel_error"] <= m["rtol"] and not extra["problems"]})
         if not by:
-            lines.append(f"| `{m.entry}` | - | - | - | - | {'; '.join(m.problems) or 'no point evaluated'} | NO |")
+            out.append({"entry": m["entry"], "output": "-", "region": "-", "rel_error": math.nan, "ulps": math.nan,
+                        "point": "; ".join(m.get("problems", ())) or "no point evaluated", **extra, "meets": False})
+    return out
+
+
+def _meets_text(r: Mapping[str, Any]) -> str:
+    if not r["meets"]:
+        why = f"{r['problems']} points raised" if r["problems"] else f"bound {r['bound']:g}"
+        return f"**NO** ({why})"
+    return "yes" if r["bound"] <= CONTRACT_RTOL else f"yes, documented bound {r['bound']:g}"
+
+
+def markdown(data: Mapping[str, Any]) -> str:
+    """The published table from `theorylab accuracy --json` data: per entry and output the worst region, the error,
+    the point; the documented bound where an entry's is wider than 1e-10, with its reason; what was not measured."""
+    rows = worst_rows(data["entries"])
+    lines = ["| entry | output | worst region | rel. error | ulps | point | points (over budget) | meets 1e-10 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        point = r["point"] if len(r["point"]) <= 70 else r["point"][:67] + "..."
+        point = point.replace("|", "\\|")
+        pts = "-" if r["points"] is None else str(r["points"])
+        lines.append(f"| `{r['entry']}` | {r['output']} | {r['region']} | {r['rel_error']:.2g} | {r['ulps']:.3g} | "
+                     f"{point} | {pts} ({r['slow']}) | {_meets_text(r)} |")
+    notes = []
+    for m in data["entries"]:
+        if m["rtol"] > CONTRACT_RTOL:
+            notes.append(f"- `{m['entry']}`: documented bound {m['rtol']:g}: {m.get('note') or 'no reason given'}")
+        for kind in ("problems", "disagreements"):
+            for text in m.get(kind, ())[:2]:
+                notes.append(f"- `{m['entry']}` ({kind[:-1]}): {text}")
+        if m.get("slow"):
+            notes.append(f"- `{m['entry']}`: {len(m['slow'])} points not measured, e.g. {m['slow'][0]}")
+    if notes:
+        lines += ["", *notes]
     return "\n".join(lines)
+
+
+def table(maps: Sequence[EntryMap], *, markdown_: bool = True) -> str:
+    """Per entry and output, the worst region: entry, output, region, worst relative error, ulps, the point."""
+    return markdown({"entries": [m.to_json() for m in maps]})
+
+
+README_MARKERS = ("<!-- accuracy-table:start -->", "<!-- accuracy-table:end -->")
+PUBLISHED_JSON = "benchmarks/accuracy_quick.json"
+
+
+def readme_section(data: Mapping[str, Any]) -> str:
+    """README's accuracy block: how the map was made (command, profile, time), then `markdown(data)`."""
+    entries = data["entries"]
+    cpu = sum(m.get("cpu_seconds", 0.0) for m in entries)
+    meets = sum(all(r["meets"] for r in worst_rows([m])) for m in entries)
+    head = (f"The map of every built-in entry, profile {data.get('profile')}: `theorylab accuracy --jobs 2 --json "
+            f"{PUBLISHED_JSON}`, then `python -m theorylab.accuracy {PUBLISHED_JSON} README.md` writes this block "
+            f"(a test keeps it equal to the JSON and the JSON's entries equal to the catalogue). {len(entries)} "
+            f"entries, {meets} meet their bound; {data.get('seconds', 0):.0f} s wall on 2 workers, "
+            f"{cpu:.0f} CPU s in the workers. Per entry and output the worst region; `points` counts the distinct "
+            "points measured, `over budget` those whose reference took more than the profile's CPU budget (reported, "
+            "not measured).")
+    return f"### The accuracy map\n\n{head}\n\n{markdown(data)}"
+
+
+def update_readme(text: str, data: Mapping[str, Any]) -> str:
+    """`text` (README.md) with the block between README_MARKERS replaced by `readme_section(data)`."""
+    start, end = README_MARKERS
+    if start not in text or end not in text:
+        raise DomainError(f"README must contain {start} ... {end}; it does not")
+    a, b = text.index(start) + len(start), text.index(end)
+    return text[:a] + "\n" + readme_section(data) + "\n" + text[b:]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """python -m theorylab.accuracy MAP.json [README.md]: print the README block, or rewrite it in README.md."""
+    import json
+    import sys
+    from pathlib import Path
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not 1 <= len(args) <= 2:
+        print("usage: python -m theorylab.accuracy MAP.json [README.md]", file=sys.stderr)
+        return 2
+    data = json.loads(Path(args[0]).read_text())
+    if len(args) == 1:
+        print(readme_section(data))
+    else:
+        Path(args[1]).write_text(update_readme(Path(args[1]).read_text(), data))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -235,27 +235,36 @@ def _mutation_html(path: str | os.PathLike) -> str:
 
 def _accuracy_html(path: str | os.PathLike) -> str:
     """The per-entry accuracy table from `theorylab accuracy --json`."""
+    from .accuracy import worst_rows
+
     try:
         data = json.loads(Path(path).read_text())
         entries = data["entries"]
+        worst = worst_rows(entries)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DomainError(f"--accuracy must be a JSON file written by `theorylab accuracy --json`; got "
                           f"--accuracy={path} ({exc})") from None
     rows = []
-    for m in entries:
-        by: dict[str, dict] = {}
-        for r in m["rows"]:
-            if r["output"] not in by or r["rel_error"] > by[r["output"]]["rel_error"]:
-                by[r["output"]] = r
-        for comp, r in by.items():
-            ok = r["rel_error"] <= m["rtol"]
-            rows.append([(f"<code>{html.escape(m['entry'])}</code>", ""), (html.escape(comp), ""),
-                         (html.escape(r["region"]), ""), (_num(r["rel_error"]), "num"), (_num(r["ulps"]), "num"),
-                         (html.escape(r["point"][:80]), ""), ("yes" if ok else f"NO (bound {m['rtol']:g})",
-                                                               "pass" if ok else "fail")])
+    for r in worst:
+        ok = r["meets"]
+        bound = "" if r["bound"] <= 1e-10 else f"documented bound {r['bound']:g}"
+        meets = ("yes" + (f", {bound}" if bound else "")) if ok else (
+            f"NO ({r['problems']} points raised)" if r["problems"] else f"NO (bound {r['bound']:g})")
+        rows.append([(f"<code>{html.escape(r['entry'])}</code>", ""), (html.escape(r["output"]), ""),
+                     (html.escape(r["region"]), ""), (_num(r["rel_error"]), "num"), (_num(r["ulps"]), "num"),
+                     (html.escape(r["point"][:80]), ""),
+                     (f"{'-' if r['points'] is None else r['points']} ({r['slow']})", "num"),
+                     (meets, "pass" if ok else "fail")])
+    notes = "".join(f"<li><code>{html.escape(m['entry'])}</code>: documented bound {m['rtol']:g}: "
+                    f"{html.escape(m.get('note') or 'no reason given')}</li>" for m in entries if m["rtol"] > 1e-10)
+    notes += "".join(f"<li><code>{html.escape(m['entry'])}</code>: {html.escape(t)}</li>" for m in entries
+                     for t in list(m.get("problems", ()))[:2] + list(m.get("disagreements", ()))[:2])
+    notes += "".join(f"<li><code>{html.escape(m['entry'])}</code>: {len(m['slow'])} points not measured (reference "
+                     f"over budget), e.g. {html.escape(m['slow'][0])}</li>" for m in entries if m.get("slow"))
     return (f"<p>Profile {html.escape(str(data.get('profile')))}; worst relative error per entry and output over "
             "the regions of its domain, against the independent reference at rising precision.</p>"
-            + _table(["entry", "output", "worst region", "rel. error", "ulps", "point", "meets"], rows))
+            + _table(["entry", "output", "worst region", "rel. error", "ulps", "point", "points (over budget)",
+                      "meets"], rows) + (f"<ul>{notes}</ul>" if notes else ""))
 
 
 def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progress: bool = False,
