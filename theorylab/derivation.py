@@ -229,11 +229,11 @@ class _StepCache:
     """Verdicts of symbolic steps on disk (~/.cache/theorylab/steps), keyed by content; THEORYLAB_STEP_CACHE=0 turns
     it off. A torn or unreadable entry is a miss."""
 
-    def __init__(self):
+    @property
+    def dir(self) -> str:
         import os
 
-        self.dir = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
-                                "steps")
+        return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab", "steps")
 
     @property
     def on(self) -> bool:
@@ -670,6 +670,12 @@ def _float_pair(fa: Callable | None, fb: Callable | None, point: Mapping[sp.Symb
     return abs(a.real - b.real) <= FLOAT64_RTOL * max(abs(a.real), abs(b.real))
 
 
+def _at(expr: sp.Expr, point: Mapping[sp.Symbol, Any]) -> sp.Expr:
+    """expr at a point, its limits and substitutions carried out (evalf leaves an unevaluated Limit as it is;
+    integrals stay for evalf's quadrature, which is faster than SymPy integrating)."""
+    return expr.subs(point).replace(lambda e: isinstance(e, (sp.Limit, sp.Subs)), lambda e: e.doit())
+
+
 def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: bool = True,
                 seed: int = 0, points: int | None = None) -> Outcome:
     """Decide lhs = rhs: SymPy simplification first, else a numeric identity test at real points.
@@ -706,7 +712,7 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
             by_float += 1
             continue
         try:
-            pairs = [(sp.N(a.subs(point), NUMERIC_DIGITS), sp.N(b.subs(point), NUMERIC_DIGITS))
+            pairs = [(sp.N(_at(a, point), NUMERIC_DIGITS), sp.N(_at(b, point), NUMERIC_DIGITS))
                      for a, b in zip(lhs_el, rhs_el)]
         except (ZeroDivisionError, TypeError, ValueError):
             continue
