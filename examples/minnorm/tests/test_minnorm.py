@@ -8,7 +8,11 @@ import sympy as sp
 
 import theorylab
 from theorylab.authoring import Context, DomainError
+from theorylab.testing import contract_tests
 from theorylab_minnorm import checks, entries
+
+# the contract every entry of every paper meets: reference, stable form, torch, bad input, CLI, LaTeX, derivation
+TestMinnormContract = contract_tests("minnorm")
 
 
 def test_derivation_holds_and_its_weakest_link_is_the_quadrature():

@@ -43,11 +43,53 @@ INVERSE_MOMENT = 1 / (1 - gamma)
 
 
 def _mp_inverse_moment(gamma):
-    """int x^-1 dMP_gamma(x) by mpmath quadrature of the Marchenko-Pastur density (30 digits): an independent route."""
-    with mpmath.workdps(30):
+    """int x^-1 dMP_gamma(x) by mpmath quadrature of the Marchenko-Pastur density (50 digits), an independent
+    route: x = a + u^2 removes the square root at the lower edge a = (1 - sqrt gamma)^2, and breakpoints at
+    sqrt(a) 10^j resolve the peak of 1/x^2 there as gamma -> 1."""
+    with mpmath.workdps(50):
         g = mpmath.mpf(gamma)
         a, b = (1 - mpmath.sqrt(g)) ** 2, (1 + mpmath.sqrt(g)) ** 2
-        return float(mpmath.quad(lambda t: mpmath.sqrt((b - t) * (t - a)) / (2 * mpmath.pi * g * t * t), [a, b]))
+        top = 2 * mpmath.root(g, 4)        # sqrt(b - a), without the cancellation; u = top v, v in [0, 1]
+        edge = mpmath.sqrt(a) / top
+        points = [mpmath.mpf(0)] + [edge * mpmath.mpf(10) ** j for j in range(-2, 40) if edge * 10 ** j < 1] + [1]
+        f = lambda v: mpmath.sqrt(1 - v * v) * v * v / (a + top**2 * v * v) ** 2  # noqa: E731
+        return top**4 / (mpmath.pi * g) * mpmath.quad(f, points)
+
+
+def _inverse_moment_reference(gamma):
+    """int x^-1 dMP_gamma(x) by mpmath quadrature of the Marchenko-Pastur density (see _mp_inverse_moment)."""
+    return float(_mp_inverse_moment(gamma))
+
+
+def _risk_reference(gamma, r, sigma):
+    """The limit by the Marchenko-Pastur route, by quadrature: sigma^2 gamma int x^-1 dMP_gamma for gamma < 1
+    (tr (X^T X)^-1); r^2 (1 - 1/gamma) + (sigma^2/gamma) int x^-1 dMP_(1/gamma) for gamma > 1 (tr (X X^T)^-1)."""
+    with mpmath.workdps(50):
+        g = mpmath.mpf(gamma)
+        if g < 1:
+            return float(mpmath.mpf(sigma) ** 2 * g * _mp_inverse_moment(g))
+        return float(mpmath.mpf(r) ** 2 * (g - 1) / g + mpmath.mpf(sigma) ** 2 / g * _mp_inverse_moment(1 / g))
+
+
+def _inverse_chi2(k):
+    """E 1/chi^2_k by quadrature of 1/t against the chi-square density (log-density, breakpoints around its mode)."""
+    with mpmath.workdps(30):
+        k = mpmath.mpf(k)
+        f = lambda t: mpmath.exp((k / 2 - 2) * mpmath.log(t) - t / 2 - (k / 2) * mpmath.log(2)  # noqa: E731
+                                 - mpmath.loggamma(k / 2))
+        w = mpmath.sqrt(2 * k)
+        marks = sorted({max(k - 2 + c * w, 0) for c in (-40, -10, -3, 0, 3, 10, 40)} - {0})
+        return mpmath.quad(f, [0, *marks, mpmath.inf])
+
+
+def _finite_reference(n, d, r, sigma):
+    """Exact finite-size risk by quadrature of inverse chi-square moments (Bartlett: each diagonal entry of an inverse
+    Wishart matrix is 1/chi^2): sigma^2 d E 1/chi^2_(n-d+1), or r^2 (1 - n/d) + sigma^2 n E 1/chi^2_(d-n+1)."""
+    n, d = int(n), int(d)
+    with mpmath.workdps(30):
+        if n > d:
+            return float(mpmath.mpf(sigma) ** 2 * d * _inverse_chi2(n - d + 1))
+        return float(mpmath.mpf(r) ** 2 * mpmath.mpf(d - n) / d + mpmath.mpf(sigma) ** 2 * n * _inverse_chi2(d - n + 1))
 
 
 def _finite_ok(values):
@@ -65,6 +107,7 @@ ENTRIES = (
           doc=("lim E||beta_hat - beta||^2 as n, d -> oo with d/n -> gamma: sigma^2 gamma/(1 - gamma) below the "
                "interpolation threshold, r^2 (1 - 1/gamma) + sigma^2/(gamma - 1) above it (double descent)."),
           params=(GAMMA, R, SIGMA), lhs=r"R(\gamma)", formula=RISK, stable_form=RISK_STABLE,
+          reference=np.vectorize(_risk_reference, otypes=[float]),
           # the paper's own order of terms, kept by evaluate=False; checked equal to the formula (display_step)
           display=sp.Piecewise((sp.Mul(sigma**2, gamma, evaluate=False) / sp.Add(1, -gamma, evaluate=False), gamma < 1),
                                (sp.Add(r**2 * sp.Add(1, -1 / gamma, evaluate=False),
@@ -75,13 +118,14 @@ ENTRIES = (
           doc=("E||beta_hat - beta||^2 = sigma^2 d/(n - d - 1) for n > d + 1 and r^2 (1 - n/d) + sigma^2 n/(d - n - 1) "
                "for d > n + 1: the finite-size form whose d/n -> gamma limit is minnorm.risk."),
           params=(N, D, R, SIGMA), lhs=r"\E\,\|\hat\beta - \beta\|^2", formula=FINITE, stable_form=FINITE_STABLE,
+          reference=np.vectorize(_finite_reference, otypes=[float]),
           constraints=(Constraint(_finite_ok, "n < d - 1 or n > d + 1"),),
           conditions=(r"n < d - 1 \text{ or } n > d + 1",)),
     Entry(id="minnorm.inverse_moment", title="Inverse moment of the Marchenko-Pastur law",
           source=Source(SOURCE_FILE, "Sec. 2, proof of Theorem 1 (Stieltjes transform at 0)"),
           doc="int x^-1 dMP_gamma(x) = 1/(1 - gamma) for gamma < 1: the limit of (1/d) tr (X^T X / n)^-1.",
           params=(GAMMA_UNDER,), lhs=r"\int x^{-1}\, d\mathrm{MP}_\gamma(x)", formula=INVERSE_MOMENT,
-          reference=np.vectorize(_mp_inverse_moment, otypes=[float])),
+          reference=np.vectorize(_inverse_moment_reference, otypes=[float])),
 )
 
 # -- the derivation: inverse-Wishart moments (exact in n, d) -> the proportional limit ---------------------
