@@ -20,6 +20,7 @@ PTFT_DIAGONAL = Paper(
           "(appendix: Q-penalty, l1,2 reduction, participation ratio and ENSD)",
     source="000_a994d0e1146a9c4a.txt",
     families=(_family("qpenalty"), _family("l12"), _family("measure")),
+    coverage=f"{_D}.coverage_000",
     figures=(f"{_V}.figures_000",),
 )
 
@@ -28,6 +29,7 @@ PTFT_RELU = Paper(
     title="The implicit regularization penalty of PT+FT in shallow ReLU networks, via a quartic",
     source="001_47508cf19f540f71.txt",
     families=(_family("relu"),),
+    coverage=f"{_D}.coverage_001",
     figures=(f"{_V}.figures_001",),
 )
 
@@ -36,6 +38,7 @@ FEATURES_ARE_FATE = Paper(
     title="Features are Fate: a theory of transfer learning in high-dimensional regression",
     source="002_a6e10e5d8d1167fd.txt",
     families=(_family("transfer"),),
+    coverage=f"{_D}.coverage_002",
     figures=(f"{_V}.figures_002",),
 )
 
@@ -44,6 +47,7 @@ ADAPTIVE_TANGENT = Paper(
     title="An Adaptive Tangent Feature Perspective of Neural Networks (LeJeune and Alemohammad)",
     source="003_682109963104011b.txt",
     families=(_family("omega"),),
+    coverage=f"{_D}.coverage_003",
     figures=(f"{_V}.figures_003",),
 )
 

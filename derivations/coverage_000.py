@@ -8,7 +8,6 @@ The seed has no numbered theorems, lemmas, propositions or corollaries.
 """
 from theorylab.coverage import Account
 
-PAPER = "000_a994d0e1146a9c4a.txt"
 
 LABELS = tuple(f"({n})" for n in range(6, 36))
 

@@ -4,7 +4,6 @@ step of the relu family's derivations (derivations/relu.py), so no label needs a
 labels; its claims are the steps of relu.claims and the records of verify/relu.py."""
 from __future__ import annotations
 
-PAPER = "001_47508cf19f540f71.txt"
 
 LABELS = ("(1)", "(2)", "(3)", "(4)", "(5)", "(6)", "(7)", "(8)", "(9)", "(10)", "(11)")
 

@@ -10,7 +10,6 @@ Carlo of the closed forms, Fig. 1(c)/2(c) slices, ridge sweep) and verify/relu_t
 """
 from theorylab.coverage import Account
 
-PAPER = "002_a6e10e5d8d1167fd.txt"
 
 # the text's order: statements interleaved with the equations, (38) before (35), (123) before (122)
 LABELS = (

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from theorylab.coverage import Account
 
-PAPER = "003_682109963104011b.txt"
 
 LABELS = (
     "(1)", "(2)", "(3)", "(4)", "(5)", "(6)", "(7)", "Theorem 1", "(8)", "(9)", "(10)", "(11)", "(12)", "(13)",

@@ -8,9 +8,9 @@ import pytest
 from theorylab.coverage import labels_in_text
 from helpers import run_cli
 
-from theorylab.derivations import coverage_000
+from theorylab.derivations import PAPERS, coverage_000
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / coverage_000.PAPER
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / PAPERS[0].source
 # the seed's layouts: "$$ ... \quad (22)$$", "$$(12)$$" (built in), and "... (n)$$" without \quad
 EXTRA = (r"\s\((\d+)\)\$\$",)
 

@@ -9,9 +9,9 @@ import pytest
 from theorylab.coverage import labels_in_text
 from helpers import run_cli
 
-from theorylab.derivations import coverage_001
+from theorylab.derivations import PAPERS, coverage_001
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / coverage_001.PAPER
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / PAPERS[1].source
 # the seed's layout: a display "$$...$$" then its label either inside it as "\tag{n}" or alone on the next line as
 # " (n)", e.g. "$$f_w(x) := ... .$$\n (1)"
 EXTRA = (r"^[ \t]*\((\d+)\)[ \t]*$",)

@@ -9,9 +9,9 @@ import pytest
 from theorylab.coverage import labels_in_text
 from helpers import run_cli
 
-from theorylab.derivations import coverage_002
+from theorylab.derivations import PAPERS, coverage_002
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / coverage_002.PAPER
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / PAPERS[2].source
 # the seed's layouts beyond the built-in ones: "$ ... $ (18)" (inline display, label after one dollar sign) and
 # "... \quad (n)" not closed by "$$" on the same line
 EXTRA = (r"\$\s*\((\d+)\)\s*$", r"\\quad\s*\((\d+)\)")

@@ -9,9 +9,9 @@ import pytest
 from theorylab.coverage import labels_in_text
 from helpers import run_cli
 
-from theorylab.derivations import coverage_003
+from theorylab.derivations import PAPERS, coverage_003
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / coverage_003.PAPER
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / PAPERS[3].source
 # the seed's layout: a display line (rendered symbols, then its LaTeX) ending in " (n)", e.g.
 # "...\displaystyle\Omega_{\omega}(\mathbf{M})=\sum_{j=1}^{P}\omega(\sigma_{j}(\mathbf{M})). (6)"
 EXTRA = (r"\s\((\d+)\)[ \t]*$",)

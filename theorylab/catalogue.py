@@ -351,19 +351,15 @@ def select(names: list[str] | tuple[str, ...]) -> tuple[set[str], list[str]]:
 
 
 def coverage_declarations(paper: str = "") -> list[tuple[str, tuple[str, ...], tuple]]:
-    """(paper source, its labelled equations and statements, its accounts) from the modules `theorylab.derivations.coverage_*`
-    (each: PAPER = source file name, LABELS, ACCOUNTS)."""
-    import pkgutil
-
-    pkg = importlib.import_module(f"{__package__}.derivations")  # the built-in papers' declarations
-
+    """(paper source, its labelled equations and statements, its accounts) of every registered paper that declares
+    `coverage` (a module with LABELS and ACCOUNTS); `paper` selects one by name, source file or source number."""
     out = []
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.name.startswith("coverage_"):
+    for p in papers():
+        if p.coverage is None or (paper and paper not in (p.name, p.source, p.source.split("_", 1)[0])):
             continue
-        mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
-        if not paper or paper in (mod.PAPER, info.name[len("coverage_"):]):
-            out.append((mod.PAPER, tuple(mod.LABELS), tuple(getattr(mod, "ACCOUNTS", ()))))
+        mod = importlib.import_module(p.coverage)
+        out.append((p.source, tuple(mod.LABELS), tuple(getattr(mod, "ACCOUNTS", ()))))
     if paper and not out:
-        raise DomainError(f"paper must be one with declared labels; got {paper!r}")
-    return sorted(out)
+        names = ", ".join(p.name for p in papers() if p.coverage is not None) or "none registered"
+        raise DomainError(f"paper must be a registered paper that declares coverage ({names}); got {paper!r}")
+    return out

@@ -22,13 +22,37 @@ def numbers_to_floats(expr: sp.Expr) -> sp.Expr:
                         lambda e: sp.Float(e.evalf(30), 30))
 
 
+class _LazyScipy:
+    """`scipy` in a kernel's namespace: scipy.special is imported the first time a kernel calls into it (most
+    kernels print only numpy functions, and `theorylab eval` should not pay for importing scipy)."""
+
+    def __getattr__(self, name: str):
+        import importlib
+
+        return importlib.import_module(f"scipy.{name}")
+
+
+_SCIPY = _LazyScipy()
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_printer():
+    """SciPy's printer with fully qualified names (numpy.sqrt, scipy.special.erf), so a kernel's namespace needs
+    only the two modules: lambdify's own namespace building imports all of scipy.special and numpy's lazy
+    submodules, most of `theorylab eval`'s start-up."""
+    from sympy.printing.numpy import SciPyPrinter
+
+    return SciPyPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True,
+                         "user_functions": {}})
+
+
 def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.ndarray]:
     """Vectorized float64 kernel: broadcasts its arguments, returns an array of their common shape.
 
     lambdify evaluates every branch of a Piecewise, so floating-point warnings are silenced here and
     the caller checks the result for non-finite values instead.
     """
-    raw = sp.lambdify(list(args), expr, modules=["scipy", "numpy"], cse=True)
+    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY}], printer=_numpy_printer(), cse=True)
 
     def kernel(*values):
         arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in values))

@@ -51,7 +51,9 @@ class Paper:
 
     `name` is how the command line selects the paper (`theorylab verify NAME`); `source` is the citation (or the
     file the paper was transcribed from); `figures` names modules that each hold FIGURES, a tuple of
-    `theorylab.figure.Figure` records (imported only by report); `latex` holds LaTeX settings
+    `theorylab.figure.Figure` records (imported only by report); `coverage` names a module with LABELS (every
+    labelled equation and statement of the source, in order) and ACCOUNTS (why a label has no checked step), read by
+    `theorylab coverage`; `latex` holds LaTeX settings
     (`preamble`: extra preamble lines, e.g. macros the paper's formulas use)."""
 
     name: str
@@ -59,6 +61,7 @@ class Paper:
     source: str
     families: tuple[Family, ...]
     figures: tuple[str, ...] = ()
+    coverage: str | None = None
     latex: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     doc: str = ""
 
@@ -77,6 +80,8 @@ class Paper:
         figs = (self.figures,) if isinstance(self.figures, str) else tuple(self.figures)
         for m in figs:
             _module(f"Paper {self.name}: figures", m)
+        if self.coverage is not None:
+            _module(f"Paper {self.name}: coverage", self.coverage)
         object.__setattr__(self, "families", fams)
         object.__setattr__(self, "figures", figs)
         object.__setattr__(self, "latex", MappingProxyType(dict(self.latex)))
