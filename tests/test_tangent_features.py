@@ -157,6 +157,29 @@ def test_training_converges_on_a_small_problem():
     res = tf.train_heavy_ball({k: v.expand(2, *v.shape).clone() for k, v in p0.items()}, tf._batched_loss(X, Y),
                               1e-8, 20_000)
     assert bool(res["converged"].all()) and float(res["loss"].max()) <= 1e-8
+    # the hand-written float32 steps that drop converged runs (what the checks use): same end criterion, in float64
+    Xr = X.expand(2, *X.shape)
+    fast = tf.train_heavy_ball({k: v.expand(2, *v.shape).clone() for k, v in p0.items()}, tf._batched_loss(X, Y),
+                               1e-8, 20_000, data=(Xr, Y))
+    assert bool(fast["converged"].all()) and float(fast["loss"].max()) <= 1e-8
+    assert fast["params"]["W1"].dtype == torch.float64
+    assert abs(int(fast["steps"][0]) - int(res["steps"][0])) <= 0.2 * int(res["steps"][0])
+
+
+def test_hand_written_gradient_matches_autograd():
+    """loss_and_gradient (the training steps) against autograd of the same loss, batched over runs with their own
+    inputs: the same chain rule in another order, float64 rounding."""
+    gen = torch.Generator().manual_seed(4)
+    X = torch.randn(3, 10, 6, generator=gen, dtype=torch.float64)
+    Y = torch.randn(3, 10, generator=gen, dtype=torch.float64)
+    p = {k: torch.stack([tf.init_params(6, 5, gen)[k] for _ in range(3)]) for k in NAMES}
+    loss, grad = tf.loss_and_gradient(p, X, Y)
+    ps = {k: v.clone().requires_grad_(True) for k, v in p.items()}
+    ref = tf._batched_loss(X, Y)(ps)
+    auto = dict(zip(NAMES, torch.autograd.grad(ref.sum(), [ps[k] for k in NAMES])))
+    torch.testing.assert_close(loss, ref.detach(), rtol=1e-14, atol=0)
+    for k in NAMES:
+        torch.testing.assert_close(grad[k], auto[k], rtol=0, atol=1e-13 * float(auto[k].abs().max()))
 
 
 def test_implementation_check_passes():
@@ -184,16 +207,20 @@ def test_ordering_record_verdict_is_computed():
     assert up.relation == ">=" and math.isclose(up.predicted, 3 * up.stderr) and up.samples == 12
 
 
+TINY = dict(per_class=12, width=16, seeds=3, group=2, path_points=50, loss_tol=1e-6, max_steps=20_000)
+
+
 @pytest.fixture
 def tiny_profile(monkeypatch):
-    # width < N, so the linear-fit targets y are not the labels themselves (the two tasks differ)
-    monkeypatch.setitem(tf.PROFILES, "tiny", dict(per_class=12, width=16, seeds=3, path_points=50, loss_tol=1e-6,
-                                                  max_steps=20_000))
-    return Context(profile="tiny")
+    # width < N, so the linear-fit targets y are not the labels themselves (the two tasks differ); 3 seeds in groups
+    # of 2: two parts, combined
+    monkeypatch.setattr(tf, "_sizes", lambda profile: dict(TINY))
+    return Context()
 
 
 def test_figure1_records_are_evidence_or_findings(tiny_profile):
-    recs = tf.CHECKS[1].run(tiny_profile)
+    assert tf.CHECKS[1].parts(tiny_profile) == [{"seeds": [0, 1]}, {"seeds": [2]}]
+    recs = tf.CHECKS[1].evaluate(tiny_profile)
     ev = [r for r in recs if isinstance(r, Evidence)]
     fi = [r for r in recs if isinstance(r, Finding)]
     assert len(ev) + len(fi) == len(recs) and len(ev) == 7 and len(fi) == 5
@@ -207,7 +234,7 @@ def test_figure1_eq2_record_catches_a_wrong_path_average(tiny_profile, monkeypat
     """A planted mistake: a path average off by 10% (the bound allows a few percent) must break eq (2)."""
     right = tf.path_averaged_features
     monkeypatch.setattr(tf, "path_averaged_features", lambda *a, **k: 1.1 * right(*a, **k))
-    path = [r for r in tf.CHECKS[1].run(tiny_profile) if isinstance(r, Evidence)][-1]
+    path = [r for r in tf.CHECKS[1].evaluate(tiny_profile) if isinstance(r, Evidence)][-1]
     assert path.check.startswith("eq (2)") and not path.passed
 
 

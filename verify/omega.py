@@ -44,7 +44,7 @@ def _theorem1(ctx: Context) -> list[Evidence]:
     rng = np.random.default_rng(ctx.seed)
     t1, tilde = theorylab.get("omega.theorem1"), theorylab.get("omega.tilde")
     out = []
-    for trial, (N, P) in enumerate(((2, 4), (3, 5), (4, 6)) if ctx.profile == "quick" else ((2, 4), (3, 5), (4, 6), (4, 6), (3, 6))):
+    for trial, (N, P) in enumerate(ctx.pick(quick=((2, 4), (3, 5), (4, 6)), paper=((2, 4), (3, 5), (4, 6), (4, 6), (3, 6)))):
         G, r = rng.normal(size=(N, P)), rng.normal(size=N)
         beta = np.linalg.pinv(G) @ r  # eq 5 with Omega~ increasing in ||beta||: the minimum-norm solution
         pred = t1(beta=beta, omega="(z-1)**2")
