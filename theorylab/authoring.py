@@ -2,17 +2,82 @@
 
     from theorylab.authoring import Paper, Family, Entry, Source, scalar, Derivation, Step, Erratum, Check, compare
 
-- a paper: `Paper`, `Family` (theorylab.paper);
-- its closed forms: `Entry`, `Source`, `Constraint` (theorylab.entry) with parameter kinds `scalar`, `integer`,
-  `vector`, `matrix`, `expression`, `Param` and the one exception family `DomainError` (theorylab.params);
-- its derivations: `Derivation`, `Step`, `Erratum` (theorylab.derivation);
-- its evidence: `Check`, `Context`, `Evidence`, `Finding`, `compare`, `compare_mc`, `compare_scaling`
-  (theorylab.evidence); Monte Carlo `estimate`, `Estimate`, `rng_for` (theorylab.montecarlo); trained networks
-  `train`, `TrainConfig`, `TrainResult` (theorylab.training, imports torch when first used); sweeps `grid`,
-  `run_sweep` (theorylab.sweep);
-- its figures: `Figure`, `Series`, `pyplot`, `legend` (theorylab.figure).
+`theorylab new NAME [DIR]` writes an installable paper package that uses this API and passes its own checks; edit
+it into your paper. `theorylab.testing.contract_tests("NAME")` is its test suite, in one line. Names are resolved
+when first used, so importing this module imports neither torch nor matplotlib. The pieces, in the order a paper
+uses them:
 
-Names are resolved when first used, so importing this module imports neither torch nor matplotlib.
+**A paper** (theorylab.paper)
+    `Paper(name=, title=, source=, families=, figures=(), latex={}, doc="")`: the one record per paper, registered
+    through the entry-point group `theorylab.papers` (a module defining PAPER), `--paper FILE.py` or
+    THEORYLAB_PAPERS. `Family(name=, entries=, checks=None)`: a group of entries with IDs `name.<entry>`, naming the
+    module with ENTRIES/DERIVATIONS and the module with CHECKS by dotted name (imported only when needed).
+
+**Closed forms** (theorylab.entry, theorylab.params)
+    `Entry(id=, title=, source=, doc=, params=, lhs=, formula=, stable_form=, reference=, examples=, ...)`: one
+    result. `formula` is the SymPy closed form exactly as the paper writes it (LaTeX and the reference come from it),
+    `stable_form` an equal form accurate in float64 (the NumPy and torch kernels come from it; state their equality
+    as a derivation step), `reference(**params)` an independent high-precision route to the same number whose
+    docstring names the route (quadrature, the defining optimization, a series), `examples` hard inputs always
+    tested. Declaration-time validation: a formula symbol that is not a declared parameter's is refused at once.
+    Calling the entry validates and evaluates: `entry(t=0.5)`; arrays broadcast over scalar parameters.
+    `Source(paper_file_or_citation, where)`: where the result is stated ("eq (2)").
+    `Constraint(check, text)`: a condition tying parameters together (`check(values)` returns None or the error).
+    Parameter kinds: `scalar(name, doc, low=, high=, low_open=, high_open=, exclude=, exclude_why=, default=, tex=,
+    strategy_fn=)`, `integer(...)`, `vector(name, dim, doc, ...)`, `matrix(name, rows, cols, doc, ...)`,
+    `expression(name, doc, strategy_fn=)` (a SymPy expression in z). Each validates its input and raises
+    `DomainError` (a ValueError) with one line naming the parameter, its domain and what was given. Each draws test
+    values with a Hypothesis strategy: the default puts mass at the bounds and just inside them, within relative
+    distances 1e-15..1e-3 of each excluded point, and at tiny and huge magnitudes; `strategy_fn(dims)` replaces it
+    (`dims` maps shape names to the sizes drawn). `Param` is the record they build.
+
+**Derivations** (theorylab.derivation)
+    `Step(label, lhs, rhs, why="", relation="==", domain={}, cites=(), premises=(), erratum=None, ...)`: the paper's
+    statement `lhs <relation> rhs` (==, <=, <, >=, >) between SymPy expressions, or between numeric sides
+    (callables evaluated at the points `search()` proposes). The engine decides it: proved (SymPy), certified on a
+    bounded box (interval arithmetic), searched (points and minimum slack stated) or refuted. A step whose two sides
+    are the same expression is refused (`TrivialStepError`).
+    `Erratum(key, seed, where, says, truth, note="", at={...})`: marks a step the paper gets wrong (`seed` is the
+    paper's file or citation); it is confirmed only when the engine refutes the step at the counterexample `at`.
+    `Derivation(key, title, seed, where, entries, steps)`: the chain; `derivation.check()` returns the verdicts.
+
+**Evidence** (theorylab.evidence, theorylab.montecarlo, theorylab.training, theorylab.sweep)
+    `Check(name, entries, kind, run, doc="", parts=None, combine=None)`: a verify procedure; `run(ctx)` returns
+    records; `ctx` is a `Context(profile, device, seed)` and `ctx.pick(quick=..., paper=...)` sizes the check per
+    profile. Records: `compare(entry, check, kind, predicted, observed, atol=, rtol=, source=)` (deterministic, the
+    tolerance an a-priori error bound named in `source`), `compare_mc(entry, check, predicted, mean, stderr,
+    samples, k=4, bias=0, bias_source="")` (Monte Carlo: k standard errors plus a stated finite-size bias),
+    `compare_scaling(...)` (a limit by a finite-size scaling fit over >= 3 sizes), `Evidence(...)` (keyword-only,
+    its verdict computed, never given) and `Finding(...)` (an observation, never a pass).
+    Monte Carlo: `estimate(sampler, draws, seed=, key=)` returns an `Estimate(mean, stderr, samples)`, where
+    `sampler(rng, size)` draws `size` i.i.d. samples; `rng_for(seed, *keys)` gives independent reproducible
+    generators. Trained networks: `train(...)` with `TrainConfig`/`TrainResult` (imports torch when first used).
+    Sweeps: `grid(...)`, `run_sweep(...)`.
+
+**Figures** (theorylab.figure)
+    `Series(key)`: a set of evidence records a figure draws (`extra=SERIES.tag(x=...)` on the records);
+    `Figure(family=, name=, caption=, draw=, draws=(SERIES,))` with `draw(data)` returning a matplotlib figure and
+    reading `data.points(SERIES)`; `pyplot()` (Agg backend, report style), `legend(ax)`, `no_data(ax, what)`.
+
+Example (a whole single-file paper; `theorylab new` writes the same as a package)::
+
+    import sympy as sp
+    from theorylab.authoring import Derivation, Entry, Family, Paper, Source, Step, scalar
+
+    T = scalar("t", "the argument", low=-100, high=100, exclude=(0,), exclude_why="0/0 there")
+    t = T.symbol
+
+    def reference(t):
+        "Route: the series sum_k t^k/(k+1)! in mpmath."
+        import mpmath
+        return float(mpmath.nsum(lambda k: mpmath.mpf(t) ** k / mpmath.factorial(k + 1), [0, mpmath.inf]))
+
+    ENTRIES = (Entry(id="mgf.m", title="M(t)", source=Source("paper.pdf", "eq (2)"), doc="E exp(tU)",
+                     params=(T,), formula=(sp.exp(t) - 1) / t, stable_form=2 * sp.exp(t / 2) * sp.sinh(t / 2) / t,
+                     reference=reference),)
+    DERIVATIONS = (Derivation("mgf.m", "stable form", "paper.pdf", "eq (2)", ("mgf.m",),
+                              (Step("stable form", ENTRIES[0].stable_form, ENTRIES[0].formula),)),)
+    PAPER = Paper(name="mgf", title="...", source="paper.pdf", families=(Family(name="mgf", entries=__name__),))
 """
 from __future__ import annotations
 
@@ -24,13 +89,13 @@ _WHERE = {
     "Entry": "entry", "Source": "entry", "Constraint": "entry",
     "Param": "params", "scalar": "params", "integer": "params", "vector": "params", "matrix": "params",
     "expression": "params", "DomainError": "params",
-    "Derivation": "derivation", "Step": "derivation", "Erratum": "derivation",
+    "Derivation": "derivation", "Step": "derivation", "Erratum": "derivation", "TrivialStepError": "derivation",
     "Check": "evidence", "Context": "evidence", "Evidence": "evidence", "Finding": "evidence",
     "compare": "evidence", "compare_mc": "evidence", "compare_scaling": "evidence",
     "estimate": "montecarlo", "Estimate": "montecarlo", "rng_for": "montecarlo",
     "train": "training", "TrainConfig": "training", "TrainResult": "training",
     "grid": "sweep", "run_sweep": "sweep",
-    "Figure": "figure", "Series": "figure", "pyplot": "figure", "legend": "figure",
+    "Figure": "figure", "Series": "figure", "pyplot": "figure", "legend": "figure", "no_data": "figure",
 }
 
 __all__ = sorted(_WHERE)

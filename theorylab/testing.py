@@ -172,18 +172,26 @@ def _representable(ref: Any) -> bool:
 
 
 # -- the suite -----------------------------------------------------------------------------------------------------
-def contract_entries(*select: str) -> tuple[list, list]:
+def contract_entries(*select: Any) -> tuple[list, list]:
     """The entries and derivations a selection covers: paper names, family names or entry IDs, as on the command
-    line (none: every registered paper). An unknown name raises DomainError naming it.
+    line (none: every registered paper), and Entry or Derivation records themselves (not yet registered: the CLI
+    tests need a registered entry). An unknown name raises DomainError naming it.
 
     Returns: (entries, derivations) in registration order; a derivation is included when it concerns a selected
     entry."""
     from . import catalogue
+    from .derivation import Derivation
+    from .entry import Entry
 
-    ids, fams = catalogue.select(list(select))
-    loaded = catalogue.families(fams)
-    entries = [e for f in loaded for e in f.entries if e.id in ids]
-    derivations = [d for f in loaded for d in f.derivations if set(d.entries) & ids or not d.entries]
+    records = [x for x in select if isinstance(x, (Entry, Derivation))]
+    names = [x for x in select if not isinstance(x, (Entry, Derivation))]
+    entries = [x for x in records if isinstance(x, Entry)]
+    derivations = [x for x in records if isinstance(x, Derivation)]
+    if names or not records:
+        ids, fams = catalogue.select(names)
+        loaded = catalogue.families(fams)
+        entries += [e for f in loaded for e in f.entries if e.id in ids]
+        derivations += [d for f in loaded for d in f.derivations if set(d.entries) & ids or not d.entries]
     return entries, derivations
 
 
@@ -192,13 +200,13 @@ def _broadcastable(entry) -> bool:
             and all(p.kind in ("scalar", "integer") for p in entry.params))
 
 
-def contract_tests(*select: str, max_examples: int | None = None, cli: bool = True, torch: bool = True,
+def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = True, torch: bool = True,
                    known_failures: Mapping[str, str] | None = None, name: str = "TestContract") -> type:
     """A pytest test class holding the contract tests of the selected entries, parametrized by entry ID.
 
     Arguments:
         select: paper names, family names or entry IDs, as `theorylab verify` takes them (none: every registered
-            paper). Resolved when called, i.e. when pytest imports the test module: an unknown name fails the
+            paper), or Entry and Derivation records (then pass cli=False unless they are registered). Resolved when called, i.e. when pytest imports the test module: an unknown name fails the
             collection with a one-line error.
         max_examples: Hypothesis examples of the value test (default: the loaded Hypothesis profile's).
         cli: include the command-line tests (bad input rule, `eval` round trip).
@@ -398,7 +406,7 @@ def contract_tests(*select: str, max_examples: int | None = None, cli: bool = Tr
     if stale:
         raise ValueError(f"known_failures names no test of this suite: {', '.join(stale)} (a test ID is "
                          f"'test_name[entry ID]')")
-    what = ", ".join(select) or "every registered paper"
+    what = ", ".join(str(getattr(x, "id", getattr(x, "key", x))) for x in select) or "every registered paper"
     doc = f"The theorylab contract of {what}: {len(entries)} entries, {len(derivations)} derivations."
     return type(name, (), {"__doc__": doc, "__module__": _caller_module(),
                            **{k: staticmethod(v) for k, v in tests.items()}})

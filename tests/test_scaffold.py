@@ -1,0 +1,100 @@
+"""`theorylab new`: a scaffolded paper installs and passes check, verify, latex, report and its own pytest, from outside
+the checkout, as a new user runs them; bad names and folders are refused in one line."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from theorylab.testing import run_cli
+
+
+def test_new_refuses_a_bad_name_and_a_folder_that_is_not_empty(tmp_path):
+    for name, why in (("Bad Name", "NAME must be lower-case"), ("1paper", "NAME must be lower-case"),
+                      ("class", "keyword"), ("numpy", "importable module"), ("qpenalty", "registered paper")):
+        code, out, err = run_cli("new", name, str(tmp_path / "x"))
+        assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, (name, err)
+        assert why in err, (name, err)
+    assert not (tmp_path / "x").exists()
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "notes.txt").write_text("mine")
+    code, out, err = run_cli("new", "fresh-paper", str(full))
+    assert code == 2 and "must be a new or empty folder" in err and err.count("\n") == 1
+    assert sorted(p.name for p in full.iterdir()) == ["notes.txt"]  # nothing written
+
+
+def test_new_writes_a_package_with_every_piece(tmp_path):
+    code, out, err = run_cli("new", "tiny-paper", str(tmp_path / "tp"))
+    assert code == 0 and err == "", err
+    assert "pip install -e" in out and "theorylab verify tiny-paper --json ev.json" in out
+    root = tmp_path / "tp"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    assert files == ["README.md", "pyproject.toml", "tests/test_tiny_paper.py", "tiny_paper/__init__.py",
+                     "tiny_paper/checks.py", "tiny_paper/entries.py", "tiny_paper/figures.py"]
+    import tomllib
+
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"]["theorylab.papers"] == {"tiny-paper": "tiny_paper"}
+    text = (root / "tiny_paper" / "entries.py").read_text()
+    assert "Erratum(" in text and "stable_form=STABLE" in text
+    assert "compare_mc(" in (root / "tiny_paper" / "checks.py").read_text()
+    assert "contract_tests(\"tiny-paper\")" in (root / "tests" / "test_tiny_paper.py").read_text()
+
+
+@pytest.fixture
+def environment(tmp_path):
+    """A virtual environment that sees this one's packages (theorylab included) and installs into its own folder:
+    the scaffolded paper is registered there only, never in the environment other processes share."""
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
+    return python
+
+
+def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
+    """The issue's flow, offline: pip install -e DIR, then check, verify --json, latex, report and pytest DIR."""
+    folder = tmp_path / "my-paper"
+    code, _, err = run_cli("new", "my-paper", str(folder))
+    assert code == 0, err
+    python = str(environment)
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
+                              "--no-build-isolation", "-e", str(folder)], capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr[-2000:]
+    work = tmp_path / "work"  # outside the checkout and outside the package
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_ONLY_FAMILIES", "THEORYLAB_PAPERS",
+                                                               "PYTHONPATH", "HYPOTHESIS_PROFILE")}
+
+    def theorylab(*args: str) -> str:
+        run = subprocess.run([python, "-m", "theorylab", *args], cwd=work, env=env, capture_output=True, text=True,
+                             timeout=600)
+        assert run.returncode == 0, f"theorylab {' '.join(args)}: {run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+        return run.stdout
+
+    out = theorylab("list")
+    assert "paper my-paper:" in out and "my_paper.mgf" in out
+    out = theorylab("check", "my-paper")
+    assert "5 steps in 1 derivations: 4 hold" in out and "1 errata of the paper confirmed, 0 unexpected" in out
+    theorylab("verify", "my-paper", "--json", "ev.json", "--device", "cpu")
+    record = json.loads((work / "ev.json").read_text())
+    assert record["papers"] == ["my-paper"] and record["unexpected_steps"] == 0
+    evidence = [r for r in record["evidence"] if r.get("record") == "evidence"]
+    assert len(evidence) == 5 and all(r["passed"] and r["kind"] == "monte-carlo" for r in evidence)
+    assert all("standard errors" in r["tolerance_source"] for r in evidence)
+    out = theorylab("latex", "my-paper", "-o", "p.tex")
+    tex = (work / "p.tex").read_text()
+    assert r"\begin{document}" in tex and "my-paper-eq3" in tex
+    out = theorylab("report", "--evidence", "ev.json", "-o", "out")
+    assert (work / "out" / "figures" / "my-paper-mgf.svg").read_text().count("<path") > 5
+    tests = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder)], cwd=work, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert tests.returncode == 0, tests.stdout[-4000:]
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    # the shared environment never saw the paper
+    assert subprocess.run([sys.executable, "-c", "import my_paper"], capture_output=True).returncode != 0
