@@ -259,8 +259,9 @@ def cmd_verify(args) -> int:
     t0 = time.time()
     jobs = args.jobs or runner.usable_cores()
     if args.threads < 0:
-        raise DomainError(f"--threads must be >= 1 (0: one per task); got --threads={args.threads}")
-    threads = args.threads or 1
+        raise DomainError(f"--threads must be >= 1 (0: the task's share of the cores); got --threads={args.threads}")
+    # each task's share of this machine's cores (1 when the tasks fill them, as by default, or run elsewhere)
+    threads = args.threads or (max(1, runner.usable_cores() // jobs) if args.executor in (None, "local") else 1)
     device = _device(args.device)
     tasks = runner.plan(ids, Context(profile=args.profile, device=device, seed=args.seed))
     journal = args.json + ".tasks.jsonl"
@@ -516,7 +517,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--executor", default="local",
                    help="local (a spawn process pool of --jobs workers), dask://HOST:PORT, slurm, submitit-local")
     s.add_argument("--threads", type=int, default=0,
-                   help="BLAS/torch threads per task (default: 1; tasks run in parallel processes instead)")
+                   help="BLAS/torch threads per task (default: the task's share of the usable cores, cores // jobs, at "
+                        "least 1; with the default --jobs that is 1: tasks run in parallel processes instead)")
     s.add_argument("--resume", action="store_true", help="continue a killed run: reuse the tasks it finished")
     s.add_argument("--dry-run", action="store_true", help="list the tasks with estimated times; run nothing")
     s.add_argument("--slurm-partition", default="", help="with --executor slurm")
