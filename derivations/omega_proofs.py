@@ -15,6 +15,8 @@ from theorylab import _solvers as solvers
 from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.params import Z
 
+from .omega_solver import prepare
+
 SEED = "003_682109963104011b.txt"
 z = Z
 vv = sp.Symbol("v", positive=True)
@@ -293,8 +295,6 @@ def _argmin_oplus(f1, f2, v):
 
 
 def _fns(o1, o2):
-    from .omega import prepare
-
     return prepare(_om(o1))[1], prepare(_om(o2))[1]
 
 
@@ -574,8 +574,6 @@ def _instance(omega, k):
 def _feasible_objective(omega, k):
     """Omega_omega(M) + ||theta - theta0||^2 at the k-th random feasible (M, theta): M symmetric with eigenvalues >= 1,
     theta - theta0 = M^-1 beta"""
-    from .omega import prepare
-
     ev, M, beta = _instance(omega, k)
     theta = np.linalg.solve(M, beta)
     return float(np.sum(prepare(_om(omega))[1](ev))) + float(theta @ theta)
