@@ -1,0 +1,182 @@
+"""The package's structure: no import cycles among theorylab's modules (engine, built-in derivations, verify), and the
+shared numerics of theorylab._solvers (brackets, golden section, Newton, Sturm counts) against known answers.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+from theorylab import _solvers as solvers
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"theorylab": ROOT / "theorylab", "theorylab.derivations": ROOT / "derivations",
+            "theorylab.verify": ROOT / "verify"}
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for pkg, folder in PACKAGES.items():
+        for path in sorted(folder.glob("*.py")):
+            mods[pkg if path.stem == "__init__" else f"{pkg}.{path.stem}"] = path
+    return mods
+
+
+def _top_level_imports(tree: ast.Module):
+    """Import statements executed when the module is imported: the module body, descending into if/try/with blocks
+    but not into functions or classes (a function-level import is lazy by design)."""
+    blocks = (ast.If, ast.Try, ast.With) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, blocks):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(node, field, []) or []:
+                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the package modules it imports at module level (relative imports resolved; `from pkg import name`
+    counts as importing pkg.name when that is a module, else pkg). The implicit import of a parent package's
+    __init__ is not an edge: every submodule has it, and the package's own lazy design is what keeps it acyclic."""
+    mods = _modules()
+    graph = {m: set() for m in mods}
+    for mod, path in mods.items():
+        is_pkg = path.stem == "__init__"
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in _top_level_imports(tree):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                if node.level:
+                    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    base = base[: len(base) - (node.level - 1)]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module
+                targets = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in mods else prefix for a in node.names]
+            for t in targets:
+                while t and t not in mods:  # `import theorylab.params.x`: the longest known prefix
+                    t = t.rpartition(".")[0]
+                if t and t != mod:
+                    graph[mod].add(t)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a path [a, b, ..., a], or None (depth-first search with colours)."""
+    colour = {m: 0 for m in graph}
+    stack: list[str] = []
+
+    def visit(m):
+        colour[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if colour[n] == 1:
+                return stack[stack.index(n):] + [n]
+            if colour[n] == 0:
+                found = visit(n)
+                if found:
+                    return found
+        stack.pop()
+        colour[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if colour[m] == 0:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+def test_the_import_graph_is_acyclic():
+    graph = import_graph()
+    assert "theorylab.derivations.omega" in graph and "theorylab.verify.relu" in graph  # the graph is not empty
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_a_planted_cycle():
+    graph = import_graph()
+    graph["theorylab.derivations.omega_solver"].add("theorylab.derivations.omega")  # omega imports omega_solver
+    cycle = find_cycle(graph)
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert {"theorylab.derivations.omega", "theorylab.derivations.omega_solver"} <= set(cycle)
+
+
+def test_relative_and_absolute_imports_are_resolved():
+    graph = import_graph()
+    assert "theorylab.derivations.omega_solver" in graph["theorylab.derivations.omega"]     # from .omega_solver
+    assert "theorylab._solvers" in graph["theorylab.derivations.relu_solver"]               # from theorylab import _
+    assert "theorylab.derivations.relu" in graph["theorylab.verify.relu"]                   # from theorylab.derivations.relu
+    assert "theorylab.derivations.omega" not in graph["theorylab.derivations.omega_proofs"]
+
+
+# -- theorylab._solvers ----------------------------------------------------------------------------------------
+def test_golden_brackets_the_minimum_vectorized():
+    centers = np.array([0.3, -2.0, 5.5])
+    lo, hi = solvers.golden(lambda x: (x - centers) ** 2, np.full(3, -10.0), np.full(3, 10.0), iters=80)
+    assert np.all(hi - lo <= 20 * solvers.GOLDEN ** 80 + 1e-15)
+    assert np.allclose((lo + hi) / 2, centers, atol=1e-12)
+    # a scalar (0-d) bracket works too
+    lo, hi = solvers.golden(lambda x: (x - 1.25) ** 2, np.array(0.0), np.array(3.0))
+    assert lo.shape == () and abs((lo + hi) / 2 - 1.25) < 1e-12
+
+
+def test_golden_mp_reaches_high_precision():
+    with mpmath.workdps(40):
+        x, fx = solvers.golden_mp(lambda t: (t - mpmath.pi) ** 2 + 1, 0, 10, iters=None, xtol=mpmath.mpf(10) ** -30)
+        # function values resolve the argmin only to ~sqrt(10^-40) (F is flat there); the value to full precision
+        assert abs(x - mpmath.pi) < mpmath.mpf(10) ** -19
+        assert abs(fx - 1) < mpmath.mpf(10) ** -38
+        # the iteration budget alone also stops it
+        x2, _ = solvers.golden_mp(lambda t: (t - 2) ** 2, 0, 10, iters=10)
+        assert abs(x2 - 2) < 10 * solvers.GOLDEN ** 10
+
+
+def test_grid_brackets_and_doubling():
+    grid = np.array([[0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0]])
+    vals = np.array([[3.0, 1.0, 2.0, 4.0], [0.0, 1.0, 2.0, 3.0]])
+    lo, hi = solvers.grid_bracket(grid, vals)
+    assert lo.tolist() == [0.0, 0.0] and hi.tolist() == [2.0, 1.0]
+    assert solvers.grid_bracket_mp([1, 2, 3, 4], [5, 4, 3, 9]) == (2, 4)
+    top = solvers.expand_upper(lambda x: x**2 < np.array([10.0, 1e6]), np.array([1.0, 1.0]))
+    assert top.tolist() == [4.0, 1024.0]
+
+
+def test_bisection_and_adjacent_floats():
+    lo, hi = solvers.bisect(lambda t: t * t < 2, 0.0, 2.0, iters=60)
+    assert lo <= math.sqrt(2) <= hi and hi - lo < 1e-15
+    lo, hi = solvers.bisect_to_adjacent(lambda t: t < 1e-200, 1e-300, 1e10)
+    assert lo < 1e-200 <= hi and np.nextafter(lo, np.inf) == hi
+
+
+def test_newton_bracketed_and_polish():
+    c = np.array([2.0, 3.0, 10.0])
+    x = solvers.newton_bracketed(lambda x: x**3 - c, lambda x: 3 * x**2, np.zeros(3), np.full(3, 4.0), np.full(3, 4.0))
+    assert np.allclose(x, np.cbrt(c), rtol=4e-16)
+    # the polish moves toward the root of g and never where `valid` fails or the point is inactive
+    g, dg = (lambda x: x - 3.0), (lambda x: np.ones_like(x))
+    out = solvers.newton_polish(g, dg, np.array([2.9, 2.9, 2.9]), lambda x: x < 10,
+                                active=np.array([True, False, True]))
+    assert out.tolist() == [3.0, 2.9, 3.0]
+    out = solvers.newton_polish(g, dg, np.array([2.9]), lambda x: x < 2.95)
+    assert out.tolist() == [2.9]
+
+
+@pytest.mark.parametrize("roots, count", [((1, 2, 3), 3), ((-1, 2), 1), ((2, 2, 5), 2), ((-3, -1), 0)])
+def test_sturm_counts_distinct_positive_roots(roots, count):
+    poly = [Fraction(1)]
+    for r in roots:  # multiply by (x - r)
+        poly = [a - Fraction(r) * b for a, b in zip(poly + [Fraction(0)], [Fraction(0)] + poly)]
+    assert solvers.sturm_positive_roots(solvers.square_free(poly)) == count
+    assert solvers.sign_changes([1, 0, -2, 3]) == 2
+    assert solvers.exact_sign(poly, 1e9) == 1
