@@ -4,8 +4,10 @@ Declaring a paper imports none of its modules: entries, checks and figures are i
 """
 from __future__ import annotations
 
+import html
 import keyword
 import re
+import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -28,8 +30,18 @@ def _module(what: str, value: Any) -> str:
 class Family:
     """One family of a paper: its entry IDs are `name.<entry>`.
 
-    `entries` names the module that holds ENTRIES (and DERIVATIONS, if any); `checks` the module that holds
-    CHECKS (imported only by verify). A single-file paper passes `__name__` for both."""
+    Arguments:
+        name: a lower-case identifier, the prefix of the family's entry IDs (`name.entry`) and a selector on the
+            command line (`theorylab verify name`).
+        entries: the dotted name of the module that holds ENTRIES (a tuple of `Entry`) and, if any, DERIVATIONS
+            (a tuple of `Derivation`); imported on first use.
+        checks: the module that holds CHECKS (a tuple of `Check`), imported only by verify; None: no evidence.
+        doc: one line on what the family covers.
+    A single-file paper passes `__name__` for both modules.
+    Example::
+
+        Family(name="ridge", entries="ridgepaper.entries", checks="ridgepaper.checks")
+    """
 
     name: str
     entries: str
@@ -49,12 +61,30 @@ class Family:
 class Paper:
     """A paper: what it is (name, title, source), its families, its figure modules and its LaTeX settings.
 
-    `name` is how the command line selects the paper (`theorylab verify NAME`); `source` is the citation (or the
-    file the paper was transcribed from); `figures` names modules that each hold FIGURES, a tuple of
-    `theorylab.figure.Figure` records (imported only by report); `coverage` names a module with LABELS (every
-    labelled equation and statement of the source, in order) and ACCOUNTS (why a label has no checked step), read by
-    `theorylab coverage`; `latex` holds LaTeX settings
-    (`preamble`: extra preamble lines, e.g. macros the paper's formulas use)."""
+    Declaring a paper imports none of its modules. Register it with an entry point in the group `theorylab.papers`
+    naming the module that defines PAPER (`theorylab new NAME` writes such a package), with `--paper FILE.py`, or
+    with THEORYLAB_PAPERS.
+
+    Arguments:
+        name: how the command line selects the paper (`theorylab verify NAME`): lower-case letters, digits, '-'
+            and '_', starting with a letter.
+        title: the paper's title.
+        source: the citation, or the file the paper was transcribed from.
+        families: one or more `Family` records (distinct names).
+        figures: dotted names of modules that each hold FIGURES, a tuple of `Figure` records (imported only by
+            report).
+        coverage: a module with LABELS (every labelled equation and statement of the source, in order) and
+            ACCOUNTS (why a label has no checked step), read by `theorylab coverage`.
+        latex: LaTeX settings (`preamble`: extra preamble lines, e.g. macros the paper's formulas use).
+        doc: a paragraph on the paper.
+    Example::
+
+        PAPER = Paper(name="ridge-bias", title="The bias of ridge regression", source="arXiv:0000.00000",
+                      families=(Family(name="ridge", entries="ridgepaper.entries", checks="ridgepaper.checks"),),
+                      figures=("ridgepaper.figures",))
+
+    In Jupyter a paper shows its families, and the entries of those already imported (never importing them).
+    """
 
     name: str
     title: str
@@ -87,4 +117,35 @@ class Paper:
         object.__setattr__(self, "latex", MappingProxyType(dict(self.latex)))
 
     def family(self, name: str) -> Family | None:
+        """The family of this name, or None."""
         return next((f for f in self.families if f.name == name), None)
+
+    def _loaded_entries(self, family: Family) -> list | None:
+        """The family's entries if its module is already imported (a repr never imports a paper's modules)."""
+        module = sys.modules.get(family.entries)
+        found = getattr(module, "ENTRIES", None) if module is not None else None
+        return list(found) if found is not None else None
+
+    def _repr_markdown_(self) -> str:
+        lines = [f"**{self.name}**: {self.title} ({self.source})", ""]
+        if self.doc:
+            lines += [self.doc, ""]
+        lines += ["| family | entries |", "| --- | --- |"]
+        for f in self.families:
+            entries = self._loaded_entries(f)
+            shown = (", ".join(f"`{e.id}`" for e in entries) if entries is not None
+                     else f"not imported yet (`{f.entries}`)")
+            lines.append(f"| `{f.name}` | {shown} |")
+        if self.figures:
+            lines += ["", "figures: " + ", ".join(f"`{m}`" for m in self.figures)]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for f in self.families:
+            entries = self._loaded_entries(f)
+            shown = (", ".join(f"<code>{html.escape(e.id)}</code>" for e in entries) if entries is not None
+                     else f"not imported yet (<code>{html.escape(f.entries)}</code>)")
+            rows.append(f"<tr><td><code>{html.escape(f.name)}</code></td><td>{shown}</td></tr>")
+        return (f"<p><b>{html.escape(self.name)}</b>: {html.escape(self.title)} ({html.escape(self.source)})</p>"
+                f"<table><tr><th>family</th><th>entries</th></tr>{''.join(rows)}</table>")
