@@ -279,6 +279,7 @@ def _draw(data):
                     yerr=[4 * p["stderr"] for p in points], fmt="o", ms=3, label="Monte Carlo, 4 SE")
     ax.set_xlabel("t")
     legend(ax)
+    fig.tight_layout()
     return fig
 
 
