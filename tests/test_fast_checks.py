@@ -33,6 +33,12 @@ def test_a_difference_below_float64_resolution_is_caught_by_the_guard_point():
     assert not out.holds and out.strength == "refuted" and "y=1" in out.counterexample
 
 
+def test_float64_underflow_is_not_agreement():
+    """exp(-1000 y) and 2 exp(-1000 y) are both 0.0 in float64: no point is decided there (high precision decides)."""
+    out = check_equal(sp.exp(-1000 * y), 2 * sp.exp(-1000 * y), symbolic=False)
+    assert "float64" not in out.method and out.method.endswith(f"{NUMERIC_DIGITS} digits)")
+
+
 def test_float64_cannot_decide_a_limit_so_50_digits_do():
     n = sp.Symbol("n", positive=True)
     out = check_equal(sp.Limit(g * n / (n - g * n - 1), n, sp.oo), g / (1 - g), domain=DOMAIN, symbolic=False,

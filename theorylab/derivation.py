@@ -667,7 +667,10 @@ def _float_pair(fa: Callable | None, fb: Callable | None, point: Mapping[sp.Symb
         return False
     if a.imag or b.imag or not (math.isfinite(a.real) and math.isfinite(b.real)):
         return False
-    return abs(a.real - b.real) <= FLOAT64_RTOL * max(abs(a.real), abs(b.real))
+    scale = max(abs(a.real), abs(b.real))
+    if scale < 1e-290:  # zeros and near-underflow: float64 cannot tell 0 from exp(-1000) (high precision can)
+        return False
+    return abs(a.real - b.real) <= FLOAT64_RTOL * scale
 
 
 def _at(expr: sp.Expr, point: Mapping[sp.Symbol, Any]) -> sp.Expr:
