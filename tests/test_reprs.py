@@ -47,3 +47,22 @@ def test_evidence_and_finding_render():
     assert "<b>FAILED</b>" in mc._repr_html_() and "&plusmn; 0.1 (SE, 100 samples)" in mc._repr_html_()
     f = Finding(entry="toy.f", check="qualitative", kind="property", text="it bends")
     assert repr(f) == "<Finding toy.f / qualitative: it bends>" and "not a pass" in f._repr_html_()
+
+
+def test_paper_html(monkeypatch):
+    """What Paper._repr_html_ shows: title, source, preface, entries in the paper's LaTeX, derivation counts."""
+    from pathlib import Path
+
+    from theorylab.latex import paper_html
+    from theorylab.paper import Family, Paper
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "examples" / "minnorm"))
+    monkeypatch.setenv("THEORYLAB_PAPERS", "theorylab_minnorm")
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "minnorm")
+    from theorylab_minnorm import PAPER
+
+    page = paper_html(PAPER)
+    assert "<b>Minimum-norm least squares in the proportional limit</b>" in page
+    assert "3 entries, 1 derivations (8 steps)" in page and r"\|\beta\|^{2}" in page
+    lone = Paper(name="lone", title="Lone", source="s", families=(Family(name="lonefam", entries="no_such_mod"),))
+    assert "family <code>lonefam</code> (not registered)" in paper_html(lone)

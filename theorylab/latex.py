@@ -8,7 +8,7 @@ from . import catalogue
 from .derivation import Derivation, Erratum, StepResult
 from .entry import Entry, _latex
 
-__all__ = ["entry_block", "derivation_block", "document", "escape", "well_formed"]
+__all__ = ["entry_block", "derivation_block", "document", "escape", "well_formed", "paper_html"]
 
 
 def escape(text: str) -> str:
@@ -165,6 +165,30 @@ def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict
         parts.append(r"\end{enumerate}")
     parts.append(r"\end{document}")
     return "\n".join(parts) + "\n"
+
+
+def paper_html(paper) -> str:
+    """A paper as HTML for Jupyter (`Paper._repr_html_`): title, source, preface, and per family its entries in
+    the paper's LaTeX and its derivations with their step counts (families not registered are named only)."""
+    import html
+
+    out = [f"<div><b>{html.escape(paper.title)}</b> ({html.escape(paper.source)}); paper "
+           f"<code>{html.escape(paper.name)}</code>"]
+    preface = paper.latex.get("preface") or paper.doc
+    if preface:
+        out.append(f"<br><i>{html.escape(preface)}</i>")
+    for spec in paper.families:
+        try:
+            fam = catalogue.family(spec.name)
+        except Exception:  # noqa: BLE001 - a paper not registered (yet): its families are named, not loaded
+            out.append(f"<br>family <code>{html.escape(spec.name)}</code> (not registered)")
+            continue
+        out.append(f"<br>family <code>{html.escape(spec.name)}</code>: {len(fam.entries)} entries, "
+                   f"{len(fam.derivations)} derivations ({sum(len(d.steps) for d in fam.derivations)} steps)<ul>")
+        out += [f"<li><code>{html.escape(e.id)}</code> {html.escape(e.title)}: "
+                f"$${html.escape(e.latex())}$$</li>" for e in fam.entries]
+        out.append("</ul>")
+    return "".join(out) + "</div>"
 
 
 def well_formed(tex: str) -> list[str]:
