@@ -97,7 +97,7 @@ def test_document_from_the_papers_selected(toy):
     assert r"f(x) = x + \arccos{\left(x \right)}" in tex
     assert "The displayed form is the paper's; it equals the formula" in tex
     assert r"\operatorname{acos}" not in tex
-    assert r"\subsection*{Derivation \texttt{toyarc.f}: Arc cosine facts}" in tex
+    assert r"\subsubsection*{Derivation \texttt{toyarc.f}: Arc cosine facts}" in tex
     assert r"\arccos{\left(x \right)} + \operatorname{asin}" not in tex and r"\arcsin{\left(x \right)}" in tex
     assert r"\item \textbf{Erratum toy-2.} the paper's (2)" in tex
     assert "The paper states acos(x) <= pi/2; what holds: only for x >= 0." in tex

@@ -69,7 +69,7 @@ def derivation_block(derivation: Derivation, results: list[StepResult] | None = 
     in words), why it holds, its premises and the engine's verdict; an erratum is marked with what holds instead."""
     settings = dict(settings or {})
     results = results if results is not None else derivation.check()
-    lines = [rf"\subsection*{{Derivation \texttt{{{escape(derivation.key)}}}: {escape(derivation.title)}}}",
+    lines = [rf"\subsubsection*{{Derivation \texttt{{{escape(derivation.key)}}}: {escape(derivation.title)}}}",
              f"From {escape(derivation.seed)}, {escape(derivation.where)}; for "
              + ", ".join(rf"\texttt{{{escape(e)}}}" for e in derivation.entries) + ".", r"\begin{enumerate}"]
     for r in results:
