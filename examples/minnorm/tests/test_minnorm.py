@@ -2,9 +2,7 @@
 its evidence on the quick profile, and a planted mistake that the evidence must catch."""
 import dataclasses
 
-import numpy as np
 import pytest
-import sympy as sp
 
 import theorylab
 from theorylab.authoring import Context, DomainError

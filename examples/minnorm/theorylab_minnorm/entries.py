@@ -11,7 +11,6 @@ import sympy as sp
 
 from theorylab.authoring import Constraint, Derivation, Entry, Source, Step, integer, scalar
 
-from . import SOURCE
 
 # -- parameters: kinds, domains (a bad value is a one-line DomainError naming the parameter) -----------------
 GAMMA = scalar("gamma", "aspect ratio d/n", low=0, low_open=True, high=1e6, exclude=(1,),
@@ -48,7 +47,7 @@ def _mp_inverse_moment(gamma):
     sqrt(a) 10^j resolve the peak of 1/x^2 there as gamma -> 1."""
     with mpmath.workdps(50):
         g = mpmath.mpf(gamma)
-        a, b = (1 - mpmath.sqrt(g)) ** 2, (1 + mpmath.sqrt(g)) ** 2
+        a = (1 - mpmath.sqrt(g)) ** 2     # the lower edge; the upper is (1 + sqrt g)^2 = a + top^2
         top = 2 * mpmath.root(g, 4)        # sqrt(b - a), without the cancellation; u = top v, v in [0, 1]
         edge = mpmath.sqrt(a) / top
         points = [mpmath.mpf(0)] + [edge * mpmath.mpf(10) ** j for j in range(-2, 40) if edge * 10 ** j < 1] + [1]
