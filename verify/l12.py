@@ -83,7 +83,7 @@ def _direct(ctx: Context) -> list[Evidence]:
     rng = np.random.default_rng(ctx.seed)
     mpn, rmpn = theorylab.get("l12.min_param_norm"), theorylab.get("l12.relu_min_param_norm")
     out = []
-    for O, D in ((1, 3), (2, 3), (3, 2)) if ctx.profile == "quick" else ((1, 5), (3, 5), (5, 4)):
+    for O, D in ctx.pick(quick=((1, 3), (2, 3), (3, 2)), paper=((1, 5), (3, 5), (5, 4))):
         beta = rng.normal(size=(O, D))
         found, viol = _diag_min(beta, rng, 8)
         out += _records("l12.min_param_norm", f"direct minimization of (26) over network weights, O={O}, D={D}",

@@ -78,7 +78,7 @@ def _checks(ctx: Context) -> list[Evidence]:
                        source=f"(4np + 8) eps float64 rounding + 4 delta (the eigenvalues of Q^T Q within delta = "
                               f"{d5:.1e} of 1 move tr C and tr C^2 by <= 2 delta relative each)"))
     # sampled Gaussian data: the population PR is approached as n grows; the finite-n bias is not computed here
-    reps = 50 if ctx.profile == "quick" else 400
+    reps = ctx.pick(quick=50, paper=400)
     vals = np.array([pr(X=rng.normal(size=(4000, 5)) * np.sqrt(lam)) for _ in range(reps)])
     se = vals.std(ddof=1) / math.sqrt(reps)
     out.append(Finding(entry="measure.participation_ratio", check="PR of sampled Gaussian data (n=4000)",
