@@ -160,6 +160,25 @@ def _scalar_regions(p: Param, n: int, switches: Sequence[float] = ()) -> dict[st
     return {k: v for k, v in out.items() if v}
 
 
+def _scaled_regions(base: np.ndarray, n: int) -> dict[str, list[np.ndarray]]:
+    """A vector or matrix parameter's base value rescaled so its largest element spans 1e-300..1e300 (overflow and
+    underflow of norms, squares and products), and with one element shrunk towards 0 relative to the rest."""
+    top = float(np.max(np.abs(base))) if base.size else 0.0
+    if top == 0 or not np.isfinite(top):
+        return {}
+    out = {"scaled, largest element 1e-300..1e300": [base / top * 10.0**e for e in np.linspace(-300, 300, n)]}
+    if base.size > 1:
+        i = int(np.argmax(np.abs(base)))
+        small = []
+        for e in np.linspace(-1, -300, n):
+            b = base.copy().ravel()
+            j = (i + 1) % b.size
+            b[j] = top * 10.0**e * (1 if b[j] >= 0 else -1)
+            small.append(b.reshape(base.shape))
+        out["one element 1e-1..1e-300 of the largest"] = small
+    return out
+
+
 def _bulk(entry: Entry, n: int) -> list[dict]:
     from hypothesis import HealthCheck, given, settings
 
@@ -181,7 +200,10 @@ def regions(entry: Entry, profile: str = "quick") -> dict[str, list[dict]]:
     out = {"bulk (strategy and pinned examples)": bulk}
     base = bulk[0] if bulk else {}
     for p in entry.params:
-        for name, values in _scalar_regions(p, cfg["per_region"], entry.switches.get(p.name, ())).items():
+        regions_p = _scalar_regions(p, cfg["per_region"], entry.switches.get(p.name, ()))
+        if p.kind in ("vector", "matrix") and p.name in base:
+            regions_p.update(_scaled_regions(np.asarray(base[p.name], dtype=float), cfg["per_region"]))
+        for name, values in regions_p.items():
             pts = []
             for v in values:
                 kw = {**base, p.name: v}
@@ -501,11 +523,14 @@ def readme_section(data: Mapping[str, Any]) -> str:
     meets = sum(all(r["meets"] for r in worst_rows([m])) for m in entries)
     head = (f"The map of every built-in entry, profile {data.get('profile')}: `theorylab accuracy --jobs 2 --json "
             f"{PUBLISHED_JSON}`, then `python -m theorylab.accuracy {PUBLISHED_JSON} README.md` writes this block "
-            f"(a test keeps it equal to the JSON and the JSON's entries equal to the catalogue). {len(entries)} "
-            f"entries, {meets} meet their bound; {data.get('seconds', 0):.0f} s wall on 2 workers, "
-            f"{cpu:.0f} CPU s in the workers. Per entry and output the worst region; `points` counts the distinct "
-            "points measured, `over budget` those whose reference took more than the profile's CPU budget (reported, "
-            "not measured).")
+            f"(a test keeps it equal to the JSON and the JSON's entries equal to the built-in catalogue). {meets} of "
+            f"{len(entries)} entries meet their bound. {cpu:.0f} CPU s in the workers, {data.get('seconds', 0):.0f} s "
+            "wall (on a shared machine under load: on 2 free cores the wall time is about half the CPU time). Per "
+            "entry and output the worst region; `points` counts the distinct points measured, `over budget` those "
+            "whose reference took more than the profile's CPU budget per point (listed below, not measured).")
+    import textwrap
+
+    head = textwrap.fill(head, 117, break_long_words=False, break_on_hyphens=False)
     return f"### The accuracy map\n\n{head}\n\n{markdown(data)}"
 
 
