@@ -111,8 +111,8 @@ def _direct(ctx: Context) -> list[Evidence]:
     rng = np.random.default_rng(ctx.seed + 11)
     pen = theorylab.get("relu.penalty")
     out = []
-    dims = (2, 5, 20) if ctx.profile == "quick" else (2, 3, 5, 20, 100)
-    per = 2 if ctx.profile == "quick" else 6
+    dims = ctx.pick(quick=(2, 5, 20), paper=(2, 3, 5, 20, 100))
+    per = ctx.pick(quick=2, paper=6)
     for d in dims:
         for trial in range(per + 1):
             kind = "three roots" if trial == per else "random"
@@ -126,7 +126,7 @@ def _direct(ctx: Context) -> list[Evidence]:
                                source="Brent's u to 1e-14 relative leaves (5) within p''du^2 ~ 1e-20 of its minimum; "
                                       "rounding of the d-dim objective ~1e-15: 1e-9 relative",
                                detail=f"m={m:.4g}, m0={m0:.4g}, rho={rho:.4g}, gamma={gamma:.4g}"))
-            slsqp = _slsqp(w_hat, w0, m, gamma, rng, starts=8 if ctx.profile == "quick" else 20)
+            slsqp = _slsqp(w_hat, w0, m, gamma, rng, starts=ctx.pick(quick=8, paper=20))
             out.append(compare("relu.penalty", f"SLSQP on (5) over (w1 in R^{d}, w2) with the constraints of (3), "
                                f"best of random starts, {kind}", "numeric", r, slsqp, rtol=1e-7,
                                source="SLSQP with ftol 1e-14 and constraint residual <= 1e-9: 1e-7 relative",
@@ -186,7 +186,7 @@ def seed_first_root(m, m0, rho, gamma):
 
 def _against_roots(ctx: Context) -> list[Evidence]:
     rng = np.random.default_rng(ctx.seed + 12)
-    n = 2000 if ctx.profile == "quick" else 20000
+    n = ctx.pick(quick=2000, paper=20000)
     m, m0, rho, gamma = random_parameters(rng, n)
     ours = minimize_p(m, m0, rho, gamma)
     loop = np.array([roots_global_min(*t) for t in zip(m, m0, rho, gamma)])
