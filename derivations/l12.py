@@ -5,12 +5,12 @@ per hidden unit for ReLU networks (eqs 33-35).
 """
 from __future__ import annotations
 
-import math
 
 import mpmath
 import numpy as np
 import sympy as sp
 
+from theorylab import _solvers as solvers
 from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Entry, Source
 from theorylab.params import matrix, vector
@@ -42,20 +42,7 @@ def _inf_over_z(sq):
     if sq == 0:
         return mpmath.mpf(0)
     f = lambda t: mpmath.exp(2 * t) + sq * mpmath.exp(-2 * t)  # noqa: E731
-    r = (mpmath.sqrt(5) - 1) / 2
-    a, b = mpmath.mpf(-800), mpmath.mpf(800)
-    c, d = b - r * (b - a), a + r * (b - a)
-    fc, fd = f(c), f(d)
-    while b - a > mpmath.mpf(10) ** -12:
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - r * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + r * (b - a)
-            fd = f(d)
-    return min(fc, fd)
+    return solvers.golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -12)[1]
 
 
 def _per_vector_min(A, axis):

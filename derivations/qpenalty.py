@@ -9,6 +9,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from theorylab import _solvers as solvers
 from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, scalar, matrix, vector
@@ -375,15 +376,7 @@ def _implicit_bias_reference(X, y, w1, w2):
 
             t = mp.mpf(1)
             if slope(t) > 0:  # the minimum along the step lies before t = 1: bisect the derivative's root
-                lo, hi = mp.mpf(0), mp.mpf(1)
-                for _ in range(200):
-                    t = (lo + hi) / 2
-                    if slope(t) > 0:
-                        hi = t
-                    else:
-                        lo = t
-                    if hi - lo < mp.mpf(10) ** -48:
-                        break
+                lo, hi = solvers.bisect(lambda t: not slope(t) > 0, mp.mpf(0), mp.mpf(1), 200, mp.mpf(10) ** -48)
                 t = (lo + hi) / 2
             v = [v[j] + t * step[j] for j in range(m)]
         return np.array([float(b) for b in at(v)])

@@ -166,8 +166,9 @@ def _compensated(m, m0, m0lo, rho, g, C, u, steps: int = 2):
     return A * A + B * B + C, A, w, u + du, Gp
 
 
-def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True, fine_u: bool = False):
-    """One block in scaled units (max(sqrt|m|, m0, |gamma|) in [1/2, 1)).
+def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True, fine_u: bool = False, zero=None):
+    """One block in scaled units (max(sqrt|m|, m0, |gamma|) in [1/2, 1)); `zero` marks m = 0 before scaling (a
+    scaled m that underflowed to 0 is not m = 0: it belongs to the mpmath path).
 
     Returns value, u*, slope = d log r / d log|m|, gap (relative difference of the two local minima, inf when
     there is one), curvature g'(u*) = p''(u*)/2 (these three only with full=True), and a mask of points left to the
@@ -184,7 +185,7 @@ def _core(m, m0, rho, g, m0sq, m0lo, full: bool = True, fine_u: bool = False):
     slope = np.full(n, np.nan) if full else None
     gap = np.full(n, np.inf) if full else None
     curv = np.full(n, np.nan) if full else None
-    zero = m == 0
+    zero = m == 0 if zero is None else zero
     dead = M < _TINY_M2
     if dead.any():
         if zero.any():
@@ -332,15 +333,17 @@ def minimize_p(m, m0, rho, gamma, *, m0sq=None, outputs=("value", "u", "slope", 
             with np.errstate(divide="ignore", invalid="ignore"):
                 lo = np.where(mm0 > 0, ((sq - ph) - pl) / (2.0 * mm0), 0.0)
         else:
-            sq, lo = mm0 * mm0, np.zeros(e - s)
+            sq, lo = None, np.zeros(e - s)
         with np.errstate(invalid="ignore"):
             big = np.maximum(np.maximum(np.sqrt(np.abs(mm)), mm0), np.abs(gg))
         _, k = np.frexp(big)
-        # multiplying by 2^-k twice is exact wherever the result is a normal float; a subnormal scaled m lies in
-        # the mpmath regime (its original value is used there), a subnormal scaled m0 or gamma is negligible
+        # multiplying by 2^-k twice is exact wherever the result is a normal float; a subnormal scaled m (or one
+        # that underflowed to 0) lies in the mpmath regime (its original value is used there), a subnormal scaled
+        # m0 or gamma is negligible. m0^2 is formed after scaling: m0 = 1e180 has m0^2 beyond float64's range.
         t = np.ldexp(1.0, -k)
-        res = _core(mm * t * t, mm0 * t, rr, gg * t, sq * t * t, lo * t,
-                    full=any(k in out for k in ("slope", "gap", "curvature")), fine_u="u" in out)
+        m0s = mm0 * t
+        res = _core(mm * t * t, m0s, rr, gg * t, m0s * m0s if sq is None else sq * t * t, lo * t,
+                    full=any(k in out for k in ("slope", "gap", "curvature")), fine_u="u" in out, zero=mm == 0)
         inv = np.ldexp(1.0, k)
         with np.errstate(over="ignore", invalid="ignore"):
             if "value" in out:
@@ -501,26 +504,10 @@ def _direct_minimize(m, m0, rho, gamma, *, m0sq=None, dps: int = 50) -> dict[str
 
     def refine(p, dp, x0, x1, dps):
         if dp(x0) < 0 < dp(x1):  # bisection on the sign of p': robust at a multiple root
-            while x1 - x0 > mpmath.mpf(10) ** (-dps) * x1:
-                mid = (x0 + x1) / 2
-                if dp(mid) < 0:
-                    x0 = mid
-                else:
-                    x1 = mid
+            x0, x1 = solvers.bisect(lambda x: dp(x) < 0, x0, x1, None, rtol=mpmath.mpf(10) ** (-dps))
             return (x0 + x1) / 2
-        g_ = (mpmath.sqrt(5) - 1) / 2  # golden section on p (unimodal in the bracket up to rounding)
-        c, d = x1 - g_ * (x1 - x0), x0 + g_ * (x1 - x0)
-        pc, pd = p(c), p(d)
-        while x1 - x0 > mpmath.mpf(10) ** (-dps // 2) * x1:
-            if pc <= pd:
-                x1, d, pd = d, c, pc
-                c = x1 - g_ * (x1 - x0)
-                pc = p(c)
-            else:
-                x0, c, pc = c, d, pd
-                d = x0 + g_ * (x1 - x0)
-                pd = p(d)
-        return c if pc <= pd else d
+        # golden section on p (unimodal in the bracket up to rounding)
+        return solvers.golden_mp(p, x0, x1, None, rtol=mpmath.mpf(10) ** (-dps // 2))[0]
 
     with mpmath.workdps(dps):
         mm, gg, a, C, p, dp = setup(dps)
@@ -575,8 +562,15 @@ def log_slope_reference(m, m0, rho, gamma) -> float:
         lo = _direct_minimize(mm * mpmath.exp(-h), m0, rho, gamma, dps=dps)["value"]
         fd = (mpmath.log(hi) - mpmath.log(lo)) / (2 * h)
         res = _direct_minimize(mm, m0, rho, gamma, dps=dps)
-        w = mm / res["u"]
-        env = 2 * (w - mpmath.mpf(gamma)) * w / res["value"]
+        uu, gg, a = res["u"], mpmath.mpf(gamma), mpmath.mpf(m0) * mpmath.mpf(rho)
+        w = mm / uu
+        # at a stationary point (m/u - gamma) m/u^2 = u - m0 rho: the envelope form is 2 (m/u - gamma)(m/u)/p =
+        # 2 u (u - m0 rho)/p; take the form whose difference cancels less (m/u ~ gamma = 1e60 with m/u - gamma
+        # ~ 1e-120 needs 180 digits in the first form, none in the second)
+        if abs(w - gg) * abs(a) >= abs(uu - a) * abs(gg):
+            env = 2 * (w - gg) * w / res["value"]
+        else:
+            env = 2 * uu * (uu - a) / res["value"]
         return float(env if abs(fd - env) <= mpmath.mpf(10) ** -40 else fd)
 
 

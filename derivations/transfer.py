@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from theorylab import _solvers as solvers
 from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, integer, matrix, scalar, vector
@@ -141,9 +142,7 @@ def _bisect_mp(f, lo, iters: int = 200):
     hi = 2 * lo
     while f(hi) <= 0:
         lo, hi = hi, 2 * hi
-    for _ in range(iters):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if f(mid) <= 0 else (lo, mid)
+    lo, hi = solvers.bisect(lambda c: f(c) <= 0, lo, hi, iters)
     return (lo + hi) / 2
 
 
@@ -230,12 +229,7 @@ def _negative_region_reference(theta, sigma):
             return sg**2 / (gm - 1) - s2
 
         def bisect(T, lo, hi, rising):   # T(lo), T(hi) of opposite signs; 260 halvings
-            for _ in range(260):
-                mid = (lo + hi) / 2
-                if (T(mid) < 0) == rising:
-                    lo = mid
-                else:
-                    hi = mid
+            lo, hi = solvers.bisect(lambda x: (T(x) < 0) == rising, lo, hi, 260)
             return (lo + hi) / 2
 
         over = None

@@ -423,3 +423,29 @@ def test_stationary_points_hundreds_of_decades_apart():
     got = e(m=1e-300, m0=3, rho=1, gamma=4)
     want = [2.5e-301, (4e-300 / 3) ** 0.5, 3.0]
     assert len(got) == 3 and all(abs(g - w) <= 4e-16 * w for g, w in zip(got, want)), got
+
+
+def test_scaled_m_that_underflows_is_not_m_zero():
+    """Regression (accuracy map, #16): scaling max(sqrt|m|, m0, |gamma|) to [1/2, 1) sends m = 1 beside gamma = 1e180
+    below float64's range; the solver took the underflowed 0 for m = 0 and returned gamma^2 (inf: 'not
+    representable'; m = 1e-300, gamma = 1e100 gave 1e200 where r~ = 9). Such points go to the exact (mpmath) path.
+    Here the small root u = m/gamma zeroes the first term: r~ = (m/gamma - m0 rho)^2 + m0^2 (1 - rho^2) = 9 - 6e-180,
+    and for penalty_aux (m0 = sqrt 2) 2 - tiny; both are those floats."""
+    assert theorylab.get("relu.penalty")(m=1.0, m0=3.0, rho=1.0, gamma=1e180) == 9.0
+    assert theorylab.get("relu.penalty_aux")(m=1.0, m_aux=2.0, rho=1.0, gamma=1e180) == 2.0
+
+
+def test_m0_squared_beyond_float64_is_formed_after_scaling():
+    """Regression (accuracy map, #16): m0 = 1e180 overflowed m0^2 before the power-of-two scaling (NaN: 'not
+    representable'); at u ~ m0 rho the first term is (m/u - gamma)^2 = (1e-180 - 4)^2: r~ = 16."""
+    assert theorylab.get("relu.penalty")(m=1.0, m0=1e180, rho=1.0, gamma=4.0) == 16.0
+
+
+def test_log_slope_reference_keeps_relative_accuracy_when_m_over_u_cancels_gamma():
+    """Regression (accuracy map, #16): at gamma = 1e60 the minimizer is u ~ m/gamma and m/u - gamma ~ 1e-120 is
+    below the 120-digit reference's resolution in the form 2 (m/u - gamma)(m/u)/r~; the equal stationary form
+    2 u (u - m0 rho)/r~ keeps its digits. Slope = 2 (1e-60)(1e-60 - 0.99)/1 = -1.98e-60."""
+    ref = R.log_slope_reference(1.0, 1.0, 0.99, 1e60)
+    got = theorylab.get("relu.log_slope")(m=1.0, m0=1.0, rho=0.99, gamma=1e60)
+    assert abs(ref - (-1.98e-60)) <= 1e-15 * 1.98e-60
+    assert abs(got - ref) <= 1e-13 * abs(ref)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -48,11 +48,17 @@ def expand_upper(below: Callable[[np.ndarray], np.ndarray], start: np.ndarray, f
     return x
 
 
-def bisect(pred: Callable[[float], bool], lo: float, hi: float, iters: int = 80) -> tuple[float, float]:
-    """Scalar bisection of [lo, hi] where pred is True at lo and False at hi: returns the final (lo, hi)."""
-    for _ in range(iters):
+def bisect(pred: Callable[[Any], bool], lo, hi, iters: int | None = 80, xtol=None, rtol=None) -> tuple:
+    """Scalar bisection of [lo, hi] where pred is True at lo and False at hi (floats or mpmath numbers): returns
+    the final (lo, hi) after `iters` halvings (None: no limit), or earlier once hi - lo < xtol or
+    hi - lo <= rtol |hi|."""
+    k = 0
+    while iters is None or k < iters:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if pred(mid) else (lo, mid)
+        k += 1
+        if (xtol is not None and hi - lo < xtol) or (rtol is not None and hi - lo <= rtol * abs(hi)):
+            break
     return lo, hi
 
 
@@ -95,10 +101,10 @@ def golden(F: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray
     return lo, hi
 
 
-def golden_mp(F: Callable, lo, hi, iters: int | None = 170, xtol=None) -> tuple:
+def golden_mp(F: Callable, lo, hi, iters: int | None = 170, xtol=None, rtol=None) -> tuple:
     """Golden-section minimization of a unimodal mpmath function on [lo, hi] in the current precision, one new
-    evaluation per step: stops after `iters` steps or once the bracket is below `xtol` (whichever is given and
-    comes first). Returns (x, F(x)) at the final bracket's midpoint."""
+    evaluation per step: stops after `iters` steps or once the bracket is below `xtol` or `rtol` |hi| (whichever
+    is given and comes first). Returns (x, F(x)) at the final bracket's midpoint."""
     import mpmath
 
     g = (mpmath.sqrt(5) - 1) / 2
@@ -106,7 +112,8 @@ def golden_mp(F: Callable, lo, hi, iters: int | None = 170, xtol=None) -> tuple:
     a, b = hi - g * (hi - lo), lo + g * (hi - lo)
     fa, fb = F(a), F(b)
     k = 0
-    while (iters is None or k < iters) and (xtol is None or hi - lo > xtol):
+    while ((iters is None or k < iters) and (xtol is None or hi - lo > xtol)
+           and (rtol is None or hi - lo > rtol * abs(hi))):
         if fa <= fb:
             hi, b, fb = b, a, fa
             a = hi - g * (hi - lo)
