@@ -122,7 +122,7 @@ def test_mu_off_the_grid_and_unknown_profile_are_rejected_in_one_line():
     with pytest.raises(ValueError, match=r"^mu must make mu\*m_star an integer") as err:
         rt.teacher(4, 4, (0.3,), seed=0)
     assert "\n" not in str(err.value)
-    with pytest.raises(ValueError, match=r"^profile must be one of \['paper', 'quick'\]; got profile='fast'") as err:
+    with pytest.raises(ValueError, match=r"^profile must be one of quick, paper; got profile='fast'") as err:
         rt.student_teacher("fast")
     assert "\n" not in str(err.value)
 
@@ -140,7 +140,7 @@ def _fake_run(loss, source_residual, ladder, n, rank):
            "error_se": np.array([1e-3])}
     return {"d": 4, "m": 8, "m_star": 2, "tau": 1e-8, "taus": np.array([1e-6, 1e-8]), "ns": np.array([n]),
             "pretrain_loss": np.array([loss]), "pretrain_steps": np.array([10]), "pretrain_seconds": 0.0,
-            "per_mu": [rec]}
+            "per_mu": [rec], "loss_tol": 1e-4, "draws": 100, "gram_points": 200}
 
 
 @pytest.mark.parametrize("loss, residual, ladder, converged, bound, monotone", [
@@ -152,20 +152,43 @@ def _fake_run(loss, source_residual, ladder, n, rank):
 def test_convergence_bound_and_monotonicity_are_separate_records(monkeypatch, loss, residual, ladder, converged,
                                                                  bound, monotone):
     from theorylab.evidence import Context, Finding
-    monkeypatch.setattr(rt, "_run", lambda ctx: _fake_run(loss, residual, ladder, 1000, 3))
-    conv, bnd = rt._pretraining(Context())
+    o = _fake_run(loss, residual, ladder, 1000, 3)
+    conv, bnd = rt._pretraining(Context(), o)
     assert (conv.passed, bnd.passed) == (converged, bound)
-    _, mono = rt._residual_ladder(Context())
+    _, mono = rt._residual_ladder(Context(), o)
     assert mono.passed == monotone
-    gram = rt._gram(Context())
+    gram = rt._gram(Context(), o)
     assert all(isinstance(r, Finding) and not r.passed for r in gram)   # Fig. 3(a)/(b): reported, not asserted
 
 
 def test_transfer_outside_the_expansion_is_a_finding(monkeypatch):
     from theorylab.evidence import Context, Evidence, Finding
-    monkeypatch.setattr(rt, "_run", lambda ctx: _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 5, 10))
-    recs = rt._transfer_mc(Context())
-    assert [type(r) for r in recs] == [Evidence, Finding]      # C(n) > 0 asserted; the 1/n expansion not
-    monkeypatch.setattr(rt, "_run", lambda ctx: _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 1000, 10))
-    recs = rt._transfer_mc(Context())
-    assert [type(r) for r in recs] == [Evidence, Evidence] and all(r.passed for r in recs)
+    recs = rt._transfer_mc(Context(), _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 5, 10))
+    # C(n) > 0 asserted; the 1/n expansion not; one size: no scaling fit (a finding)
+    assert [type(r) for r in recs] == [Evidence, Finding, Finding]
+    recs = rt._transfer_mc(Context(), _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 1000, 10))
+    assert [type(r) for r in recs] == [Evidence, Evidence, Finding] and all(r.passed for r in recs[:2])
+
+
+def _scaling_run(residual, S, kappa, p, ns, se, offset=0.0):
+    """Means exactly residual + S/n + the second-order term (+ offset), with standard errors se."""
+    o = _fake_run(1e-5, 1e-5, [0.3, residual, 0.1], 1000, p)
+    rec = o["per_mu"][0]
+    ns = np.array(ns, dtype=float)
+    rec.update(sandwich=S, kappa=kappa, error_mean=residual + offset + S / ns + S / ns * kappa / (ns - p - 1),
+               error_se=np.full(ns.size, se))
+    o["ns"] = ns
+    return o
+
+
+@pytest.mark.parametrize("offset, ok", [(0.0, True), (1e-3, False)])
+def test_transfer_scaling_fit_extrapolates_to_the_residual(offset, ok):
+    """The n -> oo fit over 3 sizes: exact data pass (order 1, limit residual_tau); a limit off by 1e-3 (20 SE of
+    the extrapolation at these standard errors) fails. The record carries the data for the report's figure."""
+    from theorylab.evidence import Context, Evidence
+
+    recs = rt._transfer_mc(Context(), _scaling_run(0.05, 2.0, 12.0, 10, (480, 1920, 7680), 2e-5, offset))
+    fit = [r for r in recs if "n -> oo" in r.check]
+    assert len(fit) == 2 and all(isinstance(r, Evidence) for r in fit)
+    assert fit[0].passed is ok and "scaling" in fit[0].extra
+    assert fit[1].passed and abs(fit[1].observed - 1.0) < 1e-6

@@ -543,8 +543,8 @@ def _implementation(ctx: Context) -> list[Evidence]:
     loop = sum(tangent_features({k: p0[k] + (j + 0.5) / T * (p1[k] - p0[k]) for k in names}, X)
                for j in range(T)) / T
     Gbar = path_averaged_features(p0, p1, X, T, chunk=7)
-    out.append(compare(entry=E, check=f"path-averaged features (eq 2, {T} midpoint nodes, vmapped in chunks of 7) "
-                       "vs a loop over the nodes", kind="numeric", predicted=loop.numpy(), observed=Gbar.numpy(),
+    out.append(compare(entry=E, check=f"path-averaged features (eq 2, {T} midpoint nodes, backpropagation written out, in chunks of 7 nodes) "
+                       "vs a loop over the nodes (torch.func)", kind="numeric", predicted=loop.numpy(), observed=Gbar.numpy(),
                        rtol=1e-12,
                        source="same summands, another summation order: 50 x 2.2e-16, held to 1e-12 of max|G_bar|"))
     # (4) a constant path: the average is the initial features (K = K0 when theta = theta0)
