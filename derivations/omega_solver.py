@@ -109,20 +109,15 @@ def _tilde_newton(poly: sp.Poly, fn, v: np.ndarray):
         r = rhs[inner]
         with np.errstate(divide="ignore"):
             bounds = [(r / ck) ** (1.0 / k) for ck, k in zip(c[:-1], powers) if ck > 0]
-        xi = np.minimum.reduce(bounds)
-        idx = np.arange(xi.size)
-        for _ in range(200):
-            hv = np.polyval(c, xi[idx]) - c[-1] - r[idx]
-            dv = np.polyval(d, xi[idx])
+        def update(xi, r):
+            hv = np.polyval(c, xi) - c[-1] - r
+            dv = np.polyval(d, xi)
             # h' = 0 only at x = 0 when r underflows the bound to 0: x = 0 is then the answer to rounding
             step = np.divide(hv, dv, out=np.zeros_like(hv), where=dv > 0)
-            new = np.maximum(xi[idx] - step, 0.0)
-            done = np.abs(new - xi[idx]) <= 4e-16 * new
-            xi[idx] = new
-            idx = idx[~done]
-            if idx.size == 0:
-                break
-        xx[inner] = xi
+            new = np.maximum(xi - step, 0.0)
+            return new, np.abs(new - xi) <= 4e-16 * new
+
+        xx[inner] = solvers.iterate_active(update, np.minimum.reduce(bounds), (r,), 200, freeze=True)
     zz = 1.0 + xx
     # z = 1 is always a candidate (and the answer where the stationarity condition has no root x > 0)
     at_one = _objective(fn, np.ones_like(v), v)

@@ -71,12 +71,7 @@ def _upper_bound(ap, an, cp, cn, M):
 def _newton(a, c, M, u, clamp, down: bool, tol: float = 1e-9):
     """Monotone Newton on f from the safe side of one root, clamped to the root's branch [u_R, oo) or (0, u_L];
     converged points leave the active set."""
-    out = u.copy()
-    ids = np.arange(u.size)
-    a3 = 3.0 * a
-    for _ in range(_MAXIT):
-        if not ids.size:
-            break
+    def update(u, a, a3, c, M, clamp):
         u2 = u * u
         f = ((u - a) * u2 + c) * u - M
         fp = (4.0 * u - a3) * u2 + c
@@ -86,29 +81,15 @@ def _newton(a, c, M, u, clamp, down: bool, tol: float = 1e-9):
         prog = un < u if down else un > u
         u = np.where(prog, un, u)
         # after a step below tol u the quadratic convergence leaves an error ~tol^2 u
-        done = ~prog | (np.abs(step) <= tol * u)
-        ndone = int(np.count_nonzero(done))
-        if ndone == done.size:
-            out[ids] = u
-            ids = ids[:0]
-        elif ndone * 8 > done.size:  # compact when it pays; a converged point left active just stays put
-            out[ids[done]] = u[done]
-            keep = ~done
-            ids, u, a, a3, c, M, clamp = ids[keep], u[keep], a[keep], a3[keep], c[keep], M[keep], clamp[keep]
-    if ids.size:
-        out[ids] = u
-    return out
+        return u, ~prog | (np.abs(step) <= tol * u)
+
+    return solvers.iterate_active(update, u, (a, 3.0 * a, c, M, clamp), _MAXIT)
 
 
 def _newton_convex(a, c, M, u, tol: float = 1e-9):
     """Newton from above where f is convex and increasing right of its only positive root (one sign change:
     m0 rho <= 0 or gamma m <= 0): no clamp needed, a step <= 0 means converged. The bulk of the work."""
-    out = u.copy()
-    ids = np.arange(u.size)
-    a3 = 3.0 * a
-    for _ in range(_MAXIT):
-        if not ids.size:
-            break
+    def update(u, a, a3, c, M):
         u2 = u * u
         f = ((u - a) * u2 + c) * u - M
         fp = (4.0 * u - a3) * u2 + c
@@ -116,18 +97,9 @@ def _newton_convex(a, c, M, u, tol: float = 1e-9):
             step = f / fp
         # a step <= 0 only happens at the rounding level of the root (f(u) <= 0 computed): taking it is harmless
         u = u - step
-        done = ~(step > tol * u)
-        ndone = int(np.count_nonzero(done))
-        if ndone == done.size:
-            out[ids] = u
-            ids = ids[:0]
-        elif ndone * 8 > done.size:
-            out[ids[done]] = u[done]
-            keep = ~done
-            ids, u, a, a3, c, M = ids[keep], u[keep], a[keep], a3[keep], c[keep], M[keep]
-    if ids.size:
-        out[ids] = u
-    return out
+        return u, ~(step > tol * u)
+
+    return solvers.iterate_active(update, u, (a, 3.0 * a, c, M), _MAXIT)
 
 
 def _compensated(m, m0, m0lo, rho, g, C, u, steps: int = 2):

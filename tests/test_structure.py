@@ -180,3 +180,18 @@ def test_sturm_counts_distinct_positive_roots(roots, count):
     assert solvers.sturm_positive_roots(solvers.square_free(poly)) == count
     assert solvers.sign_changes([1, 0, -2, 3]) == 2
     assert solvers.exact_sign(poly, 1e9) == 1
+
+
+def test_iterate_active_converges_each_point_and_freezes_on_request():
+    target = np.array([2.0, 9.0, 1e6, 0.25])
+
+    def heron(x, t):  # Newton on x^2 = t
+        new = 0.5 * (x + t / x)
+        return new, np.abs(new - x) <= 1e-15 * new
+
+    for freeze in (False, True):
+        out = solvers.iterate_active(heron, np.maximum(target, 1.0), (target,), 100, freeze=freeze)
+        assert np.allclose(out, np.sqrt(target), rtol=4e-16)
+    # a budget of one step leaves the first iterate
+    once = solvers.iterate_active(heron, np.full(4, 4.0), (target,), 1)
+    assert once.tolist() == (0.5 * (4.0 + target / 4.0)).tolist()

@@ -149,6 +149,34 @@ def newton_bracketed(h: Callable[[np.ndarray], np.ndarray], dh: Callable[[np.nda
     return x
 
 
+def iterate_active(update: Callable, x: np.ndarray, params: tuple = (), maxit: int = 200,
+                   freeze: bool = False) -> np.ndarray:
+    """Run a vectorized fixed-point/Newton update to convergence point by point: `update(x, *params)` returns
+    (new x, done mask); converged points leave the active set (which is compacted, with `params`, once more than
+    an eighth of it is done: small late iterations stay cheap; a converged point left active keeps iterating,
+    harmless for a monotone update that stays put). freeze=True compacts at every step instead, so each point
+    keeps exactly the iterate at which it converged. Returns every point's final iterate."""
+    out = np.array(x, dtype=float, copy=True)
+    ids = np.arange(out.size)
+    x = out.copy()
+    for _ in range(maxit):
+        if not ids.size:
+            break
+        x, done = update(x, *params)
+        ndone = int(np.count_nonzero(done))
+        if ndone == done.size:
+            out[ids] = x
+            ids = ids[:0]
+        elif ndone * 8 > done.size or (freeze and ndone):  # compact when it pays (or when asked to freeze)
+            out[ids[done]] = x[done]
+            keep = ~done
+            ids, x = ids[keep], x[keep]
+            params = tuple(q[keep] for q in params)
+    if ids.size:
+        out[ids] = x
+    return out
+
+
 def newton_polish(g: Callable[[np.ndarray], np.ndarray], dg: Callable[[np.ndarray], np.ndarray], x: np.ndarray,
                   valid: Callable[[np.ndarray], np.ndarray], active=True, steps: int = 3) -> np.ndarray:
     """A few guarded Newton steps on a stationarity condition g(x) = 0 from a located minimizer: a step is kept
