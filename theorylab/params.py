@@ -5,6 +5,8 @@ and what it must be; every parameter also yields a Hypothesis strategy for its d
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -12,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy as sp
 
-__all__ = ["DomainError", "Param", "scalar", "integer", "vector", "matrix", "expression", "Z"]
+__all__ = ["DomainError", "Param", "scalar", "integer", "vector", "matrix", "expression", "Z", "generic_values"]
 
 Z = sp.Symbol("z", real=True)
 _MISSING = object()
@@ -37,12 +39,45 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
+_GENERIC: contextvars.ContextVar[bool] = contextvars.ContextVar("theorylab_generic_values", default=False)
+
+
+@contextlib.contextmanager
+def generic_values():
+    """Within this block, default strategies draw from the bulk of each domain only (no edges, excluded points or
+    extreme magnitudes): for tests that need a generic point, such as a gradient that is finite at a generic point
+    but may be infinite at a bound. A parameter's own `strategy_fn` is used as it is."""
+    token = _GENERIC.set(True)
+    try:
+        yield
+    finally:
+        _GENERIC.reset(token)
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of an entry: its kind, shape rule, domain and SymPy symbol.
 
-    `shape` names dimensions ("D",) or ("n", "D") shared between parameters of one entry, so that
-    shapes must agree. Bounds apply elementwise. `exclude` lists singular points (bad input, not inf).
+    Arguments (build one with `scalar`, `integer`, `vector`, `matrix` or `expression`):
+        name: the keyword the entry takes; spell out the paper's symbol (`gamma`, `theta`).
+        doc: what it is, in the paper's words.
+        shape: dimension names, ("D",) or ("n", "D"), shared between the parameters of one entry (sizes must agree).
+        low, high, low_open, high_open: bounds, elementwise; open bounds exclude the bound itself.
+        exclude: singular points inside the bounds (bad input: a DomainError, never inf); `exclude_why` says why.
+        default: a value used when the parameter is not given.
+        tex: the LaTeX (and SymPy) name of its symbol, when it differs from `name`.
+        strategy_fn: `strategy_fn(dims) -> hypothesis strategy` drawing valid values, where `dims` maps the shape's
+            dimension names to the sizes drawn for this example (a vector parameter must draw arrays of shape
+            `(dims["D"],)`). Without it, `strategy` builds one from the domain that puts mass where float64
+            formulas break: at the bounds and just inside them, within relative distances 1e-15..1e-3 of each
+            excluded point, and at tiny and huge magnitudes (up to the bounds), besides the bulk of the domain.
+        examples: hard values of this parameter (documentation; entries pin whole examples in `Entry.examples`).
+    Example::
+
+        gamma = scalar("gamma", "samples per dimension, n/d", low=0, low_open=True, exclude=(1,),
+                       exclude_why="the risk diverges at the interpolation threshold")
+        gamma.validate(0.5)   # 0.5
+        gamma.validate(1.0)   # DomainError: gamma must not be 1 (the risk diverges ...); got gamma=1.0
     """
 
     name: str
@@ -176,19 +211,64 @@ class Param:
         if self.kind == "integer":
             lo = int(math.floor(self.low)) + (1 if self.low_open else 0) if self.low is not None else -50
             hi = int(math.ceil(self.high)) - (1 if self.high_open else 0) if self.high is not None else lo + 200
-            elems = st.integers(lo, hi)
+            special = sorted({v for x in (lo, hi, *self.exclude) for v in (x - 2, x - 1, x, x + 1, x + 2)
+                              if lo <= v <= hi and v not in self.exclude})
+            elems = (st.one_of(st.integers(lo, hi), st.sampled_from(special)) if special and not _GENERIC.get()
+                     else st.integers(lo, hi))
         else:
-            elems = st.floats(
+            bulk = st.floats(
                 min_value=self.low if self.low is not None else -1e6,
                 max_value=self.high if self.high is not None else 1e6,
                 exclude_min=self.low_open, exclude_max=self.high_open,
                 allow_nan=False, allow_infinity=False, allow_subnormal=False)
+            elems = bulk if _GENERIC.get() else st.one_of(bulk, *self._hard_floats())
         if self.exclude:
             elems = elems.filter(lambda x: x not in self.exclude)
         if self.kind in ("scalar", "integer"):
             return elems
         shape = tuple(dims[d] for d in self.shape)
         return hnp.arrays(np.float64, shape, elements=elems)
+
+    def _inside(self, x: float) -> bool:
+        """x is a valid, normal value of this (real) parameter."""
+        if not math.isfinite(x) or (x != 0 and abs(x) < 2.2250738585072014e-308) or x in self.exclude:
+            return False
+        if self.low is not None and not (x > self.low if self.low_open else x >= self.low):
+            return False
+        return self.high is None or (x < self.high if self.high_open else x <= self.high)
+
+    def _hard_floats(self) -> list:
+        """Strategies for the points where float64 formulas break: each bound and just inside it, each excluded
+        point approached from either side (relative distance 10^-k, k in [3, 15]; absolute for 0, k in [3, 300]),
+        a few ulps from those points, and magnitudes 10^e of either sign from 1e-300 up to the domain's bounds (up to
+        1e6 where a side is unbounded, the bulk's range)."""
+        from hypothesis import strategies as st
+
+        def near(x: float, k_high: float):
+            def at(k: float, sign: int, ulps: int) -> float:
+                if ulps:
+                    v = x
+                    for _ in range(ulps):
+                        v = float(np.nextafter(v, sign * math.inf))
+                    return v
+                return x + sign * (abs(x) if x != 0 else 1.0) * 10.0 ** (-k)
+            return st.builds(at, st.floats(3, k_high), st.sampled_from((-1, 1)), st.sampled_from((0, 0, 0, 1, 2, 4)))
+
+        anchors = [b for b in (self.low, self.high) if b is not None]
+        points = [float(x) for x in (*anchors, *self.exclude)]
+        out = []
+        if points:
+            out.append(st.one_of(*(near(x, 15.0 if x != 0 else 300.0) for x in points)).filter(self._inside))
+        edges = [float(b) for b, open_ in ((self.low, self.low_open), (self.high, self.high_open))
+                 if b is not None and not open_ and self._inside(float(b))]
+        if edges:
+            out.append(st.sampled_from(edges))
+        # huge magnitudes up to a declared bound; an unbounded side keeps the bulk's range (1e6), as before
+        bound = max((abs(float(b)) for b in (self.low, self.high) if b is not None), default=1e6)
+        top = math.log10(max(bound, 1e6)) if self.low is not None and self.high is not None else 6.0
+        magnitudes = st.builds(lambda sign, e: sign * 10.0 ** e, st.sampled_from((-1.0, 1.0)), st.floats(-300, top))
+        out.append(magnitudes.filter(self._inside))
+        return out
 
     def bad_values(self, good: Any) -> list[tuple[Any, str]]:
         """Inputs this parameter must reject, derived from a valid value `good`."""
