@@ -13,7 +13,7 @@ import numpy as np
 from scipy import integrate, stats
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc
+from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling
 from theorylab.montecarlo import estimate
 
 from .linear_networks import CHECKS as TRAINED_CHECKS
@@ -21,7 +21,7 @@ from .relu_transfer import CHECKS as RELU_TRAINED_CHECKS
 
 
 def _draws(ctx: Context, quick: int, paper: int) -> int:
-    return quick if ctx.profile == "quick" else paper
+    return ctx.pick(quick=quick, paper=paper)
 
 
 def min_norm_risk_sampler(n: int, d: int, sigma: float):
@@ -39,6 +39,12 @@ def min_norm_risk_sampler(n: int, d: int, sigma: float):
         return np.sum((bhat - beta) ** 2, axis=1)
 
     return sample
+
+
+def _fss_sizes(ctx: Context) -> tuple[int, int, int]:
+    """The sizes d of the scaling fits at n = gamma d (gamma d an integer for gamma = 0.5 and 2: a rounded n would
+    move the finite-size mean off its 1/d law); the largest is the size compared with the exact finite value."""
+    return ctx.pick(quick=(20, 50, 100), paper=(250, 500, 1000))
 
 
 def _wishart_first_order(gamma: float) -> float:
@@ -75,16 +81,25 @@ def _scratch(ctx: Context) -> list[Evidence]:
                        batch=1000)
         out.append(compare_mc("transfer.scratch_risk_finite", f"min-norm least squares, n={n}, d={d}, sigma={sigma}",
                               fin(n=n, d=d, sigma=sigma), est.mean, est.stderr, est.samples))
-    d = 200 if ctx.profile == "quick" else 1000
+    d = ctx.pick(quick=100, paper=1000)
     sigma = 0.5
     for gamma in (0.5, 2.0):
         n = int(gamma * d)
-        est = estimate(min_norm_risk_sampler(n, d, sigma), _draws(ctx, 200, 2000), seed=ctx.seed, key=("sc8", gamma),
+        est = estimate(min_norm_risk_sampler(n, d, sigma), _draws(ctx, 400, 2000), seed=ctx.seed, key=("sc8", gamma),
                        batch=50)
         out.append(compare_mc("transfer.scratch_risk_finite", f"min-norm least squares at n={n}, d={d} "
                               f"(gamma={gamma}, sigma={sigma}) vs the exact finite-size risk", fin(n=n, d=d, sigma=sigma),
                               est.mean, est.stderr, est.samples,
                               detail=f"eq (8)'s limit {lim(gamma=gamma, sigma=sigma):.6g} is checked separately"))
+        # eq (8) from simulation alone: the means at d/4, d/2, d (independent draws) fitted by lim + C/d
+        smaller = [estimate(min_norm_risk_sampler(int(gamma * dd), dd, sigma), _draws(ctx, 1000, 4000), seed=ctx.seed,
+                            key=("sc8-fss", gamma, dd), batch=100) for dd in _fss_sizes(ctx)[:2]]
+        runs = smaller + [est]
+        out += compare_scaling("transfer.scratch_risk", f"eq (8) at gamma={gamma}, sigma={sigma} from min-norm least "
+                               f"squares simulated at n = gamma d", _fss_sizes(ctx), [r.mean for r in runs],
+                               [r.stderr for r in runs], theory=lim(gamma=gamma, sigma=sigma), order=1.0, size_name="d",
+                               detail="predicted order 1: the risk is sigma^2 E tr((X X^T)^-1) (+ the null-space part), "
+                                      "whose inverse-Wishart mean differs from its limit by O(1/d)")
         # eq (8) = lim E R_sc(gamma d, d): the finite-size risk differs from its limit only through sigma^2 E tr
         ds = (100, 1000, 10_000, 100_000, 1_000_000)
         out.append(_limit_sequence("transfer.scratch_risk", f"eq (8) at gamma={gamma}, sigma={sigma} as the limit of "
@@ -144,7 +159,7 @@ def _ridge(ctx: Context) -> list[Evidence]:
     ridge = theorylab.get("transfer.ridge_transfer_risk")
     theta, sigma, lam = 0.8, 0.5, 0.5
     limit = ridge(theta=theta, lam=lam)
-    out = []
+    out, means = [], []
     for n in (20, 200, 2000):
         def sample(rng, size, n=n):
             z, w, e = (rng.standard_normal((size, n)) for _ in range(3))
@@ -154,9 +169,15 @@ def _ridge(ctx: Context) -> list[Evidence]:
 
         exact = ridge_finite(n, theta, sigma, lam)
         est = estimate(sample, _draws(ctx, 4000, 40000), seed=ctx.seed, key=("ridge", n), batch=1000)
+        means.append(est)
         out.append(compare_mc("transfer.ridge_transfer_risk", f"ridge transfer at n={n} (theta={theta}, sigma={sigma}, "
                               f"lambda={lam}) vs the exact finite-n risk (125)", exact, est.mean, est.stderr,
                               est.samples, detail=f"limit (13) = {limit:.6g}, checked separately"))
+    out += compare_scaling("transfer.ridge_transfer_risk", f"(13) at theta={theta}, lambda={lam}, sigma={sigma} from "
+                           "ridge transfer simulated at n = 20, 200, 2000", (20, 200, 2000), [m.mean for m in means],
+                           [m.stderr for m in means], theory=limit, order=1.0, size_name="n",
+                           detail="predicted order 1: (125) is a chi-square(n) expectation of smooth functions of "
+                                  "||z||^2/n, whose variance is 2/n (see _ridge_first_order)")
     ns = (20, 200, 2000, 20_000, 200_000)
     out.append(_limit_sequence("transfer.ridge_transfer_risk", f"(13) at theta={theta}, lambda={lam} as the limit "
                                f"of the exact finite-n risk (125) (sigma={sigma})",
@@ -187,7 +208,7 @@ def _random_matrix(ctx: Context) -> list[Evidence]:
         out.append(compare_mc("transfer.inverse_chi2_mean", f"(117) E 1/||z||^2, n={nn}", inv(n=nn), est.mean,
                               est.stderr, est.samples))
     pt = theorylab.get("transfer.pinv_trace")
-    d = 200 if ctx.profile == "quick" else 1000
+    d = ctx.pick(quick=100, paper=1000)
     for gamma in (0.5, 2.0):
         n = int(gamma * d)
 
@@ -197,10 +218,28 @@ def _random_matrix(ctx: Context) -> list[Evidence]:
             return np.trace(np.linalg.inv(G), axis1=1, axis2=2)
 
         finite = n / (d - n - 1) if n < d else d / (n - d - 1)
-        est = estimate(tr, _draws(ctx, 100, 1000), seed=ctx.seed, key=("tr", gamma), batch=25)
+        est = estimate(tr, _draws(ctx, 400, 1000), seed=ctx.seed, key=("tr", gamma), batch=50)
         out.append(compare_mc("transfer.pinv_trace", f"E tr((X^+)^T X^+) at n={n}, d={d} (gamma={gamma}) vs the "
                               f"exact inverse-Wishart mean", finite, est.mean, est.stderr, est.samples,
                               detail=f"the limit (94)-(99) {pt(gamma=gamma):.6g} is checked separately"))
+
+        def tr_at(dd):
+            nn = int(round(gamma * dd))
+
+            def f(rng, size):
+                X = rng.standard_normal((size, nn, dd))
+                G = X @ X.transpose(0, 2, 1) if nn < dd else X.transpose(0, 2, 1) @ X
+                return np.trace(np.linalg.inv(G), axis1=1, axis2=2)
+
+            return f
+
+        runs = [estimate(tr_at(dd), _draws(ctx, 1000, 4000), seed=ctx.seed, key=("tr-fss", gamma, dd), batch=100)
+                for dd in _fss_sizes(ctx)[:2]] + [est]
+        out += compare_scaling("transfer.pinv_trace", f"(94)-(99) at gamma={gamma} from E tr((X^+)^T X^+) simulated at "
+                               "n = gamma d", _fss_sizes(ctx), [r.mean for r in runs], [r.stderr for r in runs],
+                               theory=pt(gamma=gamma), order=1.0, size_name="d",
+                               detail="predicted order 1: the inverse-Wishart mean n/(d - n - 1) = gamma/(1 - gamma) "
+                                      "+ O(1/d)")
         out.append(_limit_sequence("transfer.pinv_trace", f"(94)-(99) at gamma={gamma} as the limit of the exact "
                                    f"inverse-Wishart mean at n = gamma d",
                                    lambda dd: (lambda nn: nn / (dd - nn - 1) if nn < dd else dd / (nn - dd - 1))(
@@ -254,14 +293,15 @@ def _relu(ctx: Context) -> list[Evidence]:
 
 
 def _finetune_mc(ctx: Context) -> list[Evidence]:
-    """(14) corrected: simulate beta_ft = X^+ y + c (I-P) beta_s with each draw's c, at d and 2d; the limit is
-    compared with the Richardson extrapolation 2 mean(2d) - mean(d), 4 standard errors."""
+    """(14) corrected: simulate beta_ft = X^+ y + c (I-P) beta_s with each draw's c at three sizes d; the limit is
+    checked by a finite-size scaling fit (order 1/d, extrapolated value within 3 standard errors)."""
     ft = theorylab.get("transfer.finetune_risk")
     from .linear_networks import finetune_c
 
     gamma, theta, sigma = 0.5, math.pi / 3, 0.5
     means = []
-    for d in ((100, 200) if ctx.profile == "quick" else (400, 800)):
+    sizes = ctx.pick(quick=(50, 100, 200), paper=(200, 400, 800))
+    for d in sizes:
         n = int(gamma * d)
 
         def sample(rng, size, n=n, d=d):
@@ -279,19 +319,17 @@ def _finetune_mc(ctx: Context) -> list[Evidence]:
             return np.sum((bsc + c[:, None] * perp - bt) ** 2, axis=1)
 
         means.append(estimate(sample, _draws(ctx, 200, 2000), seed=ctx.seed, key=("ft", d), batch=50))
-    # Richardson extrapolation in 1/d: mean(d) = lim + a/d + O(1/d^2) gives lim = 2 mean(2d) - mean(d) + O(1/d^2);
-    # its standard error from the two independent runs. The O(1/d^2) remainder is not bounded here: where it
-    # matters the record fails, which is the honest outcome.
-    lo, hi = means
-    extrap = 2 * hi.mean - lo.mean
-    se = math.hypot(2 * hi.stderr, lo.stderr)
+    # the limit d -> oo by a finite-size scaling fit mean(d) = lim + C/d over the three sizes (independent draws
+    # per size, standard errors from them); the predicted order 1 is the leading 1/d of the inverse-Wishart
+    # moments the risk is made of
     pred = ft(gamma=gamma, theta=theta, sigma=sigma)
-    return [compare_mc("transfer.finetune_risk", f"fine-tuned predictor (depth law, L=2) simulated at d={d // 2} and "
-                       f"d={d}, Richardson-extrapolated to d -> oo (gamma={gamma}, theta={theta:.4f}, sigma={sigma})",
-                       pred, extrap, se, min(lo.samples, hi.samples),
-                       detail=(f"means {lo.mean:.5g} +- {lo.stderr:.2g} (d={d // 2}), {hi.mean:.5g} +- {hi.stderr:.2g} "
-                               f"(d={d}); the seed's (14) gives "
-                               f"{theorylab.get('transfer.scratch_risk')(gamma=gamma, sigma=sigma) + (1 - gamma) * (1 - 2 * math.cos(theta)):.6g}"))]
+    return compare_scaling("transfer.finetune_risk", f"fine-tuned predictor (depth law, L=2) simulated at d = "
+                           f"{', '.join(map(str, sizes))} (gamma={gamma}, theta={theta:.4f}, sigma={sigma})",
+                           sizes, [m.mean for m in means], [m.stderr for m in means], theory=pred, order=1.0,
+                           size_name="d",
+                           detail=(", ".join(f"{m.mean:.5g} +- {m.stderr:.2g} (d={dd})" for m, dd in zip(means, sizes))
+                                   + f"; the seed's (14) gives "
+                                   f"{theorylab.get('transfer.scratch_risk')(gamma=gamma, sigma=sigma) + (1 - gamma) * (1 - 2 * math.cos(theta)):.6g}"))
 
 
 SLICE_THETAS = (math.pi / 8, math.pi / 4, 3 * math.pi / 8)
@@ -315,8 +353,8 @@ def _slices_mc(ctx: Context) -> list[Evidence]:
     scratch_risk_finite - linear_transfer_risk; the high-dimensional (11) is what the figure draws as lines."""
     fin, lt = theorylab.get("transfer.scratch_risk_finite"), theorylab.get("transfer.linear_transfer_risk")
     tlt = theorylab.get("transfer.linear_transferability")
-    d, sigma = (100, 0.2) if ctx.profile == "quick" else (500, 0.2)
-    gammas = (0.25, 0.5, 0.75, 1.5, 2.0) if ctx.profile == "quick" else (0.1, 0.25, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2.0)
+    d, sigma = ctx.pick(quick=100, paper=500), 0.2
+    gammas = ctx.pick(quick=(0.25, 0.5, 0.75, 1.5, 2.0), paper=(0.1, 0.25, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2.0))
     out = []
     for gamma in gammas:
         n = int(round(gamma * d))
@@ -381,7 +419,59 @@ def _hypothesis_edges(ctx: Context) -> list:
     return out
 
 
-CHECKS = TRAINED_CHECKS + (
+def _mc_work(runs) -> float:
+    """Work of Monte Carlo draws: each (draws, n, d) solves an n x d least-squares problem per draw."""
+    return float(sum(k * (n * d * min(n, d) + 1000) for k, n, d in runs))
+
+
+def _cost_scratch(ctx: Context) -> float:
+    d = ctx.pick(quick=100, paper=1000)
+    runs = [(_draws(ctx, 4000, 40000), 10, 40), (_draws(ctx, 4000, 40000), 60, 30)]
+    for g in (0.5, 2.0):
+        runs += [(_draws(ctx, 400, 2000), int(g * d), d)]
+        runs += [(_draws(ctx, 1000, 4000), int(g * dd), dd) for dd in _fss_sizes(ctx)[:2]]
+    return _mc_work(runs)
+
+
+def _cost_random_matrix(ctx: Context) -> float:
+    d = ctx.pick(quick=100, paper=1000)
+    runs = [(_draws(ctx, 4000, 40000), 12, 30), (2 * _draws(ctx, 40000, 400000), 1, 30)]
+    for g in (0.5, 2.0):
+        runs += [(_draws(ctx, 400, 1000), int(g * d), d)]
+        runs += [(_draws(ctx, 1000, 4000), int(g * dd), dd) for dd in _fss_sizes(ctx)[:2]]
+    return _mc_work(runs)
+
+
+def _cost_finetune(ctx: Context) -> float:
+    return _mc_work([(_draws(ctx, 200, 2000), d // 2, d) for d in ctx.pick(quick=(50, 100, 200), paper=(200, 400, 800))])
+
+
+def _cost_slices_mc(ctx: Context) -> float:
+    d = ctx.pick(quick=100, paper=500)
+    gammas = ctx.pick(quick=(0.25, 0.5, 0.75, 1.5, 2.0), paper=(0.1, 0.25, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2.0))
+    return _mc_work([(_draws(ctx, 200, 1000), int(g * d), d) for g in gammas]
+                    + [(3 * _draws(ctx, 4000, 40000), int(g * d), 1) for g in gammas])
+
+
+def _cost_draws(ctx: Context) -> float:
+    """Checks whose work is their number of draws (the same sizes at both profiles)."""
+    return float(ctx.pick(quick=1, paper=10))
+
+
+_COSTS = {"Monte Carlo: scratch risk": _cost_scratch, "Monte Carlo: random matrices": _cost_random_matrix,
+          "Monte Carlo: fine-tuning": _cost_finetune, "Monte Carlo: Fig. 1(c) points": _cost_slices_mc,
+          "Monte Carlo: linear transfer": _cost_draws, "Monte Carlo: ridge transfer": _cost_draws,
+          "Monte Carlo: ReLU kernel and RKHS": _cost_draws, "Monte Carlo: Fig. 6 points": _cost_draws,
+          "Hypothesis edges: Theorem 3.7 without Gaussian inputs": _cost_draws}
+
+
+def _with_cost(check: Check) -> Check:
+    from dataclasses import replace
+
+    return replace(check, cost=_COSTS[check.name]) if check.name in _COSTS and check.cost is None else check
+
+
+CHECKS = TRAINED_CHECKS + tuple(_with_cost(c) for c in (
     Check("Monte Carlo: scratch risk", ("transfer.scratch_risk", "transfer.scratch_risk_finite"), "monte-carlo",
           _scratch, "Minimum-norm least squares on Gaussian data against (8) and its exact finite-size form."),
     Check("Monte Carlo: linear transfer", ("transfer.linear_transfer_risk",), "monte-carlo", _linear_transfer,
@@ -401,4 +491,4 @@ CHECKS = TRAINED_CHECKS + (
           "Ridge linear transfer by simulation over lambda at n = 250 (Fig. 6)."),
     Check("Hypothesis edges: Theorem 3.7 without Gaussian inputs", ("transfer.linear_transfer_risk",), "monte-carlo",
           _hypothesis_edges, "Rademacher inputs in rank-one linear transfer: (10)'s 1/(n-2) becomes 1/n (a finding)."),
-) + RELU_TRAINED_CHECKS
+)) + RELU_TRAINED_CHECKS
