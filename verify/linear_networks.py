@@ -399,12 +399,12 @@ def _slices_cost(ctx: Context, part: dict) -> float:
     """Work of one part: runs x (d^2 + n d) per step (the steps are capped and similar across sizes)."""
     s = _slices_setup(ctx)
     d = s["d"]
-    return sum(s["draws"] * (d * d + g * d * d) for g in part["gammas"]) / 1e4 + len(part["gammas"])
+    return 4 * (sum(s["draws"] * (d * d + g * d * d) for g in part["gammas"]) + _FLOOR) / 1e4
 
 
-# declared work per profile (verify --dry-run scales the quick timings by it): runs x the per-step tensor work,
-# + a per-step overhead floor; the step counts are similar across the profiles' sizes
-_FLOOR = 2e4
+# declared work per profile (verify --dry-run scales the quick timings by it): runs x the per-step tensor work
+# + the per-step overhead (~1 ms, the time of ~1e6 multiply-adds); the step counts are similar across the sizes
+_FLOOR = 1e6
 
 
 def _cost_pretraining(ctx: Context) -> float:
