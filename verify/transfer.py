@@ -420,8 +420,9 @@ def _hypothesis_edges(ctx: Context) -> list:
 
 
 def _mc_work(runs) -> float:
-    """Work of Monte Carlo draws: each (draws, n, d) solves an n x d least-squares problem per draw."""
-    return float(sum(k * (n * d * min(n, d) + 1000) for k, n, d in runs))
+    """Work of Monte Carlo draws: each (draws, n, d) solves an n x d least-squares problem per draw (n d min(n, d)
+    multiply-adds), draws its n d normals (~20 each) and pays a per-draw overhead (~1e4)."""
+    return float(sum(k * (n * d * min(n, d) + 20 * n * d + 1e4) for k, n, d in runs))
 
 
 def _cost_scratch(ctx: Context) -> float:
