@@ -97,5 +97,8 @@ def _direct(ctx: Context) -> list[Evidence]:
 
 CHECKS = TRAINED_CHECKS + (
     Check("direct minimization over weights", ("l12.min_param_norm", "l12.relu_min_param_norm"), "numeric", _direct,
-          "The closed-form minimum parameter norms against constrained minimization over the network weights."),
+          "The closed-form minimum parameter norms against constrained minimization over the network weights.",
+          # SLSQP's work grows like the cube of the number of weights 2D + 2OD, 8 starts each, + the ReLU search
+          cost=lambda ctx: float(sum(8 * (2 * D + 2 * O * D) ** 3 for O, D in ctx.pick(
+              quick=((1, 3), (2, 3), (3, 2)), paper=((1, 5), (3, 5), (5, 4)))) + 3 * 6 * 5**3)),
 )

@@ -105,4 +105,6 @@ def _checks(ctx: Context) -> list[Evidence]:
 
 
 CHECKS = (Check("measures", ("measure.participation_ratio", "measure.ensd", "measure.cka"), "numeric", _checks,
-                "CKA vs HSIC (exact), the seed's ENSD example on exact designs, PR with a prescribed spectrum."),)
+                "CKA vs HSIC (exact), the seed's ENSD example on exact designs, PR with a prescribed spectrum.",
+                # the exact-arithmetic and designed parts are fixed; the sampled PR scales with its repetitions
+                cost=lambda ctx: 50.0 + ctx.pick(quick=50, paper=400)),)
