@@ -156,7 +156,7 @@ def test_readme_accuracy_block_is_the_published_map_of_every_built_in_entry():
     builtin = {e.id for e in theorylab.entries() if e.id.split(".")[0] in
                {"qpenalty", "l12", "measure", "relu", "transfer", "omega"}}
     mapped = {m["entry"] for m in data["entries"]}
-    assert builtin <= mapped, sorted(builtin - mapped)
+    assert mapped == builtin, (sorted(builtin - mapped), sorted(mapped - builtin))
     assert all(f"| `{i}` |" in block.group(1) for i in builtin)
 
 
