@@ -275,3 +275,15 @@ def test_context_pick_is_the_one_profile_switch():
     parted = Check("c", ("x.y",), "numeric", run=lambda ctx, part: {"v": part * 2}, parts=lambda ctx: [1, 2, 3],
                    combine=lambda ctx, rs: [sum(r["v"] for r in rs)])
     assert parted.evaluate(Context()) == [12]
+
+
+def test_a_50_digit_identity_test_is_relative_for_small_values():
+    """exp(-1000 y) = 2 exp(-1000 y) is false however small both sides are: the 50-digit comparison is relative
+    (an absolute 1e-35 margin once let it hold at y in [0.09, 0.1], where both sides are below 1e-39)."""
+    y = sp.Symbol("y", positive=True)
+    out = Step("planted factor 2 on a tiny value", sp.exp(-1000 * y), 2 * sp.exp(-1000 * y), domain={y: (0.09, 0.1)},
+               symbolic=False).check()
+    assert not out.holds and out.strength == "refuted", out
+    same = Step("the same value through a cancellation", sp.exp(-1000 * y), sp.cosh(1000 * y) - sp.sinh(1000 * y),
+                domain={y: (0.09, 0.1)}, symbolic=False).check()
+    assert same.holds, same

@@ -343,8 +343,11 @@ def _slack_at_precision(lhs: Any, rhs: Any, relation: str, tol: float, rtol: flo
     if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
         raise ValueError("a side is not finite at this point")
     if tol == 0 and rtol == 0 and (isinstance(lhs, sp.Basic) or isinstance(rhs, sp.Basic)) and relation == "==":
-        # SymPy sides: 50-digit evaluation, equality to NUMERIC_DIGITS - 15 digits
-        margin = mpmath.mpf(10) ** (-(NUMERIC_DIGITS - 15)) * max(1, abs(a), abs(b))
+        # SymPy sides: 50-digit evaluation, equality to NUMERIC_DIGITS - 15 digits relative, with an absolute floor
+        # of 10^-(NUMERIC_DIGITS - 5) for sides that cancel to zero (an absolute 1e-35 let exp(-1000 y) = 2
+        # exp(-1000 y) hold wherever both sides were below it)
+        margin = (mpmath.mpf(10) ** (-(NUMERIC_DIGITS - 15)) * max(abs(a), abs(b))
+                  + mpmath.mpf(10) ** (-(NUMERIC_DIGITS - 5)))
     else:
         margin = tol + rtol * max(abs(a), abs(b))
     if relation == "==":
@@ -704,6 +707,7 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
     tested = by_float = 0
     guarded = False
     tol = sp.Float(10, NUMERIC_DIGITS) ** (-(NUMERIC_DIGITS - 15))
+    floor = sp.Float(10, NUMERIC_DIGITS) ** (-(NUMERIC_DIGITS - 5))
     npts = NUMERIC_POINTS if points is None else points
     # a step that asks for few points (costly integrals) also gets few simple points
     cap = npts + 40 if points is None else 2 * npts + 1
@@ -722,8 +726,10 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
         if any(not (a.is_number and b.is_number) or a.has(sp.zoo, sp.nan, sp.oo, -sp.oo)
                or b.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for a, b in pairs):
             continue  # a singular point of either side: not evidence either way
+        # relative agreement to NUMERIC_DIGITS - 15 digits, with an absolute floor for sides that cancel to zero
+        # (an absolute 1e-35 for values below 1 let exp(-1000 y) = 2 exp(-1000 y) hold at y ~ 0.1)
         bad = next(((a, b) for a, b in pairs
-                    if sp.Abs(sp.N(a - b, NUMERIC_DIGITS)) > tol * max(1, sp.Abs(a), sp.Abs(b))), None)
+                    if sp.Abs(sp.N(a - b, NUMERIC_DIGITS)) > tol * max(sp.Abs(a), sp.Abs(b)) + floor), None)
         if bad is not None:
             where = ", ".join(f"{s}={v}" for s, v in point.items())
             text = f"{where}: lhs = {sp.N(bad[0], 12)}, rhs = {sp.N(bad[1], 12)}"
