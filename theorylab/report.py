@@ -166,7 +166,7 @@ def _errata_html(steps: list[dict]) -> str:
         state = "confirmed" if s["status"] == "erratum confirmed" else "NOT reproduced"
         out.append(f'<div class="erratum" id="erratum-{html.escape(e["key"])}"><b>{html.escape(e["key"])}</b> '
                    f'({html.escape(e["seed"])}, {html.escape(e["where"])}; {state})<br>'
-                   f'<b>The seed states:</b> {html.escape(e["says"])}<br><b>What holds:</b> {html.escape(e["truth"])}'
+                   f'<b>The paper states:</b> {html.escape(e["says"])}<br><b>What holds:</b> {html.escape(e["truth"])}'
                    + (f'<br><b>Counterexample:</b> {html.escape(e["counterexample"])}' if e.get("counterexample") else "")
                    + (f'<br><small>{html.escape(e["note"])}</small>' if e.get("note") else "") + "</div>")
     return f"<p>{len(seen)} errata.</p>" + "\n".join(out)
