@@ -205,7 +205,8 @@ norm = Entry(
 )
 
 beta_aux_p = vector("beta_aux", "D", "the pretrained (auxiliary-task) predictor", tex="beta_d^aux")
-gamma_p = scalar("gamma", "readout initialization (any real; enters as gamma^2)", tex="gamma")
+gamma_p = scalar("gamma", "readout initialization (any real with |gamma| <= 1e154, so that k_d = |beta_aux_d| + "
+                 "gamma^2 is a finite float64; enters as gamma^2)", low=-1e154, high=1e154, tex="gamma")
 baux, gamma = beta_aux_p.symbol, gamma_p.symbol
 k_ft = sp.Abs(baux) + gamma**2
 
@@ -231,6 +232,9 @@ finetune = Entry(
     constraints=(Constraint(_k_ft_positive, "k_d = |beta_aux_d| + gamma^2 > 0 and |beta_d|/k_d <= 1e300"),),
     conditions=(r"k_d = |\beta^{aux}_d| + \gamma^2 > 0",),
     dims={"D": (1, 5)},
+    # gamma at the bound (gamma^2 = 1e308): an unbounded gamma returned 0.0 here once gamma^2 overflowed
+    examples=({"beta": [-0.0, -1e299, -2.00001, 1.0233], "beta_aux": [-2.5e-28, 1.5, 199324.3, -1.68e63],
+               "gamma": 1e154},),
 )
 
 
@@ -305,7 +309,17 @@ def solve_implicit_bias(X, y, kk, *, xp=np, tol_digits: int = 15):
 
 
 def _implicit_bias(X, y, w1, w2):
+    """The solver on X and y divided by the power of 2 nearest max|X|: the same constraint set X beta = y (an exact
+    rescaling of both sides, unless y/s leaves the normal range), so the same minimizer, while X X^T in the dual
+    Newton stays representable (X ~ 1e180 overflowed it; X ~ 1e-300 underflowed it to a singular matrix)."""
     kk = w1**2 + w2**2
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    big = float(np.max(np.abs(X))) if X.size else 0.0
+    if big > 0.0 and math.isfinite(big):
+        s = 2.0 ** round(math.log2(big))
+        ys = y / s
+        if np.all(np.isfinite(ys)) and np.all((ys == 0) | (np.abs(ys) >= np.finfo(float).tiny)):
+            X, y = X / s, ys
     return solve_implicit_bias(X, y, kk)
 
 
@@ -420,6 +434,12 @@ implicit_bias = Entry(
     rtol=1e-9,
     reference_rtol_note="1e-9 relative (Frobenius): the solution's conditioning is cond(X X^T) <= 1e4 "
                         "in the strategy, so float64 gives about 1e4 * 1e-16 = 1e-12",
+    # X near the ends of float64 (the accuracy map's scaling region): X X^T overflowed (a LinAlgError) or
+    # underflowed (a 100% error) before X and y were rescaled by a power of 2
+    examples=({"X": [[6.47e179, -2.6e-113], [2.40e179, 1e180]], "y": [-0.3085, -7.948], "w1": [1.4416, 2.0673],
+               "w2": [0.5, -2.7846]},
+              {"X": [[6.4738305934544285e-301, -0.0], [2.4027410306164783e-301, 1e-300]], "y": [-0.3085, -7.948],
+               "w1": [1.4416, 2.0673], "w2": [0.5, -2.7846]}),
 )
 
 # -- the derivation of seed 000, eqs (8)-(23) -------------------------------------------------------

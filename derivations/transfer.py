@@ -101,16 +101,18 @@ def finetune_scale(gamma, sigma, depth):
     """
     gamma, sigma, depth = np.broadcast_arrays(np.asarray(gamma, float), np.asarray(sigma, float),
                                               np.asarray(depth, float))
-    e = 2 * depth / (depth - 1)
-    a = 1 - gamma
+    delta = 2 / (depth - 1)  # e - 2, formed directly: e = 2 + 2/(L-1) loses it to rounding at large L
     K = gamma + sigma**2 * gamma / (1 - gamma)
     # The root lies in [1, sqrt(K/gamma)]: h(1) = -gamma sigma^2/(1-gamma) <= 0, and at c0 = sqrt(K/gamma) =
     # sqrt(1 + sigma^2/(1-gamma)) >= 1, h(c0) = c0^2 (c0^(e-2) - a) - K >= c0^2 (1 - a) - K = 0. h is convex
     # for c >= 1 (e(e-1) > 2 > 2a), so Newton from c0 descends monotonically (no overflow as L -> oo, e -> 2).
+    # h(c) = c^2 (c^delta - a) - K with c^delta - a = expm1(delta log c) + gamma: no cancellation of 1 - 1 when
+    # delta log c and gamma are small (depth 1e6, gamma 1e-6 lost five digits in c^e - a c^2)
     c = np.sqrt(K / gamma)
     for _ in range(200):
-        h = c**e - a * c * c - K
-        dh = e * c ** (e - 1) - 2 * a * c
+        cd = np.expm1(delta * np.log(c))
+        h = c * c * (cd + gamma) - K
+        dh = c * (2 * (cd + gamma) + delta * (1 + cd))
         step = h / dh
         c = c - step
         if np.all(np.abs(step) <= 4e-16 * c):
@@ -122,16 +124,26 @@ def _finetune_risk(gamma, theta, sigma, depth):
     gamma, theta, sigma, depth = np.broadcast_arrays(*(np.asarray(x, float) for x in (gamma, theta, sigma, depth)))
     sc = SCRATCH_ENTRY.numpy(gamma, sigma)
     under = gamma < 1
-    c = np.where(under, finetune_scale(np.where(under, gamma, 0.5), sigma, depth), 1.0)
-    # E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c - cos)^2 + sin^2) + sigma^2 g/(1-g): a sum of non-negative terms
-    over = (1 - gamma) * ((c - np.cos(theta)) ** 2 + np.sin(theta) ** 2) + sigma**2 * gamma / np.where(under, 1 - gamma, 1.0)
+    c = _scale(gamma, sigma, depth, under)
+    # E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c - cos)^2 + sin^2) + sigma^2 g/(1-g): a sum of non-negative terms, with
+    # c - cos theta = (c - 1) + 2 sin^2(theta/2) (exactly 0 at theta = 0, sigma = 0, where the risk is 0: the form
+    # c - cos(theta) left 6.8e-33 there)
+    dc = (c - 1) + 2 * np.sin(theta / 2) ** 2
+    over = (1 - gamma) * (dc**2 + np.sin(theta) ** 2) + sigma**2 * gamma / np.where(under, 1 - gamma, 1.0)
     return np.where(under, over, sc)
+
+
+def _scale(gamma, sigma, depth, under):
+    """c of Theorem 3.9 where gamma < 1 (else 1): the root of c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) +
+    c^2 (1-gamma), which is exactly c = 1 without label noise (the solver's c there is 1 to rounding)."""
+    c = np.where(under, finetune_scale(np.where(under, gamma, 0.5), sigma, depth), 1.0)
+    return np.where(sigma == 0, 1.0, c)
 
 
 def _finetune_transferability(gamma, theta, sigma, depth):
     gamma, theta, sigma, depth = np.broadcast_arrays(*(np.asarray(x, float) for x in (gamma, theta, sigma, depth)))
     under = gamma < 1
-    c = np.where(under, finetune_scale(np.where(under, gamma, 0.5), sigma, depth), 1.0)
+    c = _scale(gamma, sigma, depth, under)
     return np.where(under, -(1 - gamma) * (c * c - 2 * c * np.cos(theta)), 0.0)
 
 
@@ -530,10 +542,13 @@ SCRATCH_ENTRY = Entry(
 
 
 def _finite_ok(values):
-    nn, dd = values["n"], values["d"]
-    if not (nn < dd - 1 or nn > dd + 1):
+    nn, dd = np.asarray(values["n"]), np.asarray(values["d"])
+    bad = ~((nn < dd - 1) | (nn > dd + 1))  # elementwise: the parameters broadcast
+    if np.any(bad):
+        i = np.unravel_index(np.argmax(bad), bad.shape) if bad.shape else ()
+        nb, db = np.broadcast_arrays(nn, dd)
         return (f"n and d must satisfy n < d - 1 or n > d + 1 (the expected inverse-Wishart trace is infinite "
-                f"otherwise); got n={nn}, d={dd}")
+                f"otherwise); got n={nb[i]}, d={db[i]}")
     return None
 
 
@@ -577,7 +592,11 @@ entries_ += [
                "and this equals the seed's (14); with label noise c > 1 and depends on the depth L."),
           params=(gamma_p, theta_p, sigma_p, depth_p), lhs=r"\mathbb{E}\,\mathcal{R}_{ft}", display=FT_DISPLAY,
           compute=_finetune_risk, reference=_ft_risk_reference,
-          conditions=(r"\gamma \neq 1",)),
+          conditions=(r"\gamma \neq 1",),
+          # an exact zero (theta = 0, sigma = 0): the kernel once returned 6.8e-33 there; depth 1e6 at gamma 1e-6,
+          # where c^e - (1-gamma) c^2 cancelled to 2.6e-10 relative before expm1
+          examples=({"gamma": 0.44784095904738147, "theta": 0.0, "sigma": 0.0, "depth": 21},
+                    {"gamma": 1e-06, "theta": 0.0, "sigma": 1.0, "depth": 999998})),
     Entry(id="transfer.finetune_transferability", title="Fine-tuning transferability T_ft = E R_sc - E R_ft",
           source=Source(SEED, "eq (15) (the seed's carries no sigma; corrected for sigma > 0 and depth)"),
           doc="T_ft = -(1-gamma)(c^2 - 2c cos theta) for gamma < 1 and 0 for gamma > 1; sigma = 0 gives (15).",

@@ -16,14 +16,6 @@ from theorylab import catalogue
 from theorylab.testing import contract_entries, contract_tests, module_tests
 
 KNOWN_FAILURES = {
-    # found by the broadcasting rule when theorylab.testing added it: the constraint compares n and d with
-    # `if not (n < d - 1 or n > d + 1)`, which raises on arrays (derivations/transfer.py, _finite_ok)
-    "test_scalar_parameters_broadcast[transfer.scratch_risk_finite]":
-        "its constraint (n outside [d-1, d+1]) is not written for arrays",
-    # found when theorylab.testing drew new points: at theta = 0, sigma = 0 the risk is exactly 0 and the kernel
-    # returns 6.8e-33 (gamma = 0.44784095904738147, depth = 21): no relative accuracy at an exact zero
-    "test_value_matches_reference[transfer.finetune_risk]":
-        "nonzero (6.8e-33) where the risk is exactly 0 (theta = 0, sigma = 0)",
     # found by the default strategies' mass next to the bounds (v = 1 + 1e-7): the cancellation the issue names
     "test_value_matches_reference[omega.oplus]":
         "relative error 1.2e-9 at v = 1.0000001, omega1 = omega2 = (z-1)^2 (value 4.99999976158961e-15, "
