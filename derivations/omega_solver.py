@@ -60,13 +60,54 @@ def prepare(expr: sp.Expr, name: str = "omega"):
     x = sp.Symbol("x", nonnegative=True)
     fx = sp.lambdify(x, optimize(sp.expand(on.subs(z, x + 1)) if on.is_polynomial(z) else on.subs(z, x + 1),
                                  optims_c99), modules=["scipy", "numpy"])
+    if not on.is_polynomial(z):
+        fx = _with_small_offset_series(fx, on.subs(z, x + 1), x)
 
     def fn(zz):
         # omega is only used on z >= 1; rounding (v/z for z ~ v) must not reach x < 0, where x^(3/2) is NaN
         return fx(np.maximum(np.asarray(zz, dtype=float) - 1.0, 0.0))
+
+    def offset(xx):
+        # omega(1 + x) from the offset x = z - 1 itself (no rounded z near 1: used where x is known to full
+        # relative accuracy, e.g. x = expm1(log z))
+        return fx(np.maximum(np.asarray(xx, dtype=float), 0.0))
+    fn.offset = offset
     poly = sp.Poly(sp.expand(on), z) if on.is_polynomial(z) else None
     return on, fn, poly
 
+
+
+def _with_small_offset_series(fx, ex: sp.Expr, x: sp.Symbol, order: int = 12):
+    """fx with its Taylor (Puiseux) series at x = 0 used for x below a threshold: the closed form cancels there
+    (exp(z-1) - z = expm1(x) - x ~ x^2/2 has absolute error ~eps x, i.e. relative 2 eps/x). The series (to
+    O(x^order)) is used below the largest threshold in 1e-2, 1e-3, 1e-4 where it agrees with the closed form to
+    1e-18 relative in 40-digit arithmetic; fx unchanged where no series exists or none agrees."""
+    try:
+        ser = sp.series(ex, x, 0, order).removeO()
+    except Exception:  # noqa: BLE001 -- sympy raises many kinds for expressions it cannot expand
+        return fx
+    if ser.has(sp.Order) or ser.free_symbols - {x} or ser == ex:
+        return fx
+    f_mp, s_mp = sp.lambdify(x, ex, "mpmath"), sp.lambdify(x, ser, "mpmath")
+    thr = None
+    with mpmath.workdps(40):
+        for cand in ("1e-2", "1e-3", "1e-4"):
+            try:
+                fv, sv = f_mp(mpmath.mpf(cand)), s_mp(mpmath.mpf(cand))
+            except (ValueError, ZeroDivisionError, TypeError):
+                return fx
+            if fv != 0 and abs(fv - sv) <= mpmath.mpf(10) ** -18 * abs(fv):
+                thr = float(cand)
+                break
+    if thr is None:
+        return fx
+    fs = sp.lambdify(x, ser, modules=["numpy"])
+
+    def combined(xx):
+        xx = np.asarray(xx, dtype=float)
+        with np.errstate(all="ignore"):
+            return np.where(xx < thr, np.asarray(fs(np.minimum(xx, thr)), float), np.asarray(fx(xx), float))
+    return combined
 
 
 # -- the scalar effective penalty (12) --------------------------------------------------------------------
@@ -328,26 +369,79 @@ def _theorem1_reference(beta, omega):
 
 
 # -- the joint penalty (11) and its effective penalty -------------------------------------------------------
-def oplus(omega1, omega2, v, n: int = 200):
+def oplus(omega1, omega2, v, n: int = 200, polish: bool = True):
     """(omega1 (+) omega2)(v) = min_{1 <= z <= v} omega1(z) + omega2(v/z) (eq 11), v >= 1, vectorized.
 
-    A log grid in z on [1, v] locates the minimum and golden-section search refines it; the endpoints z = 1
-    and z = v are candidates too."""
-    _, f1, _ = prepare(omega1, "omega1")
-    _, f2, _ = prepare(omega2, "omega2")
+    Solved in u = log z on [0, log v], with both offsets formed without a rounded z near 1: t = z - 1 = expm1(u)
+    and s = v/z - 1 = expm1(log v - u) for v <= e (v/z - 1 beyond, where it has full accuracy). A log grid in z
+    (uniform in u) brackets the minimum and golden-section search narrows it; golden section on values resolves the
+    argmin only to ~sqrt(eps), so where omega1', omega2' exist the minimizer is then solved from the stationarity
+    condition (1 + t) omega1'(1 + t) = (1 + s) omega2'(1 + s) by bracketed Newton inside the grid bracket
+    (`polish`). The value is the least of the objective at the golden-section point, at the stationary point, and
+    at the endpoints z = 1 and z = v."""
+    on1, f1, _ = prepare(omega1, "omega1")
+    on2, f2, _ = prepare(omega2, "omega2")
+    g1, g2 = f1.offset, f2.offset
     v = np.asarray(v, dtype=float)
-    F = lambda zz, vv: np.asarray(f1(zz), float) + np.asarray(f2(vv / zz), float)  # noqa: E731
+    L = np.log(v)
+    small = L <= 1.0  # log v has absolute error <= eps there, so expm1(log v - u) keeps (1 + t)(1 + s) = v
+
+    def offsets(u, L, v, small):
+        with np.errstate(all="ignore"):
+            t = np.expm1(u)
+            s = np.where(small, np.expm1(L - u), v / np.exp(u) - 1.0)
+        return np.maximum(t, 0.0), np.maximum(s, 0.0)
+
+    def F(u, L, v, small):
+        t, s = offsets(u, L, v, small)
+        with np.errstate(all="ignore"):
+            return np.asarray(g1(t), float) + np.asarray(g2(s), float)
+
     # omega_i overflows float64 beyond some z_i (exp(z-1) - z beyond z ~ 711): the objective is finite only on
     # [v/z_2, z_1], so the grid covers that interval; a grid over [1, v] can miss it entirely (v = 4.7e5)
-    lo_z = np.clip(v / _finite_limit(f2), 1.0, v)
-    hi_z = np.clip(np.minimum(v, _finite_limit(f1)), lo_z, None)
-    lv0, lv = np.log(lo_z), np.log(hi_z) - np.log(lo_z)
-    t = np.linspace(0, 1, n)
-    grid = np.exp(lv0[..., None] + lv[..., None] * t)
-    lo, hi = solvers.grid_bracket(grid, F(grid, v[..., None]))
-    lo, hi = solvers.golden(lambda x: F(np.exp(x), v), np.log(lo), np.log(hi))
-    best = F(np.exp((lo + hi) / 2), v)
-    return np.minimum(np.minimum(best, F(lo_z, v)), F(hi_z, v))
+    lo_u = np.clip(L - math.log(_finite_limit(f2)), 0.0, L)
+    hi_u = np.clip(np.minimum(L, math.log(_finite_limit(f1))), lo_u, None)
+    grid = lo_u[..., None] + (hi_u - lo_u)[..., None] * np.linspace(0, 1, n)
+    ex = (L[..., None], v[..., None], small[..., None])
+    lo, hi = solvers.grid_bracket(grid, F(grid, *ex))
+    a, b = solvers.golden(lambda x: F(x, L, v, small), lo, hi)
+    um = (a + b) / 2
+    best = F(um, L, v, small)
+    if polish:
+        best = np.fmin(best, _oplus_stationary(on1, on2, F, offsets, um, lo, hi, L, v, small))
+    return np.fmin(np.fmin(best, F(lo_u, L, v, small)), F(hi_u, L, v, small))
+
+
+def _oplus_stationary(on1, on2, F, offsets, u0, lo, hi, L, v, small):
+    """The objective at the root of its u-derivative h(u) = (1 + t) omega1'(1 + t) - (1 + s) omega2'(1 + s)
+    (t = expm1(u), s = v e^-u - 1) inside the grid bracket [lo, hi], by bracketed Newton from u0, where that
+    bracket has h(lo) < 0 <= h(hi); inf elsewhere (and where omega1' or omega2' is not available in closed form)."""
+    out = np.full(np.shape(u0), np.inf)
+    d1, d2 = _derivatives(on1), _derivatives(on2)
+    if d1 is None or d2 is None:
+        return out
+    (a1, a2), (b1, b2) = d1, d2
+    u0, lo, hi, L, v, small = np.broadcast_arrays(u0, lo, hi, L, v, small)
+
+    def h(u, *ex):
+        t, s = offsets(u, *ex)
+        return np.asarray(a1(t), float) * (1 + t) - np.asarray(b1(s), float) * (1 + s)
+
+    def dh(u, *ex):
+        t, s = offsets(u, *ex)
+        p, q = 1 + t, 1 + s
+        return (np.asarray(a2(t), float) * p * p + np.asarray(a1(t), float) * p
+                + np.asarray(b2(s), float) * q * q + np.asarray(b1(s), float) * q)
+
+    with np.errstate(all="ignore"):
+        ok = (h(lo, L, v, small) < 0) & (h(hi, L, v, small) >= 0) & (lo < hi)
+    if not ok.any():
+        return out
+    ex = (L[ok], v[ok], small[ok])
+    u = solvers.newton_bracketed(lambda x: h(x, *ex), lambda x: dh(x, *ex), lo[ok], hi[ok],
+                                 np.clip(u0[ok], lo[ok], hi[ok]), maxit=60)
+    out[ok] = F(u, *ex)
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -363,12 +457,16 @@ def _finite_limit(fn) -> float:
 
 def _oplus_reference(omega1, omega2, v):
     """Independent of `oplus`: a 401-point log grid evaluated in mpmath brackets the minimum, which golden-section
-    search refines at 40 digits; the endpoints z = 1 and z = v are candidates."""
+    search refines at 40 digits; the endpoints z = 1 and z = v are candidates. Near v = 1 the working precision
+    grows by 4 digits per decade of 1/(v - 1): omega evaluated at z = 1 + x in closed form can cancel to its
+    value ~x^2 (exp(z-1) - z), and the minimizer's offset can be as small as ~(v - 1)^2 (|z-1|^3 against it)."""
     f1 = sp.lambdify(Z, prepare(omega1, "omega1")[0], "mpmath")
     f2 = sp.lambdify(Z, prepare(omega2, "omega2")[0], "mpmath")
 
     def one(vv):
-        with mpmath.workdps(40):
+        dv = float(vv) - 1.0
+        extra = 0 if not 0 < dv < 1 else 4 * math.ceil(-math.log10(dv))
+        with mpmath.workdps(40 + extra):
             vv = mpmath.mpf(float(vv))
             F = lambda x: f1(x) + f2(vv / x)  # noqa: E731
             grid = [vv ** (mpmath.mpf(k) / 400) for k in range(401)]
@@ -443,7 +541,7 @@ def tilde_oplus(omega1, omega2, v):
     prepare(omega1, "omega1"), prepare(omega2, "omega2")
 
     def joint(u):
-        return oplus(omega1, omega2, np.maximum(np.asarray(u, float), 1.0), n=64)
+        return oplus(omega1, omega2, np.maximum(np.asarray(u, float), 1.0), n=64, polish=False)
 
     # the nested search holds (values x 257 x 64) floats at once: chunks keep that near 70 MB
     flat = v.ravel()

@@ -133,3 +133,38 @@ def test_theorem1_log_squared_stationarity_at_large_beta():
     for b in (10.0, 100.0, 1e3, 1e5):
         s = theorem1(beta=np.array([b]), omega="log(z)**2")["s"]
         assert s * s * np.log(s) == pytest.approx(b * b, rel=1e-12)
+
+
+# issue #16: omega.oplus next to v = 1, where golden section on values (argmin to ~sqrt(eps)) and z - 1 formed
+# from a rounded z gave relative errors 0.36 (v - 1 = 1.1e-15), 1.2e-9 (1e-7), 4.5e-11 (1e-6); and exp(z-1) - z,
+# evaluated as expm1(x) - x, cancelled to its value ~x^2/2 (0.28 at v - 1 = 1.1e-15)
+NEAR_ONE = [1.1e-15, 1e-12, 1e-7, 1e-6]
+
+
+def _om(text):
+    from theorylab.params import Z
+    return sp.sympify(text, locals={"z": Z})
+
+
+@pytest.mark.parametrize("d", NEAR_ONE)
+@pytest.mark.parametrize("o1, o2", [("(z-1)**2", "(z-1)**2"), ("Abs(z-1)**3", "Abs(z-1)**3"),
+                                    ("exp(z-1)-z", "(z-1)**2"), ("exp(z-1)-z", "Abs(z-1)**3")])
+def test_oplus_near_one_matches_reference(d, o1, o2):
+    from theorylab.derivations.omega_solver import _oplus_reference
+    v = 1.0 + d
+    ref = _oplus_reference(_om(o1), _om(o2), v)
+    assert oplus(v=v, omega1=o1, omega2=o2) == pytest.approx(ref, rel=1e-10, abs=0)
+
+
+@pytest.mark.parametrize("d", NEAR_ONE)
+def test_oplus_near_one_closed_form(d):
+    """omega1 = omega2 = (z-1)^2: the minimum is at z = sqrt(v), 2 (sqrt(v) - 1)^2 (50 digits), independent of
+    both the entry and its reference (the reference is checked here too)."""
+    import mpmath
+
+    from theorylab.derivations.omega_solver import _oplus_reference
+    v = 1.0 + d
+    with mpmath.workdps(50):
+        exact = float(2 * (mpmath.sqrt(mpmath.mpf(v)) - 1) ** 2)
+    assert oplus(v=v, omega1="(z-1)**2", omega2="(z-1)**2") == pytest.approx(exact, rel=1e-10, abs=0)
+    assert _oplus_reference(_om("(z-1)**2"), _om("(z-1)**2"), v) == pytest.approx(exact, rel=1e-10, abs=0)
