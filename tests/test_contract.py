@@ -16,10 +16,6 @@ from theorylab import catalogue
 from theorylab.testing import contract_entries, contract_tests, module_tests
 
 KNOWN_FAILURES = {
-    # found by the default strategies' mass next to the bounds (v = 1 + 1e-7): the cancellation the issue names
-    "test_value_matches_reference[omega.oplus]":
-        "relative error 1.2e-9 at v = 1.0000001, omega1 = omega2 = (z-1)^2 (value 4.99999976158961e-15, "
-        "reference 4.999999755838687e-15)",
 }
 _loaded = {e.id for e in contract_entries()[0]}
 globals().update(module_tests(contract_tests(known_failures={
