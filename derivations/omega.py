@@ -65,7 +65,12 @@ ENTRIES = (
           params=(v1_p, o1_p, o2_p), lhs=r"(\omega_1\oplus\omega_2)(v)",
           display=r"\min_{1\le z\le v}\ \omega_1(z) + \omega_2(v/z)",
           compute=lambda v, omega1, omega2: oplus(omega1, omega2, v), reference=_oplus_reference,
-          constraints=(_check_omega("omega1", "omega2"),)),
+          constraints=(_check_omega("omega1", "omega2"),),
+          # issue #16: next to v = 1 (0.36 / 1.08 / 0.28 relative at v - 1 = 1.1e-15, 1.2e-9 at 1e-7 before the fix)
+          examples=({"v": 1.0000000000000011, "omega1": "(z-1)**2", "omega2": "(z-1)**2"},
+                    {"v": 1.0000000000000011, "omega1": "Abs(z-1)**3", "omega2": "Abs(z-1)**3"},
+                    {"v": 1.0000001, "omega1": "(z-1)**2", "omega2": "(z-1)**2"},
+                    {"v": 1.0000000000000011, "omega1": "exp(z-1)-z", "omega2": "Abs(z-1)**3"})),
     Entry(id="omega.tilde_oplus", title="Effective penalty of the joint penalty", source=Source(SEED, "eqs (12), (15), (28)"),
           doc="min over s1, s2 >= 1 of omega1(s1) + omega2(s2) + v^2/(s1 s2)^2: the per-singular-value problem (15)/(28).",
           params=(v_p, o1_p, o2_p), lhs=r"\widetilde{\omega_1\oplus\omega_2}(v)",
