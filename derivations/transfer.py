@@ -197,8 +197,10 @@ def _ft_transferability_reference(gamma, theta, sigma, depth):
 def _negative_region(theta, sigma):
     """gamma interval below 1 where T_lt < 0 and the gamma above which T_lt < 0 (text after eq 11)."""
     c = abs(math.cos(theta))
-    c2 = c * c
     s2 = math.sin(theta) ** 2
+    # cos^2 from sin^2 where sin is small (theta near 0 or pi): |cos| rounds to 1 there and the interval's lower end
+    # cos^2 theta = 1 - sin^2 theta would collapse onto its upper end 1 (theta = pi - 1e-8 gave no interval)
+    c2 = 1 - s2 if s2 < 0.5 else c * c
     B = 1 + c2 - sigma**2
     # B^2 - 4 cos^2 = ((1+c)^2 - sigma^2)((1-c)^2 - sigma^2) with 1 - c = sin^2/(1 + c): the direct form cancels
     # completely near theta = 0 (it equals sin^4 theta at sigma = 0)
@@ -617,7 +619,9 @@ entries_ += [
           display=r"(\gamma_-, \gamma_+) \cup (1 + \sigma^2/\sin^2\theta, \infty)",
           compute=_negative_region, reference=_negative_region_reference,
           constraints=(Constraint(_boundary_representable, "1 + sigma^2/sin^2(theta) representable"),),
-          value_doc='{"overparameterized": [gamma_minus, gamma_plus] or null, "underparameterized_from": gamma or null}'),
+          value_doc='{"overparameterized": [gamma_minus, gamma_plus] or null, "underparameterized_from": gamma or null}',
+          # theta a hair below pi, where |cos theta| rounds to 1: the interval (cos^2 theta, 1) was lost
+          examples=({"theta": 3.141592643655205, "sigma": 0.0},)),
     Entry(id="transfer.kl_divergence", title="KL divergence of the label distributions of two regressions",
           source=Source(SEED, "eqs (28)-(31)"), doc="D_KL(p_f || p_g) = ||f - g||^2_{L2(p)} / (2 sigma^2).",
           params=(dist_p, sigma_pos), lhs=r"D_{KL}(p_f\|p_g)", formula=KL.subs(sp.Symbol("Delta", nonnegative=True),
