@@ -308,25 +308,37 @@ def solve_implicit_bias(X, y, kk, *, xp=np, tol_digits: int = 15):
     return beta
 
 
-def _implicit_bias(X, y, w1, w2):
-    """The solver on X and y divided by the power of 2 nearest max|X|: the same constraint set X beta = y (an exact
-    rescaling of both sides, unless y/s leaves the normal range), so the same minimizer, while X X^T in the dual
-    Newton stays representable (X ~ 1e180 overflowed it; X ~ 1e-300 underflowed it to a singular matrix)."""
-    kk = w1**2 + w2**2
+def _rescaled(X, y):
+    """X and y divided by the power of 2 nearest max|X|: the same constraint set X beta = y (an exact rescaling of
+    both sides, unless y/s leaves the normal range, in which case they are returned as they are), with X X^T
+    representable (X ~ 1e180 overflowed it; X ~ 1e-300 underflowed it to a singular matrix)."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     big = float(np.max(np.abs(X))) if X.size else 0.0
     if big > 0.0 and math.isfinite(big):
         s = 2.0 ** round(math.log2(big))
         ys = y / s
         if np.all(np.isfinite(ys)) and np.all((ys == 0) | (np.abs(ys) >= np.finfo(float).tiny)):
-            X, y = X / s, ys
-    return solve_implicit_bias(X, y, kk)
+            return X / s, ys
+    return X, y
+
+
+def _implicit_bias(X, y, w1, w2):
+    """The dual Newton solver on the rescaled problem (same minimizer)."""
+    kk = w1**2 + w2**2
+    return solve_implicit_bias(*_rescaled(X, y), kk)
 
 
 def _y_reachable(values):
     X, y = np.asarray(values["X"]), np.asarray(values["y"])
     if X.shape[0] != y.shape[0]:
         return f"y must have length n = {X.shape[0]} (the rows of X); got y of length {y.shape[0]}"
+    with np.errstate(over="ignore"):
+        kk = np.asarray(values["w1"], dtype=float) ** 2 + np.asarray(values["w2"], dtype=float) ** 2
+    if not np.all(np.isfinite(kk)):
+        d = int(np.argmax(~np.isfinite(kk)))
+        return (f"w1 and w2 must give a finite k_d = w1_d^2 + w2_d^2 (|w1_d|, |w2_d| below about 1.3e154: the dual "
+                f"solver works with k_d in float64); got k_{d} = inf")
+    X, y = _rescaled(X, y)  # the same consistency question, asked where the SVD cannot overflow
     sol = np.linalg.lstsq(X, y, rcond=None)[0]
     if np.linalg.norm(X @ sol - y) > 1e-9 * max(1.0, np.linalg.norm(y)):
         return "y must lie in the column space of X (X beta = y has no solution); got an inconsistent X, y"
@@ -428,7 +440,7 @@ implicit_bias = Entry(
     display=r"\operatorname*{arg\,min}_{X\beta = y} \sum_{d=1}^{D} k_d\, q\!\left(\tfrac{2\beta_d}{k_d}\right)",
     compute=_implicit_bias,
     reference=_implicit_bias_reference,
-    constraints=(Constraint(_y_reachable, "y in the column space of X; w1_d^2 + w2_d^2 > 0"),),
+    constraints=(Constraint(_y_reachable, "y in the column space of X; 0 < w1_d^2 + w2_d^2 < inf"),),
     value_doc="a vector of length D",
     strategy_fn=_ib_strategy,
     rtol=1e-9,
