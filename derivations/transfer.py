@@ -97,38 +97,44 @@ def finetune_scale(gamma, sigma, depth):
 
     Balanced rank-one layers keep (I - P_row(X)) W1 fixed during fine-tuning and scale the rest of the
     product by ||beta||^((L-1)/L); in the high-dimensional limit the norms concentrate (see the derivation).
-    Newton's method on h(c) = c^e - a c^2 - K, e = 2L/(L-1), a = 1 - gamma, K = gamma(1 + sigma^2/(1-gamma)).
-    """
+    c = 1 + finetune_scale_excess(...), which is computed without rounding c - 1."""
+    return 1 + finetune_scale_excess(gamma, sigma, depth)
+
+
+def finetune_scale_excess(gamma, sigma, depth):
+    """c - 1 for the c of finetune_scale, by Newton's method on h in e = c - 1 (so e keeps its digits when it is far
+    below 1: e ~ gamma sigma^2 / ((1-gamma)(2 gamma + delta)) for small sigma, 1e-70 at sigma = 1e-35).
+
+    h(c) = c^2 (c^delta - a) - K, delta = e - 2 = 2/(L-1), a = 1 - gamma, K = gamma(1 + sigma^2/(1-gamma)). The root
+    lies in [1, sqrt(K/gamma)]: h(1) = -gamma sigma^2/(1-gamma) <= 0, and at c0 = sqrt(K/gamma) >= 1,
+    h(c0) >= c0^2 (1 - a) - K = 0; h is convex for c >= 1, so Newton from c0 descends monotonically. In e:
+    h = (1+e)^2 expm1(delta log1p(e)) + gamma e (2 + e) - gamma sigma^2/(1-gamma), every term without cancellation
+    (the form c^e - a c^2 - K lost five digits at depth 1e6, gamma 1e-6, and all of c - 1 at sigma = 1e-35)."""
     gamma, sigma, depth = np.broadcast_arrays(np.asarray(gamma, float), np.asarray(sigma, float),
                                               np.asarray(depth, float))
-    delta = 2 / (depth - 1)  # e - 2, formed directly: e = 2 + 2/(L-1) loses it to rounding at large L
-    K = gamma + sigma**2 * gamma / (1 - gamma)
-    # The root lies in [1, sqrt(K/gamma)]: h(1) = -gamma sigma^2/(1-gamma) <= 0, and at c0 = sqrt(K/gamma) =
-    # sqrt(1 + sigma^2/(1-gamma)) >= 1, h(c0) = c0^2 (c0^(e-2) - a) - K >= c0^2 (1 - a) - K = 0. h is convex
-    # for c >= 1 (e(e-1) > 2 > 2a), so Newton from c0 descends monotonically (no overflow as L -> oo, e -> 2).
-    # h(c) = c^2 (c^delta - a) - K with c^delta - a = expm1(delta log c) + gamma: no cancellation of 1 - 1 when
-    # delta log c and gamma are small (depth 1e6, gamma 1e-6 lost five digits in c^e - a c^2)
-    c = np.sqrt(K / gamma)
+    delta = 2 / (depth - 1)  # formed directly: 2L/(L-1) - 2 loses it to rounding at large L
+    r = sigma**2 / (1 - gamma)
+    noise = gamma * r
+    e = r / (np.sqrt(1 + r) + 1)  # sqrt(K/gamma) - 1 = sqrt(1 + r) - 1, without cancellation
     for _ in range(200):
-        cd = np.expm1(delta * np.log(c))
-        h = c * c * (cd + gamma) - K
-        dh = c * (2 * (cd + gamma) + delta * (1 + cd))
-        step = h / dh
-        c = c - step
-        if np.all(np.abs(step) <= 4e-16 * c):
+        cd = np.expm1(delta * np.log1p(e))
+        h = (1 + e) ** 2 * cd + gamma * e * (2 + e) - noise
+        dh = (1 + e) * (2 * (cd + gamma) + delta * (1 + cd))
+        step = np.where(dh > 0, h / np.where(dh > 0, dh, 1.0), 0.0)
+        e = np.maximum(e - step, 0.0)
+        if np.all(np.abs(step) <= 4e-16 * e):
             break
-    return c
+    return e
 
 
 def _finetune_risk(gamma, theta, sigma, depth):
     gamma, theta, sigma, depth = np.broadcast_arrays(*(np.asarray(x, float) for x in (gamma, theta, sigma, depth)))
     sc = SCRATCH_ENTRY.numpy(gamma, sigma)
     under = gamma < 1
-    c = _scale(gamma, sigma, depth, under)
     # E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c - cos)^2 + sin^2) + sigma^2 g/(1-g): a sum of non-negative terms, with
     # c - cos theta = (c - 1) + 2 sin^2(theta/2) (exactly 0 at theta = 0, sigma = 0, where the risk is 0: the form
-    # c - cos(theta) left 6.8e-33 there)
-    dc = (c - 1) + 2 * np.sin(theta / 2) ** 2
+    # c - cos(theta) left 6.8e-33 there), and c - 1 solved for directly (theta = 1e-36, sigma = 1e-35)
+    dc = _excess(gamma, sigma, depth, under) + 2 * np.sin(theta / 2) ** 2
     over = (1 - gamma) * (dc**2 + np.sin(theta) ** 2) + sigma**2 * gamma / np.where(under, 1 - gamma, 1.0)
     return np.where(under, over, sc)
 
@@ -136,8 +142,12 @@ def _finetune_risk(gamma, theta, sigma, depth):
 def _scale(gamma, sigma, depth, under):
     """c of Theorem 3.9 where gamma < 1 (else 1): the root of c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) +
     c^2 (1-gamma), which is exactly c = 1 without label noise (the solver's c there is 1 to rounding)."""
-    c = np.where(under, finetune_scale(np.where(under, gamma, 0.5), sigma, depth), 1.0)
-    return np.where(sigma == 0, 1.0, c)
+    return 1 + _excess(gamma, sigma, depth, under)
+
+
+def _excess(gamma, sigma, depth, under):
+    """c - 1 where gamma < 1 (else 0); exactly 0 without label noise."""
+    return np.where(under, finetune_scale_excess(np.where(under, gamma, 0.5), sigma, depth), 0.0)
 
 
 def _finetune_transferability(gamma, theta, sigma, depth):
@@ -160,13 +170,17 @@ def _bisect_mp(f, lo, iters: int = 200):
 
 def _ft_reference(gamma, theta, sigma, depth, transferability=False):
     def one(gm, tt, sg, dp):
-        with mpmath.workdps(40):
+        # c - 1 ~ sigma^2: 40 digits beyond it (at a fixed 40 digits, c - 1 = 2e-71 at sigma = 1e-35 carried an
+        # error of 1e-40, which entered the risk as (c - 1)^2 ~ 1e-81 against a value of 1.5e-71)
+        dps = 40 + (int(-2 * math.log10(sg)) if 0 < sg < 1 else 0)
+        with mpmath.workdps(dps):
             gm, tt, sg = mpmath.mpf(gm), mpmath.mpf(tt), mpmath.mpf(sg)
             if gm > 1:
                 return 0.0 if transferability else float(sg**2 / (gm - 1))
             e = mpmath.mpf(2 * dp) / (dp - 1)
             K = gm + sg**2 * gm / (1 - gm)
-            c = mpmath.mpf(1) if sg == 0 else _bisect_mp(lambda c: c**e - (1 - gm) * c**2 - K, mpmath.mpf(1))
+            c = mpmath.mpf(1) if sg == 0 else _bisect_mp(lambda c: c**e - (1 - gm) * c**2 - K, mpmath.mpf(1),
+                                                          iters=max(200, int(3.33 * dps) + 10))
             if transferability:
                 return float(-(1 - gm) * (c**2 - 2 * c * mpmath.cos(tt)))
             # E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c - cos)^2 + sin^2) + sigma^2 g/(1-g), with c - cos theta =
@@ -181,7 +195,7 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
 
 
 def _ft_risk_reference(gamma, theta, sigma, depth):
-    """The scale c by bracketed bisection of c^(2L/(L-1)) - (1-gamma) c^2 - K at 40 digits (mpmath), not Newton
+    """The scale c by bracketed bisection of c^(2L/(L-1)) - (1-gamma) c^2 - K at 40 digits beyond sigma^2 (mpmath), not Newton
     in float64; then E R_sc + (1-gamma)(c^2 - 2c cos theta), summed without cancellation (sigma^2/(gamma-1) for
     gamma > 1)."""
     return _ft_reference(gamma, theta, sigma, depth)
@@ -598,7 +612,8 @@ entries_ += [
           # an exact zero (theta = 0, sigma = 0): the kernel once returned 6.8e-33 there; depth 1e6 at gamma 1e-6,
           # where c^e - (1-gamma) c^2 cancelled to 2.6e-10 relative before expm1
           examples=({"gamma": 0.44784095904738147, "theta": 0.0, "sigma": 0.0, "depth": 21},
-                    {"gamma": 1e-06, "theta": 0.0, "sigma": 1.0, "depth": 999998})),
+                    {"gamma": 1e-06, "theta": 0.0, "sigma": 1.0, "depth": 999998},
+                    {"gamma": 0.125, "theta": 1e-36, "sigma": 1e-35, "depth": 6})),
     Entry(id="transfer.finetune_transferability", title="Fine-tuning transferability T_ft = E R_sc - E R_ft",
           source=Source(SEED, "eq (15) (the seed's carries no sigma; corrected for sigma > 0 and depth)"),
           doc="T_ft = -(1-gamma)(c^2 - 2c cos theta) for gamma < 1 and 0 for gamma > 1; sigma = 0 gives (15).",
