@@ -222,7 +222,7 @@ class Step:
                                 points=self.points, search=self.search)
 
 
-_CACHE_VERSION = "theorylab-steps-2"  # bump when the engine's way of deciding a step changes
+_CACHE_VERSION = "theorylab-steps-3"  # bump when the engine's way of deciding a step changes
 
 
 class _StepCache:
