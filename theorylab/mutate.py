@@ -19,6 +19,7 @@ import sympy as sp
 
 from .entry import Entry
 from .params import DomainError
+from .testing import _representable  # one definition: the contract suite's
 
 __all__ = ["Mutant", "MutantResult", "mutants", "run", "score", "LAYERS", "PROFILES"]
 
@@ -247,13 +248,6 @@ def _contract(entry: Entry, points: Sequence[dict]) -> str | None:
     return None
 
 
-def _representable(x: Any) -> bool:
-    if isinstance(x, dict):
-        return True
-    try:
-        return bool(np.all(np.isfinite(np.asarray(x, dtype=float))))
-    except (TypeError, ValueError):
-        return True
 
 
 class _ReferenceRaised(Exception):
