@@ -308,3 +308,13 @@ def test_every_builtin_series_is_recorded_by_a_check():
                 for series in fig.draws:
                     assert f'"{series.key}"' in checks or f"{names.get(series)}.tag(" in checks, \
                         f"{paper.name}: figure {fig.name} draws series {series.key}, which no check records"
+
+
+def test_a_folder_shadowing_an_installed_paper_is_named(tmp_path):
+    """`python -m theorylab` in the parent of a project folder named like its package (what `theorylab new` makes)
+    finds the folder, a namespace package, first: a one-line error says so instead of 'defines neither PAPER'."""
+    (tmp_path / "nspaper").mkdir()
+    done = subprocess.run([sys.executable, "-m", "theorylab", "list"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "THEORYLAB_PAPERS": "nspaper"}, timeout=300)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert "nspaper resolved to the folder" in done.stderr and "run from another folder" in done.stderr

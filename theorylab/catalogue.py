@@ -158,6 +158,11 @@ def _papers_in(obj: Any, origin: str) -> tuple[Paper, ...]:
             obj = obj.PAPERS
         elif hasattr(obj, "PAPER"):
             obj = obj.PAPER
+        elif getattr(obj, "__file__", None) is None and list(getattr(obj, "__path__", [])):
+            # a folder without __init__.py found first on sys.path (e.g. the project folder `theorylab new` made,
+            # when `python -m theorylab` runs in its parent): the installed package is shadowed
+            raise PaperError(f"paper {origin}: {obj.__name__} resolved to the folder {list(obj.__path__)[0]} (no "
+                             f"__init__.py), which shadows the installed package: run from another folder")
         else:
             raise PaperError(f"paper {origin}: module {obj.__name__} defines neither PAPER nor PAPERS")
     found = (obj,) if isinstance(obj, Paper) else tuple(obj) if isinstance(obj, (list, tuple)) else None
