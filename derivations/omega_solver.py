@@ -101,12 +101,18 @@ def _with_small_offset_series(fx, ex: sp.Expr, x: sp.Symbol, order: int = 12):
                 break
     if thr is None:
         return fx
-    fs = sp.lambdify(x, ser, modules=["numpy"])
+    # Horner's form: fewer operations, each a NumPy call on small arrays in the nested searches of omega.tilde_oplus
+    fs = sp.lambdify(x, sp.horner(ser) if ser.is_polynomial(x) else ser, modules=["numpy"])
 
     def combined(xx):
         xx = np.asarray(xx, dtype=float)
+        below = xx < thr
         with np.errstate(all="ignore"):
-            return np.where(xx < thr, np.asarray(fs(np.minimum(xx, thr)), float), np.asarray(fx(xx), float))
+            if not below.any():  # one branch only, when every point is on one side (most calls)
+                return np.asarray(fx(xx), float)
+            if below.all():
+                return np.asarray(fs(xx), float) + 0 * xx
+            return np.where(below, np.asarray(fs(np.minimum(xx, thr)), float), np.asarray(fx(xx), float))
     return combined
 
 

@@ -1,6 +1,8 @@
 """docs/authoring.md runs: every block marked `<!-- run -->` is executed in order, in a fresh folder holding a copy of
 examples/, with a throw-away virtual environment on top of this one (so `pip install -e` changes nothing outside it).
-Python blocks share one namespace; console blocks run each `$ ` line, which must exit 0."""
+Python blocks share one namespace; console blocks run each `$ ` line, which must exit 0; each command's output is
+kept, and what the guide's commands print and write about the example paper is asserted here (this run is the
+example's end-to-end test through its entry point: tests/test_examples.py keeps what the guide does not run)."""
 from __future__ import annotations
 
 import json
@@ -21,6 +23,7 @@ DRIVER = r'''
 import json, subprocess, sys, traceback
 blocks = json.load(open(sys.argv[1]))
 namespace = {"__name__": "__guide__"}
+outputs = {}
 for k, (kind, text) in enumerate(blocks):
     print(f"=== block {k} ({kind})", flush=True)
     if kind == "python":
@@ -38,6 +41,8 @@ for k, (kind, text) in enumerate(blocks):
         print(f"$ {command}", flush=True)
         run = subprocess.run(command, shell=True, capture_output=True, text=True)
         print(run.stdout[-4000:], run.stderr[-4000:], flush=True)
+        outputs[command] = run.stdout
+        json.dump(outputs, open(sys.argv[2], "w"))
         if run.returncode:
             print(f"FAILED: block {k}: `{command}` exited {run.returncode}", flush=True)
             sys.exit(1)
@@ -81,8 +86,9 @@ def test_guide_runs(tmp_path):
                PIP_NO_BUILD_ISOLATION="0", PIP_NO_DEPS="1", PIP_NO_INDEX="1",   # offline: nothing is downloaded
                MPLBACKEND="Agg")
     try:
-        run = subprocess.run([str(python), str(tmp_path / "driver.py"), str(tmp_path / "blocks.json")], cwd=work,
-                             env=env, capture_output=True, text=True, timeout=1800)
+        run = subprocess.run([str(python), str(tmp_path / "driver.py"), str(tmp_path / "blocks.json"),
+                              str(tmp_path / "outputs.json")], cwd=work, env=env, capture_output=True, text=True,
+                             timeout=1800)
     finally:
         for dist in ("my-paper", "theorylab-minnorm"):
             subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "uninstall", "-q", "-y", dist],
@@ -90,8 +96,15 @@ def test_guide_runs(tmp_path):
     if "Could not" in run.stdout and "pip" in run.stdout and "FAILED" in run.stdout and "install" in run.stdout:
         pytest.skip(f"pip could not install into a virtual environment here: {run.stdout[-500:]}")
     assert run.returncode == 0 and "ALL BLOCKS RAN" in run.stdout, run.stdout[-6000:] + run.stderr[-3000:]
+    out = json.loads((tmp_path / "outputs.json").read_text())
+    # the example paper, registered by its entry point alone (the guide pip-installs it): listed, evaluated, checked
+    assert "paper minnorm: Minimum-norm least squares in the proportional limit" in out["theorylab list"]
+    assert json.loads(out["theorylab eval minnorm.risk gamma=2 r=1 sigma=1"])["value"] == pytest.approx(1.5, rel=1e-15)
+    assert "8 steps in 1 derivations: 8 hold" in out["theorylab check minnorm"]
+    record = json.loads((work / "minnorm.json").read_text())
+    assert record["papers"] == ["minnorm"] and len(record["evidence"]) == 11
+    assert all(r["passed"] for r in record["evidence"])
     assert (work / "report" / "index.html").is_file()
-    assert (work / "report" / "figures" / "minnorm-double-descent.svg").is_file()
+    assert (work / "report" / "figures" / "minnorm-double-descent.svg").read_text().count("<path") > 10
     tex = (work / "minnorm.tex").read_text()
-    assert r"\title{Minimum-norm least squares in the proportional limit}" in tex
-    assert json.loads((work / "minnorm.json").read_text())["papers"] == ["minnorm"]
+    assert r"\title{Minimum-norm least squares in the proportional limit}" in tex and r"\texttt{minnorm.risk}" in tex

@@ -58,7 +58,8 @@ def environment(tmp_path):
 
 
 def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
-    """The issue's flow, offline: pip install -e DIR, then check, verify --json, latex, report and pytest DIR."""
+    """The issue's flow, offline: pip install -e DIR, then check, verify --json, latex and report. (`pytest DIR` on
+    the same scaffold, installed the same way, is the first block of docs/authoring.md, run by tests/test_guide.py.)"""
     folder = tmp_path / "my-paper"
     code, _, err = run_cli("new", "my-paper", str(folder))
     assert code == 0, err
@@ -92,9 +93,5 @@ def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
     assert r"\begin{document}" in tex and "my-paper-eq3" in tex
     out = theorylab("report", "--evidence", "ev.json", "-o", "out")
     assert (work / "out" / "figures" / "my-paper-mgf.svg").read_text().count("<path") > 5
-    tests = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder)], cwd=work, env=env,
-                           capture_output=True, text=True, timeout=600)
-    assert tests.returncode == 0, tests.stdout[-4000:]
-    assert " passed" in tests.stdout and "failed" not in tests.stdout
     # the shared environment never saw the paper
     assert subprocess.run([sys.executable, "-c", "import my_paper"], capture_output=True).returncode != 0
