@@ -123,13 +123,30 @@ def test_relative_and_absolute_imports_are_resolved():
 # -- theorylab._solvers ----------------------------------------------------------------------------------------
 def test_golden_brackets_the_minimum_vectorized():
     centers = np.array([0.3, -2.0, 5.5])
-    lo, hi = solvers.golden(lambda x: (x - centers) ** 2, np.full(3, -10.0), np.full(3, 10.0), iters=80)
+    lo, hi = solvers.golden(lambda x: (x - centers) ** 2, np.full(3, -10.0), np.full(3, 10.0), iters=80, points=2)
     assert np.all(hi - lo <= 20 * solvers.GOLDEN ** 80 + 1e-15)
     assert np.allclose((lo + hi) / 2, centers, atol=1e-12)
-    # a scalar (0-d) bracket works too
     # by default the bracket shrinks to 1e-12 of its starting width, and still holds the minimizer
     lo, hi = solvers.golden(lambda x: (x - 1.25) ** 2, np.array(0.0), np.array(3.0))
     assert lo.shape == () and hi - lo <= 3e-12 and lo <= 1.25 <= hi
+
+
+@pytest.mark.parametrize("size", [1, 5, 200])
+def test_section_search_keeps_the_minimizer_of_a_kink_and_calls_f_few_times(size):
+    """Small brackets take 16 interior points a call (13 calls to 1e-12), large ones golden section (58 calls):
+    either way the bracket shrinks to 1e-12 of its width around the minimizer, here the kink of |x - c|."""
+    centers = np.linspace(-3.0, 4.0, size)
+    calls = []
+
+    def F(x):
+        calls.append(x.shape)
+        return np.abs(x - centers)
+
+    lo, hi = solvers.golden(F, np.full(size, -5.0), np.full(size, 5.0))
+    assert np.all((lo <= centers) & (centers <= hi)) and np.all(hi - lo <= 10e-12)
+    assert len(calls) == (13 if size <= 64 else 58) and calls[0] == ((16 if size <= 64 else 2), size)
+    with pytest.raises(ValueError, match="points must be at least 2"):
+        solvers.golden(F, np.zeros(1), np.ones(1), points=1)
 
 
 def test_golden_mp_reaches_high_precision():
