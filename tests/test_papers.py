@@ -212,20 +212,30 @@ def _run(cwd: Path, *args: str, flags: tuple[str, ...] = (), env: dict | None = 
     return run.returncode, run.stdout, run.stderr
 
 
-def _shadow_test(tmp_path: Path, flags: tuple[str, ...] = (), env: dict | None = None) -> None:
-    """`list` and `check SMALL` print the same in a folder holding a verify.py and a derivations.py that raise."""
-    clean, shadowed = tmp_path / "clean", tmp_path / "shadowed"
-    clean.mkdir()
+def _shadow_test(tmp_path: Path, clean: dict, flags: tuple[str, ...] = (), env: dict | None = None) -> None:
+    """`list` and `check SMALL` print, in a folder holding a verify.py and a derivations.py that raise, what they
+    print in a clean folder as installed here (the `clean_outputs` fixture: computed once, every way of installing
+    must print the same)."""
+    shadowed = tmp_path / "shadowed"
     shadowed.mkdir()
     for name, text in SHADOWS.items():
         (shadowed / name).write_text(text)
-    # the step cache off: a verdict read back from it says "[cached]", and the first run would fill it for the
-    # second (on a machine whose cache starts empty, as CI's does)
-    env = {"THEORYLAB_STEP_CACHE": "0", **(env or {})}
     for args in (("list",), ("check", SMALL)):
-        a, b = _run(clean, *args, flags=flags, env=env), _run(shadowed, *args, flags=flags, env=env)
-        assert a[0] == 0, a[2]
-        assert a == b
+        assert _run(shadowed, *args, flags=flags, env={**_NO_STEP_CACHE, **(env or {})}) == clean[args]
+
+
+# the step cache off: a verdict read back from it says "[cached]", and one run would fill it for the next (on a
+# machine whose cache starts empty, as CI's does)
+_NO_STEP_CACHE = {"THEORYLAB_STEP_CACHE": "0"}
+
+
+@pytest.fixture(scope="module")
+def clean_outputs(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("clean")
+    out = {args: _run(folder, *args, env=_NO_STEP_CACHE) for args in (("list",), ("check", SMALL))}
+    for args, (code, _, err) in out.items():
+        assert code == 0, (args, err)
+    return out
 
 
 SMALL = os.environ.get("THEORYLAB_SHADOW_FAMILY", "l12")
@@ -240,20 +250,20 @@ def _site_packages() -> list[str]:
 
 
 @needs_builtins
-def test_user_verify_and_derivations_shadow_nothing(tmp_path):
+def test_user_verify_and_derivations_shadow_nothing(tmp_path, clean_outputs):
     """As installed here (editable): a user's own verify.py / derivations.py change nothing."""
-    _shadow_test(tmp_path)
+    _shadow_test(tmp_path, clean_outputs)
 
 
 @needs_builtins
-def test_source_checkout_without_install(tmp_path):
+def test_source_checkout_without_install(tmp_path, clean_outputs):
     """PYTHONPATH=checkout with no .pth processed (python -S): derivations/ and verify/ still load as
     theorylab.derivations / theorylab.verify, and nothing is shadowed."""
-    _shadow_test(tmp_path, ("-S",), {"PYTHONPATH": os.pathsep.join([str(ROOT), *_site_packages()])})
+    _shadow_test(tmp_path, clean_outputs, ("-S",), {"PYTHONPATH": os.pathsep.join([str(ROOT), *_site_packages()])})
 
 
 @needs_builtins
-def test_regular_install(tmp_path):
+def test_regular_install(tmp_path, clean_outputs):
     """`pip install .` (into a target folder): only `theorylab` is installed on the top level, and nothing is
     shadowed."""
     import shutil
@@ -272,7 +282,8 @@ def test_regular_install(tmp_path):
     assert (target / "theorylab" / "verify" / "figures_000.py").is_file()
     eps = next(target.glob("theorylab-*.dist-info")) / "entry_points.txt"
     assert "[theorylab.papers]" in eps.read_text()
-    _shadow_test(tmp_path, ("-S",), {"PYTHONPATH": os.pathsep.join([str(target), *_site_packages()])})
+    _shadow_test(tmp_path, clean_outputs, ("-S",), {"PYTHONPATH": os.pathsep.join([str(target),
+                                                                                    *_site_packages()])})
 
 
 def test_checkout_pyproject_registers_the_builtins():
