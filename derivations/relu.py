@@ -11,8 +11,9 @@ from .relu_entries import (ENTRIES, SEED, _kwargs_strategy, _quartic_reference, 
                            quartic, stationary_points)
 from .relu_proofs import DERIVATIONS, FIG_GAMMAS
 from .relu_solver import (_direct_minimize, _mp_minimize, _stationary_reference, log_slope_reference, minimize_p,
-                          penalty_reference, stationary_points_exact)
+                          penalty_reference, positive_root_count, stationary_points_exact)
 
 __all__ = ["ENTRIES", "DERIVATIONS", "SEED", "FIG_GAMMAS", "quartic", "stationary_points", "penalty", "penalty_aux",
            "log_slope", "minimize_p", "penalty_reference", "log_slope_reference", "stationary_points_exact",
+           "positive_root_count",
            "_direct_minimize", "_mp_minimize", "_stationary_reference", "_quartic_reference", "_kwargs_strategy"]

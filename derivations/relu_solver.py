@@ -552,14 +552,29 @@ def log_slope_reference(m, m0, rho, gamma) -> float:
 # ------------------------------------------------------------------------------------------------------
 
 
-def stationary_points_exact(m: float, m0: float, rho: float, gamma: float) -> np.ndarray:
-    """The distinct positive roots of eq (10), ascending (Seed 001, eq. (10)): exact count, mpmath values."""
+def _exact_quartic(m: float, m0: float, rho: float, gamma: float):
+    """Eq (10) as u^4 - a u^3 + c u - M with exact rational a = m0 rho, c = gamma m, M = m^2: (a, c, M, its
+    square-free part, its number of distinct positive roots by Sturm's theorem); the part is None when m = 0
+    (then u^3 (u - a))."""
     fm, fa = Fraction(m), Fraction(m0) * Fraction(rho)
     c, M = Fraction(gamma) * fm, fm * fm
-    if M == 0:  # u^3 (u - a): the positive root a, if any
-        return np.array([float(fa)]) if fa > 0 else np.zeros(0)
+    if M == 0:
+        return fa, c, M, None, int(fa > 0)
     sqf = solvers.square_free([Fraction(1), -fa, Fraction(0), c, -M])
-    count = solvers.sturm_positive_roots(sqf)
+    return fa, c, M, sqf, solvers.sturm_positive_roots(sqf)
+
+
+def positive_root_count(m: float, m0: float, rho: float, gamma: float) -> int:
+    """The number of distinct positive roots of eq (10) (Seed 001), exact: what stationary_points_exact returns
+    the values of, without computing them."""
+    return _exact_quartic(m, m0, rho, gamma)[-1]
+
+
+def stationary_points_exact(m: float, m0: float, rho: float, gamma: float) -> np.ndarray:
+    """The distinct positive roots of eq (10), ascending (Seed 001, eq. (10)): exact count, mpmath values."""
+    fa, c, M, sqf, count = _exact_quartic(m, m0, rho, gamma)
+    if sqf is None:  # u^3 (u - a): the positive root a, if any
+        return np.array([float(fa)]) if fa > 0 else np.zeros(0)
     if count == 0:
         return np.zeros(0)
     spread = _spread_digits(mpmath.mpf(fa.numerator) / fa.denominator, mpmath.mpf(c.numerator) / c.denominator,
