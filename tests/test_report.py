@@ -59,12 +59,21 @@ def evidence_file(tmp_path_factory) -> Path:
     return path
 
 
+_REPORTS: dict[str, Path] = {}  # record text -> its report, kept for the process: pytest-xdist may run this
+# module's tests around other modules' (the LaTeX tests are in the "derivations" group), which tears the module
+# fixture down; the report of the same record is then not built again
+
+
 @pytest.fixture(scope="module")
 def report_dir(evidence_file, tmp_path_factory) -> Path:
+    key = evidence_file.read_text()
+    if key in _REPORTS:
+        return _REPORTS[key]
     out = tmp_path_factory.mktemp("report") / "out"
     code, stdout, stderr = run_cli("report", "-o", str(out), "--evidence", str(evidence_file))
     assert code == 0, stderr
     assert f"{len(FIGURES)} figures" in stdout
+    _REPORTS[key] = out
     return out
 
 
