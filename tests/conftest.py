@@ -48,6 +48,7 @@ _MODULE_GROUPS = {"test_coverage_000": "derivations", "test_coverage_001": "deri
                   "test_omega_proofs": "derivations", "test_report": "report"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks into the test IDs
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = getattr(item, "originalname", item.name)
