@@ -12,6 +12,7 @@ k-section's (all three resolve the minimum to rounding). Run: python benchmarks/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -24,23 +25,19 @@ POINTS = [(0.3, "(z-1)**2", "exp(z-1)-z"), (2.0, "Abs(z-1)**(3/2)", "(z-1)**2"),
           (40.0, "Abs(z-1)**4", "Abs(z-1)**(3/2) + 0.3*(exp(z-1)-z)")]
 
 
+@contextlib.contextmanager
 def variant(name: str):
-    """A context of module settings that selects the variant."""
+    """The module settings that select the variant, restored afterwards."""
     original_points, original_golden = _solvers.SECTION_POINTS, _solvers.golden
-
-    class Use:
-        def __enter__(self):
-            if name == "golden 1e-12":
-                _solvers.SECTION_POINTS = 2
-            elif name == "golden 90 steps":
-                _solvers.SECTION_POINTS = 2
-                _solvers.golden = lambda F, lo, hi, iters=None, shrink=1e-12, points=None: original_golden(
-                    F, lo, hi, iters=90, points=2)
-
-        def __exit__(self, *exc):
-            _solvers.SECTION_POINTS, _solvers.golden = original_points, original_golden
-
-    return Use()
+    if name != "k-section (default)":
+        _solvers.SECTION_POINTS = 2
+    if name == "golden 90 steps":
+        _solvers.golden = lambda F, lo, hi, iters=None, shrink=1e-12, points=None: original_golden(
+            F, lo, hi, iters=90, points=2)
+    try:
+        yield
+    finally:
+        _solvers.SECTION_POINTS, _solvers.golden = original_points, original_golden
 
 
 def main() -> None:
