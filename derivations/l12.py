@@ -301,13 +301,13 @@ DERIVATIONS = (
         Step("'in the minimum-norm solution either all + or all - weights of a dimension are zero': every "
              "realization with both branches non-zero costs more than the minimum",
              _both_branches_cost, _mpn_of_realization, relation=">", erratum=Erratum(
-                 "000-B-branches", SEED, "text before eq (27)",
-                 "in the minimum parameter norm solution, for a given input dimension d, either all its + weights or "
+                 key="000-B-branches", source=SEED, where="text before eq (27)",
+                 says="in the minimum parameter norm solution, for a given input dimension d, either all its + weights or "
                  "all its - weights will be zero",
-                 "the minimum value 2||beta_d|| is also attained with both branches non-zero when w+^(2) w+^(1) and "
+                 truth="the minimum value 2||beta_d|| is also attained with both branches non-zero when w+^(2) w+^(1) and "
                  "-w-^(2) w-^(1) point the same way (w+ = (1, 1), w- = (1, -1) realize beta = 2 at cost 4 = 2|beta|); "
                  "the reduction to one branch is a choice (WLOG), not a property of every minimizer",
-                 "The minimum value (30) is unaffected.",
+                 note="The minimum value (30) is unaffected.",
                  at={"a_p": np.array([1.0]), "a_m": np.array([1.0]), "c_p": np.array([[1.0]]),
                      "c_m": np.array([[-1.0]])})),
         Step("both branches cost at least 2||beta_d||: (26) at any realization w >= min_param_norm(beta(w))",

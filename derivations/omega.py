@@ -418,16 +418,16 @@ DERIVATIONS = (
              search=lambda: ({"b": b} for b in (0.5, 1.0, 2.0)),
              why="F = omega(z) + ||beta||^2/z^2 tends to sup omega; a minimizer exists iff some z has F(z) <= lim F",
              erratum=Erratum(
-                 "003-thm1-existence", SEED, "Theorem 1", "there is a solution to eq. 4 with Omega = Omega_omega",
-                 "needs omega(z) -> oo: for omega = (z-1)^2/(1+(z-1)^2) and ||beta|| = 2, z^2 (F(z) - 1) = 4 - z^2/(1 + "
+                 key="003-thm1-existence", source=SEED, where="Theorem 1", says="there is a solution to eq. 4 with Omega = Omega_omega",
+                 truth="needs omega(z) -> oo: for omega = (z-1)^2/(1+(z-1)^2) and ||beta|| = 2, z^2 (F(z) - 1) = 4 - z^2/(1 + "
                  "(z-1)^2) >= 2 > 0, so the infimum 1 is approached as z -> oo but not attained (omega.tilde returns "
-                 "the infimum; omega.theorem1 rejects such inputs).", "", at={"b": 2.0}), cites=('Theorem 1',)),
+                 "the infimum; omega.theorem1 rejects such inputs).", note="", at={"b": 2.0}), cites=('Theorem 1',)),
         Step("'s takes its minimum value at ||beta|| = 0 and is increasing otherwise': s(b1) < s(b2) for b1 < b2",
              _s_lhs, _s_rhs, relation="<", search=_s_points, erratum=Erratum(
-                 "003-thm1-s", SEED, "text after Theorem 1",
-                 "s takes minimum value at ||beta||_2 = 0 and is increasing otherwise",
-                 "s is non-decreasing; for omega non-differentiable at 1 it stays 1 on a neighbourhood of 0 (|z - 1|: "
-                 "for ||beta|| <= 1/sqrt(2)), so there the kernel does not align at all.", "",
+                 key="003-thm1-s", source=SEED, where="text after Theorem 1",
+                 says="s takes minimum value at ||beta||_2 = 0 and is increasing otherwise",
+                 truth="s is non-decreasing; for omega non-differentiable at 1 it stays 1 on a neighbourhood of 0 (|z - 1|: "
+                 "for ||beta|| <= 1/sqrt(2)), so there the kernel does not align at all.", note="",
                  at={"omega": "Abs(z-1)", "b1": 0.25, "b2": 0.5})),
         Step("corrected: s is non-decreasing in ||beta|| (entry omega.theorem1)", _s_lhs, _s_rhs, relation="<=",
              search=_s_points),

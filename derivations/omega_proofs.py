@@ -57,10 +57,10 @@ TEXT = Derivation(
         Step("Sec. 3.1: 'Omega~ = ||.||_1' for Omega(M) = ||M||_F^2 with diagonal M (one coordinate, beta = b > 0)",
              bb, sp.Subs(F22, mm, sp.sqrt(bb)),
              why="the text's value ||beta||_1 against min_m m^2 + b^2/m^2 at its minimizer m^2 = b (App. A.1, eq (22))",
-             erratum=Erratum("003-sec3.1-l1-factor", SEED, "Sec. 3.1 text (vs App. A.1, eq (22))",
-                             "Omega~ = ||.||_1 in the special case Omega(M) = ||M||_F^2 with a diagonal constraint",
-                             "Omega~(beta) = sum_j min_m (m^2 + beta_j^2/m^2) = 2||beta||_1 (eq (22) is right)",
-                             "same minimizer, so 'sparsity-inducing' stands; omega.diag_l1 returns 2||beta||_1",
+             erratum=Erratum(key="003-sec3.1-l1-factor", source=SEED, where="Sec. 3.1 text (vs App. A.1, eq (22))",
+                             says="Omega~ = ||.||_1 in the special case Omega(M) = ||M||_F^2 with a diagonal constraint",
+                             truth="Omega~(beta) = sum_j min_m (m^2 + beta_j^2/m^2) = 2||beta||_1 (eq (22) is right)",
+                             note="same minimizer, so 'sparsity-inducing' stands; omega.diag_l1 returns 2||beta||_1",
                              at={"b": 1})),
         Step("A.1: m^2 = b is the stationary point of m^2 + b^2/m^2", sp.Subs(sp.Derivative(F22, mm), mm, sp.sqrt(bb)), 0, cites=('(22)',)),
         Step("A.1: m^2 + b^2/m^2 - 2b = (m - b/m)^2 >= 0, so the stationary value 2b is the minimum", F22 - 2 * bb,
@@ -69,9 +69,9 @@ TEXT = Derivation(
         Step("(7) as written: K(x, x') = grad f0(x) M^2 grad f0(x')^T (grad f-bar = grad f0 M, M general)",
              gx * M2 * M2 * gy.T, (gx * M2) * (gy * M2).T,
              why="the kernel of the adapted features grad f0 M is (grad f0(x) M)(grad f0(x') M)^T",
-             erratum=Erratum("003-eq7-symmetric", SEED, "eq (7)", "K = grad f0(x) M^2 grad f0(x')^T",
-                             "K = grad f0(x) M M^T grad f0(x')^T; equal to M^2 only for symmetric M (footnote 1 makes "
-                             "M symmetric WLOG, and (8) is symmetric)", "write M M^T or state M symmetric",
+             erratum=Erratum(key="003-eq7-symmetric", source=SEED, where="eq (7)", says="K = grad f0(x) M^2 grad f0(x')^T",
+                             truth="K = grad f0(x) M M^T grad f0(x')^T; equal to M^2 only for symmetric M (footnote 1 makes "
+                             "M symmetric WLOG, and (8) is symmetric)", note="write M M^T or state M symmetric",
                              at={"g_1": 1, "g_2": 0, "h_1": 1, "h_2": 0, "m_11": 0, "m_12": 1, "m_21": 0, "m_22": 0}), cites=('(7)',)),
         Step("(7) corrected: (grad f0(x) M)(grad f0(x') M)^T = grad f0(x) M M^T grad f0(x')^T",
              (gx * M2) * (gy * M2).T, gx * M2 * M2.T * gy.T, cites=('(7)',)),
@@ -198,13 +198,13 @@ def _right_quotient(expr):
 
 
 E6_CASE_SPLIT = Erratum(
-    "003-A.2.2-case-split", SEED, "proof of Prop. 3, text before (26)",
-    "if omega is non-differentiable at z = 1, then for sufficiently small v, z* = 1; otherwise omega(z) = |z-1|^p + "
+    key="003-A.2.2-case-split", source=SEED, where="proof of Prop. 3, text before (26)",
+    says="if omega is non-differentiable at z = 1, then for sufficiently small v, z* = 1; otherwise omega(z) = |z-1|^p + "
     "o(|z-1|^p) for some p >= 2",
-    "both branches fail: only omega'(1+) matters (Max(1-z, (z-1)^2) is non-differentiable at 1 yet z* > 1 for all v > 0), "
+    truth="both branches fail: only omega'(1+) matters (Max(1-z, (z-1)^2) is non-differentiable at 1 yet z* > 1 for all v > 0), "
     "and differentiable omega need not be |z-1|^p with p >= 2 (|z-1|^(3/2); exp(z-1) - z has coefficient 1/2). "
     "omega~(v) = v^2 + o(v^2) holds for every omega: v^2/z*^2 <= omega~(v) <= v^2 and z* -> 1",
-    "proof only; the conclusion of Prop. 3 stands; (26) is right for p > 1")
+    note="proof only; the conclusion of Prop. 3 stands; (26) is right for p > 1")
 
 
 PROP3 = Derivation(
@@ -213,12 +213,12 @@ PROP3 = Derivation(
         Step("Prop. 3: v^2 -> omega~(v) is (strictly) increasing for continuous strictly quasi-convex omega, omega(1) = 0: "
              "omega~(v1) < omega~(v2) for v1 < v2 (entry omega.tilde)", _w1, _w2, relation="<",
              search=_nondecreasing_points,
-             erratum=Erratum("003-prop3-strict", SEED, "Prop. 3 and A.2.2 ('omega~(v1) < omega~(v2), since the minimizer "
-                             "must be finite')", "v^2 -> omega~(v) is increasing; the minimum in (12) is attained",
-                             "omega~ (an infimum) is nondecreasing; strictly increasing where the minimizer at the larger "
+             erratum=Erratum(key="003-prop3-strict", source=SEED, where="Prop. 3 and A.2.2 ('omega~(v1) < omega~(v2), since the minimizer "
+                             "must be finite')", says="v^2 -> omega~(v) is increasing; the minimum in (12) is attained",
+                             truth="omega~ (an infimum) is nondecreasing; strictly increasing where the minimizer at the larger "
                              "|v| exists, e.g. when omega(z) -> oo. For omega = (z-1)^2/(1+(z-1)^2) and v^2 > 2, "
                              "omega(z) + v^2/z^2 - 1 = ((v^2-1) z^2 - 2 v^2 z + 2 v^2)/(z^2 ((z-1)^2 + 1)) > 0 tends to 0: "
-                             "omega~(2) = omega~(3) = 1", "needs the hypothesis omega(z) -> oo",
+                             "omega~(2) = omega~(3) = 1", note="needs the hypothesis omega(z) -> oo",
                              at={"omega": BOUNDED, "v1": 2.0, "v2": 3.0}), cites=('Proposition 3',)),
         Step("omega = (z-1)^2/(1+(z-1)^2): omega(z) + v^2/z^2 - 1 = ((v^2-1) z^2 - 2 v^2 z + 2 v^2)/(z^2((z-1)^2+1))",
              _om(BOUNDED) + uu / z**2 - 1, ((uu - 1) * z**2 - 2 * uu * z + 2 * uu) / (z**2 * ((z - 1) ** 2 + 1)),
@@ -233,10 +233,10 @@ PROP3 = Derivation(
              "sup_t v^2 t - omega(1/t) implies -omega~(v) >= v^2 T - omega(1/T) for every T > 0", _neg_tilde_T,
              _conj_literal_rhs, relation=">=", search=lambda: ({"omega": om, "v": v, "T": T} for om in FAMILIES[:4]
                                                               for v in (0.5, 1.0) for T in (0.5, 10.0)),
-             erratum=Erratum("003-A.2.2-conjugate", SEED, "proof of Prop. 3 (A.2.2)",
-                             "v^2 -> -omega~(v) is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)",
-                             "-omega~(v) = g*(-v^2) with g(u) = omega(u^(-1/2)) on u = 1/z^2 in (0, 1]; concavity follows "
-                             "directly: omega~ is an infimum of functions affine in v^2", "proof only",
+             erratum=Erratum(key="003-A.2.2-conjugate", source=SEED, where="proof of Prop. 3 (A.2.2)",
+                             says="v^2 -> -omega~(v) is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)",
+                             truth="-omega~(v) = g*(-v^2) with g(u) = omega(u^(-1/2)) on u = 1/z^2 in (0, 1]; concavity follows "
+                             "directly: omega~ is an infimum of functions affine in v^2", note="proof only",
                              at={"omega": "(z-1)**2", "v": 1.0, "T": 10.0})),
         Step("corrected: -omega~(v) = g*(-v^2), g(u) = omega(u^(-1/2)) on (0, 1] (entry omega.tilde vs the sup in u)",
              _neg_tilde, _conj_corrected, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; the sup by " + GOLDEN_SOURCE,
@@ -245,7 +245,7 @@ PROP3 = Derivation(
         Step("A.2.2 case 1: 'omega non-differentiable at 1 => z* = 1 for sufficiently small v': z* = 1 requires the KKT "
              "condition F'(1+) = omega'(1+) - 2 v^2 >= 0 (omega = Max(1 - z, (z-1)^2))",
              sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, 0, relation=">=",
-             erratum=Erratum(*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
+             erratum=Erratum(key=*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
                              at={"v": sp.Rational(1, 1000)}),
              why="F'(1+) = -2 v^2 < 0 at every v > 0 (the step after next), so z* > 1 for all v > 0"),
         Step("omega = Max(1 - z, (z-1)^2) is non-differentiable at 1: its left difference quotient is -1 on (0, 1/2), "
@@ -256,7 +256,7 @@ PROP3 = Derivation(
         Step("A.2.2 case 2: 'omega differentiable at 1 => omega = |z-1|^p + o(|z-1|^p) with p >= 2', which implies "
              "lim_{h->0+} h^2/omega(1 + h) >= 1 (omega = |z-1|^(3/2), differentiable at 1)",
              sp.Limit(hh**2 / _om("Abs(z-1)**(3/2)").subs(z, 1 + hh), hh, 0, "+"), 1, relation=">=",
-             erratum=Erratum(*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
+             erratum=Erratum(key=*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
                              at={})),
         Step("omega = |z-1|^(3/2) is differentiable at 1: omega'(1+) = 0", sp.Limit(_right_quotient("Abs(z-1)**(3/2)"),
                                                                                     hh, 0, "+"), 0),
@@ -359,10 +359,10 @@ PROP4 = Derivation(
         Step("(23), first inequality, termwise: omega2(v2/z) > omega2(v1/z) for all z in [1, v2] (omega2 = (z-1)^2)",
              _om("(z-1)**2").subs(z, v2s / z), _om("(z-1)**2").subs(z, v1s / z), relation=">",
              domain={v1s: (1, 4), v2s: (1, 4), z: (1, 4)},
-             erratum=Erratum("003-eq23-pointwise", SEED, "proof of Prop. 4, first inequality of (23)",
-                             "(omega1 (+) omega2)(v2) > min_{1<=z<=v2} omega1(z) + omega2(v1/z) (termwise, omega2 increasing)",
-                             "termwise fails for z in (v1, v2] (v1/z < 1); the inequality holds by the case z2 > v1: "
-                             "omega1(v1) + omega2(1) < omega1(z2) <= (omega1 (+) omega2)(v2)", "proof only; Prop. 4 holds",
+             erratum=Erratum(key="003-eq23-pointwise", source=SEED, where="proof of Prop. 4, first inequality of (23)",
+                             says="(omega1 (+) omega2)(v2) > min_{1<=z<=v2} omega1(z) + omega2(v1/z) (termwise, omega2 increasing)",
+                             truth="termwise fails for z in (v1, v2] (v1/z < 1); the inequality holds by the case z2 > v1: "
+                             "omega1(v1) + omega2(1) < omega1(z2) <= (omega1 (+) omega2)(v2)", note="proof only; Prop. 4 holds",
                              at={"v_1": 1, "v_2": sp.Rational(3, 2), "z": sp.Rational(3, 2)}), cites=('(23)',)),
         Step("(23), middle equality: the min over [1, v2] equals the min over [1, v1] (40-digit minimizations)",
              _min_over_v2, _min_over_v1, rtol=1e-30, tol_source="40-digit golden section: values within 1e-35 relative",
@@ -453,11 +453,11 @@ LEMMA5 = Derivation(
         Step("Lemma 5: for fixed S1, S2, ||S1^-1 U^T B V S2^-1||_F is minimized by the singular vectors of B "
              "(P = Q = 2, B = I, S1 = S2 = diag(2, 1): aligned U = V = I against V = rotation by t)",
              _fro2(sp.eye(2), sp.eye(2)), _fro2(sp.eye(2), _R), relation="<=", domain={tt: (0, 7)},
-             erratum=Erratum("003-lemma5-alignment", SEED, "proof of Lemma 5",
-                             "||W||_F = ||Sigma||_F is minimized when U and V align the smallest values of S1^-1 and "
+             erratum=Erratum(key="003-lemma5-alignment", source=SEED, where="proof of Lemma 5",
+                             says="||W||_F = ||Sigma||_F is minimized when U and V align the smallest values of S1^-1 and "
                              "S1^-2 [sic] with the largest singular values of B",
-                             "false for fixed S1, S2 (rearrangement: the products should be anti-sorted); (27) survives "
-                             "because S1, S2 are optimized jointly (majorization argument)", "also S1^-2 -> S2^-1",
+                             truth="false for fixed S1, S2 (rearrangement: the products should be anti-sorted); (27) survives "
+                             "because S1, S2 are optimized jointly (majorization argument)", note="also S1^-2 -> S2^-1",
                              at={"t": sp.pi / 2}), cites=('Lemma 5',)),
         Step("corrected: jointly in S1, S2, no (U, V) beats sum_j (omega1 (+) omega2)~(d_j) (Nelder-Mead: an upper bound "
              "of each minimum; a value below the sum would refute)", _joint_min, _sum_tilde_oplus, relation=">=",
@@ -472,12 +472,12 @@ LEMMA5 = Derivation(
         Step("(30)-(31): 'by Prop. 4 s1, s2 >= 1' at the minimizer of min_(s1 > 0) omega1(s1) + omega2(a/s1), which 'is "
              "simply the definition of omega1 (+) omega2': min(s1*, s2*) >= 1", _eq31_min_factor, sp.Integer(1),
              relation=">=", search=lambda: ({"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": a} for a in (2.0, 0.5)),
-             erratum=Erratum("003-eq31-variables", SEED, "Lemma 5, eqs (30)-(31)",
-                             "minimize_(s1, s2 >= 0) omega1(s1) + omega2(a/s1) is the definition of omega1 (+) omega2; "
+             erratum=Erratum(key="003-eq31-variables", source=SEED, where="Lemma 5, eqs (30)-(31)",
+                             says="minimize_(s1, s2 >= 0) omega1(s1) + omega2(a/s1) is the definition of omega1 (+) omega2; "
                              "by Prop. 4 s1, s2 >= 1",
-                             "(31) is a minimum over s1 > 0 alone; it equals (omega1 (+) omega2)(a) only for a >= 1 (first "
+                             truth="(31) is a minimum over s1 > 0 alone; it equals (omega1 (+) omega2)(a) only for a >= 1 (first "
                              "step of Prop. 4's proof); a >= 1 holds WLOG since s_i < 1 is dominated. At a = 1/2 with "
-                             "omega1 = omega2 = (z-1)^2 the minimizer is s1 = s2 = 1/sqrt 2 < 1", "typo/proof",
+                             "omega1 = omega2 = (z-1)^2 the minimizer is s1 = s2 = 1/sqrt 2 < 1", note="typo/proof",
                              at={"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": 0.5}), cites=('(30)', '(31)')),
         Step("corrected: for a >= 1, min over s1 > 0 equals (omega1 (+) omega2)(a) (entry omega.oplus)",
              _eq31_free, _eq31_oplus, rtol=VALUE_RTOL, tol=1e-25,
@@ -523,11 +523,11 @@ SEED22 = _kernel_sides(2, 2, U3, V5, False)
 PAIRS22 = _kernel_sides(2, 2, U3, V5, True)
 
 E10_KERNEL = Erratum(
-    "003-eq17-kernel", SEED, "Theorem 2, adapted kernel (17)-(18)",
-    "K = K0 + sum_l sum_(j <= min(P_l, Q_l)) ([s1]_j^2 [s2]_j^2 - 1) grad f vec(u_j v_j^T) vec(u_j v_j^T)^T grad f^T",
-    "with M_l = M2^T (x) M1: M M^T - I = sum_(i <= Q) sum_(j <= P) ([s1]_j^2 [s2]_i^2 - 1) vec(u_j v_i^T) vec(u_j v_i^T)^T, "
+    key="003-eq17-kernel", source=SEED, where="Theorem 2, adapted kernel (17)-(18)",
+    says="K = K0 + sum_l sum_(j <= min(P_l, Q_l)) ([s1]_j^2 [s2]_j^2 - 1) grad f vec(u_j v_j^T) vec(u_j v_j^T)^T grad f^T",
+    truth="with M_l = M2^T (x) M1: M M^T - I = sum_(i <= Q) sum_(j <= P) ([s1]_j^2 [s2]_i^2 - 1) vec(u_j v_i^T) vec(u_j v_i^T)^T, "
     "all pairs (i, j), not only i = j ([s]_j = 1 beyond min(P, Q))",
-    "value: the stated kernel misses the cross terms; (19) is unaffected (M_L^(2) = I_C)",
+    note="value: the stated kernel misses the cross terms; (19) is unaffected (M_L^(2) = I_C)",
     at={"s1_1": 1, "s1_2": 1, "s2_1": 2})
 
 
@@ -537,7 +537,7 @@ THEOREM2 = Derivation(
         Step("(17): K - K0 = sum_(j <= min(P, Q)) (s1_j^2 s2_j^2 - 1) vec(u_j v_j^T) vec(u_j v_j^T)^T (P = 2, Q = 1; "
              "grad f = I, so K - K0 = M M^T - I)", SEED21[0], SEED21[1], erratum=E10_KERNEL, cites=('(17)', '(18)', 'Theorem 2')),
         Step("(17) with P = Q = 2 and rotated U, V (cross terms i != j missing)", SEED22[0], SEED22[1],
-             erratum=Erratum(*[getattr(E10_KERNEL, f) for f in ("key", "seed", "where", "says", "truth", "note")],
+             erratum=Erratum(key=*[getattr(E10_KERNEL, f) for f in ("key", "seed", "where", "says", "truth", "note")],
                              at={"s1_1": 1, "s1_2": 1, "s2_1": 2, "s2_2": 1}), cites=('(17)', '(18)')),
         Step("corrected (P = 2, Q = 1, U a rotation by 3-4-5): the all-pairs sum equals M M^T - I", PAIRS21[0], PAIRS21[1], cites=('(17)', '(18)')),
         Step("corrected (P = Q = 2, U, V rotations by 3-4-5 and 5-12-13): the all-pairs sum equals M M^T - I",
@@ -595,8 +595,8 @@ THEOREM1 = Derivation(
         Step("A.3.1: 'the singular value of W is simply sigma = ||theta-hat - theta||_2' (W = theta-hat - theta0, P x 1)",
              _W.norm(), sp.sqrt(sum((a - b) ** 2 for a, b in zip(th, tv))),
              why="lhs: the singular value of W; rhs: the seed's ||theta-hat - theta||",
-             erratum=Erratum("003-A.3.1-theta", SEED, "proof of Theorem 1", "sigma = ||theta-hat - theta||_2",
-                             "sigma = ||theta-hat - theta0||_2", "typo",
+             erratum=Erratum(key="003-A.3.1-theta", source=SEED, where="proof of Theorem 1", says="sigma = ||theta-hat - theta||_2",
+                             truth="sigma = ||theta-hat - theta0||_2", note="typo",
                              at={"thetahat_1": 1, "thetahat_2": 0, "theta0_1": 0, "theta0_2": 0, "theta_1": 1,
                                  "theta_2": 0})),
         Step("corrected: the singular value of W = theta-hat - theta0 (P x 1) is ||theta-hat - theta0||",
@@ -606,10 +606,10 @@ THEOREM1 = Derivation(
              relation=">", search=lambda: ({"x": x, "y": y} for x, y in ((1, 2), (2, 3), (0.5, 1.5))),
              why="exp(-.) is strictly decreasing, so chi((x+y)/2) < max(chi(x), chi(y)) iff this holds; it keeps +oo "
                  "finite (exp(-oo) = 0)",
-             erratum=Erratum("003-thm1-proof-chi", SEED, "proof of Theorem 1 (A.3.1)", "apply Lemma 5 with omega2 = chi_(1)",
-                             "chi_(1) is extended-real-valued and not strictly quasi-convex: outside Lemma 5's hypotheses; "
+             erratum=Erratum(key="003-thm1-proof-chi", source=SEED, where="proof of Theorem 1 (A.3.1)", says="apply Lemma 5 with omega2 = chi_(1)",
+                             truth="chi_(1) is extended-real-valued and not strictly quasi-convex: outside Lemma 5's hypotheses; "
                              "Theorem 1 follows from ||beta|| <= sigma1(M) ||theta - theta0|| and Omega(M) >= omega(sigma1(M))",
-                             "proof only", at={"x": 2, "y": 3})),
+                             note="proof only", at={"x": 2, "y": 3})),
         Step("corrected: Omega_omega(M) + ||theta - theta0||^2 >= omega~(||beta||) for all feasible (M, theta) "
              "(random instances; entry omega.tilde)", _feasible_objective, _tilde_of_beta, relation=">=",
              rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,

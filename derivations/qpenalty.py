@@ -469,18 +469,18 @@ grad_w1 = sp.Matrix([sp.diff(loss, v) for v in W1])
 grad_w2 = sp.Matrix([sp.diff(loss, v) for v in W2])
 
 E_GRAD = Erratum(
-    "000-A-eq8-9", SEED, "eqs (8)-(9)",
-    "w'(1)(t) = grad_{w(1)} L = -2 X~^T r(t) o w(2)(t)",
-    "gradient flow is w' = -grad L; with the residual r = X~(w(1) o w(2)) - y, grad L = +2 X~^T r o w(2), so "
+    key="000-A-eq8-9", source=SEED, where="eqs (8)-(9)",
+    says="w'(1)(t) = grad_{w(1)} L = -2 X~^T r(t) o w(2)(t)",
+    truth="gradient flow is w' = -grad L; with the residual r = X~(w(1) o w(2)) - y, grad L = +2 X~^T r o w(2), so "
     "w'(1) = -grad L = -2 X~^T r o w(2). The right-hand side is the correct flow; the middle term's sign is not.",
-    "No downstream effect: (10)-(21) use the right-hand side.")
+    note="No downstream effect: (10)-(21) use the right-hand side.")
 
 E_GRAD9 = Erratum(
-    "000-A-eq9", SEED, "eq (9)",
-    "w'(2)(t) = grad_{w(2)} L = -2 X~^T r(t) o w(1)(t)",
-    "as in (8): grad_{w(2)} L = +2 X~^T r o w(1) with r = X~(w(1) o w(2)) - y, so w'(2) = -grad L = "
+    key="000-A-eq9", source=SEED, where="eq (9)",
+    says="w'(2)(t) = grad_{w(2)} L = -2 X~^T r(t) o w(1)(t)",
+    truth="as in (8): grad_{w(2)} L = +2 X~^T r o w(1) with r = X~(w(1) o w(2)) - y, so w'(2) = -grad L = "
     "-2 X~^T r o w(1); the middle term's sign is wrong, the right-hand side is the correct flow.",
-    "The same slip as 000-A-eq8-9 in (8), in the second layer's equation; no downstream effect.")
+    note="The same slip as 000-A-eq8-9 in (8), in the second layer's equation; no downstream effect.")
 
 g = sp.Matrix(sp.symbols("g_1:5", real=True))  # g = X~^T r at time t
 s_of = lambda a, c: (a + c) / 2  # noqa: E731
@@ -506,11 +506,11 @@ beta_18_seed = 2 * s0**2 * (sp.exp(-A) - sp.exp(A)) - 2 * d0**2 * (sp.exp(A) - s
 beta_20 = 2 * (s0**2 + d0**2) * sp.sinh(-A)
 u1, u2 = sp.symbols("w_0^(1) w_0^(2)", real=True)
 E_FACTOR = Erratum(
-    "000-A-eq18-19", SEED, "eqs (18)-(19)",
-    "beta(t) = 2 s0^2 o (exp(-4X^T int r) - exp(4X^T int r)) - 2 d0^2 o (exp(4X^T int r) - exp(-4X^T int r))",
-    "beta(t) = s0^2 o (exp(-a) - exp(a)) - d0^2 o (exp(a) - exp(-a)) with a = 4 X^T int_0^t r: the factor 2 "
+    key="000-A-eq18-19", source=SEED, where="eqs (18)-(19)",
+    says="beta(t) = 2 s0^2 o (exp(-4X^T int r) - exp(4X^T int r)) - 2 d0^2 o (exp(4X^T int r) - exp(-4X^T int r))",
+    truth="beta(t) = s0^2 o (exp(-a) - exp(a)) - d0^2 o (exp(a) - exp(-a)) with a = 4 X^T int_0^t r: the factor 2 "
     "is spurious. (18)-(19) as written equal 4(s0^2 + d0^2) sinh(-a), twice (20); (20) itself is right.",
-    "The closed form (21)-(23) is unaffected.")
+    note="The closed form (21)-(23) is unaffected.")
 
 kpos, bb = sp.Symbol("beta", positive=True), sp.Symbol("beta", real=True)
 kk_ = sp.Symbol("k", positive=True)

@@ -42,42 +42,42 @@ RHO_TRUE = (W_HAT.T * W0)[0] / NORM_W0                     # <w_hat, w0>/||w0|| 
 
 
 E_RHO = Erratum(
-    "001-eq8-rho", SEED, "definition of rho_h before eq (8)",
-    "rho_h := <w_0h^(1), w_0h^(1)> / (||w_h^(1)||_2 ||w_0h^(1)||_2)",
-    "rho_h := <w_h^(1), w_0h^(1)> / (||w_h^(1)|| ||w_0h^(1)||) = <w_hat_h, w_0h^(1)>/||w_0h^(1)||, the cosine between "
+    key="001-eq8-rho", source=SEED, where="definition of rho_h before eq (8)",
+    says="rho_h := <w_0h^(1), w_0h^(1)> / (||w_h^(1)||_2 ||w_0h^(1)||_2)",
+    truth="rho_h := <w_h^(1), w_0h^(1)> / (||w_h^(1)|| ||w_0h^(1)||) = <w_hat_h, w_0h^(1)>/||w_0h^(1)||, the cosine between "
     "the unit's direction and its pretrained weights. As written the numerator is ||w_0h||^2, so rho_h = m0/u "
     "depends on u and (8) would read (m/u - gamma)^2 + u^2 - m0^2, which is not (7).",
-    "(9)-(11) differentiate (8) treating rho as independent of u, i.e. they use the corrected definition; so do "
+    note="(9)-(11) differentiate (8) treating rho as independent of u, i.e. they use the corrected definition; so do "
     "the entries.")
 
 E_DIVERGE = Erratum(
-    "001-eq6-divergence", SEED, "text after eq (6)",
-    "p diverges to infinity both for u -> infinity and u -> 0",
-    "for m != 0; for m = 0, p(u) = gamma^2 + (u - m0 rho)^2 + m0^2 (1 - rho^2) tends to gamma^2 + m0^2 as u -> 0+, "
+    key="001-eq6-divergence", source=SEED, where="text after eq (6)",
+    says="p diverges to infinity both for u -> infinity and u -> 0",
+    truth="for m != 0; for m = 0, p(u) = gamma^2 + (u - m0 rho)^2 + m0^2 (1 - rho^2) tends to gamma^2 + m0^2 as u -> 0+, "
     "and when m0 rho <= 0 that limit is the infimum (not attained): r~(0) = gamma^2 + m0^2 (1 - max(rho, 0)^2).",
-    "relu.penalty returns the infimum at m = 0. r~ is discontinuous there when |gamma| > m0 max(rho, 0): for m -> 0 "
+    note="relu.penalty returns the infimum at m = 0. r~ is discontinuous there when |gamma| > m0 max(rho, 0): for m -> 0 "
     "with the sign of gamma, u = m/gamma -> 0 keeps the readout at gamma and costs only m0^2.")
 
 E_UNIQUE = Erratum(
-    "001-eq10-unique", SEED, "text after eq (10)",
-    "select the (unique, in all empirical cases we explored) positive real root u* of (10)",
-    "(10) has one positive root unless m0 rho > 0 and gamma m > 0 (Descartes' rule of signs), and then one or "
+    key="001-eq10-unique", source=SEED, where="text after eq (10)",
+    says="select the (unique, in all empirical cases we explored) positive real root u* of (10)",
+    truth="(10) has one positive root unless m0 rho > 0 and gamma m > 0 (Descartes' rule of signs), and then one or "
     "three; with three, p has two local minima (the smallest and the largest root) and r~ is the smaller value. "
     "Three roots need kappa = gamma sgn(m)/sqrt|m| > 2 and alpha = m0 rho/sqrt|m| > 2 (proved), and this is sharp: "
     "at m = rho = 1, m0 = gamma = t, (10) = (u^2 - 1)(u^2 - t u + 1) has three positive roots for every t > 2; "
     "t = 5/2 gives 1/2, 1, 2. Smallest integer case: (m, m0, rho, gamma) = (1, 3, 1, 3), roots (3 - sqrt5)/2, 1, "
     "(3 + sqrt5)/2 (a tie, p = 7, 8, 7); at (1, 3, 1, 4) the roots are 0.26236, 1.47726, 2.35567 with "
     "p = 7.5302, 13.3615, 13.1993: np.roots lists 2.35567 first, and (11) at that root is 75% above r~.",
-    "In scale-free terms (u = sqrt|m| v) three roots need kappa in a window above 2 that widens with alpha (never at "
+    note="In scale-free terms (u = sqrt|m| v) three roots need kappa in a window above 2 that widens with alpha (never at "
     "gamma = 0), so the seed's Fig. 1 range (gamma <= 0.01, m >= 0.01: kappa <= 0.1) never meets them. "
     "The error of a single-root choice is unbounded: at (m, m0, rho, gamma) = (1e-8, 0.01, 1, 1), r~ = 1.0e-4 "
     "(u* = 1e-8) while the largest root, which np.roots lists first, gives 0.99999.")
 
 E_DLOG = Erratum(
-    "001-sec1.2-dlog", SEED, "Sec. 1.2, the plotted derivative",
-    "d log(r~)/dm: closer to 2 means l2-like, closer to 1 means l1-like",
-    "the exponent is d log r~ / d log|m| = m d log r~/dm (2 for r = m^2, 1 for r = |m| at every m); "
-    "d log(m^2)/dm = 2/m equals 2 only at m = 1. relu.log_slope is the log-log slope.", "")
+    key="001-sec1.2-dlog", source=SEED, where="Sec. 1.2, the plotted derivative",
+    says="d log(r~)/dm: closer to 2 means l2-like, closer to 1 means l1-like",
+    truth="the exponent is d log r~ / d log|m| = m d log r~/dm (2 for r = m^2, 1 for r = |m| at every m); "
+    "d log(m^2)/dm = 2/m equals 2 only at m = 1. relu.log_slope is the log-log slope.", note="")
 
 
 # ------------------------------------------------------------------------------------------------------

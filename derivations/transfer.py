@@ -888,9 +888,9 @@ DERIVATIONS = (
         Step("(93) as written: E||P_row(X) beta_t||^2 = gamma for all gamma", _p_row_norm, g,
              "evaluated on a Gaussian X with n = 2d: P_row(X) = X^+ X = I, so the value is 1 for every draw",
              erratum=Erratum(
-                 "002-eq93", SEED, "eq (93)", "E||P_row(X) beta_t||^2 = gamma",
-                 "= min(gamma, 1): n/d for n <= d and 1 for n >= d (P_row(X) = I). (100)'s gamma > 1 branch uses 1.",
-                 "No effect on (100); the Monte Carlo check of (93) uses min(gamma, 1).", at={"gamma": 2.0}),
+                 key="002-eq93", source=SEED, where="eq (93)", says="E||P_row(X) beta_t||^2 = gamma",
+                 truth="= min(gamma, 1): n/d for n <= d and 1 for n >= d (P_row(X) = I). (100)'s gamma > 1 branch uses 1.",
+                 note="No effect on (100); the Monte Carlo check of (93) uses min(gamma, 1).", at={"gamma": 2.0}),
              tol=1e-12, tol_source="float64 pinv of a 40x20 Gaussian matrix: ||X^+ X - I|| ~ cond(X) * 1e-16 < 1e-14", cites=("(93)",)),
         Step("(95): sum_l 1/sigma_l^2 = (gamma/n) tr(C^-1), C = X X^T/d (eigenvalues lambda_l = sigma_l^2/d)",
              sp.Subs(1 / sigl2_, sigl2_, d * lam_l), sp.Subs(g / n / lam_l, g, n / d), cites=("(95)",)),
@@ -932,9 +932,9 @@ DERIVATIONS = (
              "E 1/||z||^2 >= S_(n-1)/(2pi)^(n/2) int_0^R r^(n-3) e^(+r^2/2) dr for every R (positive integrand)",
              INV_CHI2_EXPECTATION, S_n / (2 * sp.pi) ** (nn / 2) * sp.Integral(r_ ** (nn - 3) * sp.exp(r_**2 / 2), (r_, 0, R_)),
              relation=">=", erratum=Erratum(
-                 "002-eq114", SEED, "eq (114)", "E 1/||z||^2 = S_{n-1}/(2 pi)^{n/2} int_0^oo r^{n-3} e^{r^2/2} dr",
-                 "the exponent is -r^2/2 (as written the integral diverges); (115)-(117) use the right sign.",
-                 "At n = 5 the seed's integral cut at R = 10 already exceeds E 1/||z||^2 = 1/3.",
+                 key="002-eq114", source=SEED, where="eq (114)", says="E 1/||z||^2 = S_{n-1}/(2 pi)^{n/2} int_0^oo r^{n-3} e^{r^2/2} dr",
+                 truth="the exponent is -r^2/2 (as written the integral diverges); (115)-(117) use the right sign.",
+                 note="At n = 5 the seed's integral cut at R = 10 already exceeds E 1/||z||^2 = 1/3.",
                  at={"n": 5, "R": 10}), cites=("(114)",)),
         Step("(115): t = r^2/2 in int r^(n-3) e^(-r^2/2) dr, with (2pi)^(-n/2)",
              sp.Integral(r_ ** (nn - 3) * sp.exp(-r_**2 / 2), (r_, 0, sp.oo)) / (2 * sp.pi) ** (nn / 2),
@@ -956,10 +956,10 @@ DERIVATIONS = (
              2 * lam * sp.cos(th) ** 2 / (1 + lam) ** 3),
         Step("'strictly increasing in lambda >= 0 for any theta in [0, pi/2]': R(lambda_1) < R(lambda_1 + delta), "
              "delta > 0", RIDGE.subs(lam, l1_), RIDGE.subs(lam, l1_ + dl_), relation="<", erratum=Erratum(
-                 "002-thm38-strict", SEED, "after eq (138)",
-                 "a strictly increasing function in lambda >= 0 for any theta in [0, pi/2]",
-                 "increasing, strictly only where cos(theta) != 0: at theta = pi/2 the limit risk is 1 for every lambda.",
-                 "lambda* = 0 remains optimal (not uniquely at theta = pi/2).",
+                 key="002-thm38-strict", source=SEED, where="after eq (138)",
+                 says="a strictly increasing function in lambda >= 0 for any theta in [0, pi/2]",
+                 truth="increasing, strictly only where cos(theta) != 0: at theta = pi/2 the limit risk is 1 for every lambda.",
+                 note="lambda* = 0 remains optimal (not uniquely at theta = pi/2).",
                  at={"theta": sp.pi / 2, "lambda_1": 0, "delta": 1}), cites=("Theorem 3.8",)),
     )),
     Derivation("transfer.theorem39", "Fine-tuning (Theorem 3.9), transferabilities (11), (15), negative transfer",
@@ -976,13 +976,13 @@ DERIVATIONS = (
                                      "a sum of three terms of size <= 1/(1-gamma) <= 10: <= 8 roundings"), cites=("(139)", "(14)", "Theorem 3.9")),
         Step("(139)/(14) with label noise: the fine-tuned network's risk (the entry) against (14)",
              _ft_entry_risk, FT_SEED, erratum=Erratum(
-                 "002-thm39-depth", SEED, "eqs (139), (14), (15)",
-                 "lim beta_ft = beta_sc + (I - P_row(X)) beta_s; E R_ft = E R_sc + (1-gamma)(1 - 2 cos theta)",
-                 "beta_ft = X^+ y + c (I - P_row(X)) beta_s with c = ||beta_ft||^((L-1)/L): (I-P) W1 is frozen but the "
+                 key="002-thm39-depth", source=SEED, where="eqs (139), (14), (15)",
+                 says="lim beta_ft = beta_sc + (I - P_row(X)) beta_s; E R_ft = E R_sc + (1-gamma)(1 - 2 cos theta)",
+                 truth="beta_ft = X^+ y + c (I - P_row(X)) beta_s with c = ||beta_ft||^((L-1)/L): (I-P) W1 is frozen but the "
                  "readout product rescales. In the high-dimensional limit c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) "
                  "+ c^2 (1-gamma) and E R_ft = E R_sc + (1-gamma)(c^2 - 2c cos theta): c = 1 only without label noise; "
                  "with noise the risk depends on the depth L.",
-                 "Confirmed on trained 2-layer networks (verify: the law fits >= 20x better than c = 1).",
+                 note="Confirmed on trained 2-layer networks (verify: the law fits >= 20x better than c = 1).",
                  at={"gamma": 0.5, "theta": math.pi / 3, "sigma": 1.0, "depth": 2}),
              rtol=1e-13, tol_source="float64 evaluation of the entry (<= 8 roundings of terms <= 10)", cites=("(139)", "(14)", "(15)", "Theorem 3.9")),
         Step("fine-tuning scale: c read back from the entry T_ft solves c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) "
@@ -1013,17 +1013,17 @@ DERIVATIONS = (
              (1 - g) * ((sp.Symbol("c") - sp.cos(th)) ** 2 + sp.sin(th) ** 2) + s**2 * g / (1 - g)),
         Step("the seed's interval (gamma_+, gamma_-) is non-empty: gamma_+ < gamma_-", GAMMA_PM[0], GAMMA_PM[1],
              relation="<", erratum=Erratum(
-                 "002-eq11-interval", SEED, "text after eq (11)",
-                 "gamma in (gamma_+, gamma_-), gamma_pm = [B pm sqrt(...)]/2",
-                 "gamma_+ > gamma_-: the interval is (gamma_-, gamma_+).", "",
+                 key="002-eq11-interval", source=SEED, where="text after eq (11)",
+                 says="gamma in (gamma_+, gamma_-), gamma_pm = [B pm sqrt(...)]/2",
+                 truth="gamma_+ > gamma_-: the interval is (gamma_-, gamma_+).", note="",
                  at={"theta": sp.Rational(6, 5), "sigma": sp.Rational(1, 5)})),
         Step("the seed's theta range (arccos(1 - sigma), pi/2): outside it T_lt >= 0 for gamma < 1",
              T_LT_OVER, 0, relation=">=", erratum=Erratum(
-                 "002-eq11-theta", SEED, "text after eq (11)",
-                 "negative transfer when theta in (arccos(1 - sigma), pi/2)",
-                 "T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
+                 key="002-eq11-theta", source=SEED, where="text after eq (11)",
+                 says="negative transfer when theta in (arccos(1 - sigma), pi/2)",
+                 truth="T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
                  "pi/2 included (there gamma in (0, 1 - sigma^2)).",
-                 "Counterexample theta = 2 > pi/2, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - sin^2 2 < 0.",
+                 note="Counterexample theta = 2 > pi/2, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - sin^2 2 < 0.",
                  at={"gamma": sp.Rational(1, 2), "theta": 2, "sigma": sp.Rational(1, 5)})),
         Step("the discriminant B^2 - 4 cos^2 >= 0 <=> |cos theta| <= 1 - sigma (B > 0)",
              Bq**2 - 4 * sp.cos(th) ** 2, (1 + sp.cos(th) - s) * (1 - sp.cos(th) - s) * (1 + sp.cos(th) + s)
@@ -1036,8 +1036,8 @@ DERIVATIONS = (
     Derivation("transfer.divergences", "KL divergence (28)-(31) and the Dudley-metric bound (22)-(25)", SEED,
                "App. B.1, eqs (22)-(31)", ("transfer.kl_divergence",), (
         Step("(28) -> (29): the integrand", erratum=Erratum(
-            "002-eq29", SEED, "eq (29)", "[(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] = [g^2 - f^2 - 2yg + 2yf]",
-            "the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", "",
+            key="002-eq29", source=SEED, where="eq (29)", says="[(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] = [g^2 - f^2 - 2yg + 2yf]",
+            truth="the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", note="",
             at={"y": 0, "f": 1, "g_x": 0, "sigma": 1}),
              lhs=(y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2), rhs=gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_, cites=("(29)",)),
         Step("(30): E_{y ~ N(f, sigma^2)} of (28)'s integrand = (f - g)^2/(2 sigma^2)",
@@ -1057,9 +1057,9 @@ DERIVATIONS = (
         Step("(25): |e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p, with constant f, g",
              sp.Abs(sp.exp(-sig**2 / 2) / 2 * (sp.cos(f_) - sp.cos(gg_))), sp.exp(-sig**2 / 2) / 2 * (f_**2 + gg_**2),
              relation=">=", erratum=Erratum(
-                 "002-eq25", SEED, "eq (25)", "|e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p",
-                 "cos z - cos x <= x^2 + z^2 bounds the difference from above, not below; with f = g the left side is 0. "
-                 "Theorem 2.2's Dudley-metric claim needs another argument.", "",
+                 key="002-eq25", source=SEED, where="eq (25)", says="|e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p",
+                 truth="cos z - cos x <= x^2 + z^2 bounds the difference from above, not below; with f = g the left side is 0. "
+                 "Theorem 2.2's Dudley-metric claim needs another argument.", note="",
                  at={"f": 1, "g_x": 1, "sigma": 1}), cites=("(25)",)),
     )),
     Derivation("transfer.relu_rkhs", "ReLU kernel (150) and RKHS projections (151)-(156)", SEED,
@@ -1330,12 +1330,12 @@ COVERAGE_DERIVATIONS = (
              "gamma_beta <= 2 TV(p_f, p_g) = 2 erf(|f - g|/(2 sqrt 2 sigma)) (constant f, g) and the claim needs "
              "2 erf(...) >= delta", 2 * sp.erf(sp.Abs(f_ - gg_) / (2 * sp.sqrt(2) * sig)), delta_, relation=">=",
              erratum=Erratum(
-                 "002-thm22-dudley", SEED, "Theorem 2.2 and its proof (App. B.1, after (27))",
-                 "for any f in Phi and any delta > 0 there exists g in Phi with gamma_beta(p_f, p_g) >= delta",
-                 "the Dudley metric is at most 2 (|E_p h - E_q h| <= 2 ||h||_inf <= 2 on the BL unit ball): the claim "
+                 key="002-thm22-dudley", source=SEED, where="Theorem 2.2 and its proof (App. B.1, after (27))",
+                 says="for any f in Phi and any delta > 0 there exists g in Phi with gamma_beta(p_f, p_g) >= delta",
+                 truth="the Dudley metric is at most 2 (|E_p h - E_q h| <= 2 ||h||_inf <= 2 on the BL unit ball): the claim "
                  "fails for every delta > 2, whatever g. The KL half of the theorem holds (D_KL = ||f-g||^2/(2 sigma^2) "
                  "is unbounded).",
-                 "At f = 0, g = 10, sigma = 1: 2 TV = 2 erf(10/(2 sqrt 2)) < 2 < delta = 3; (25)'s wrong direction "
+                 note="At f = 0, g = 10, sigma = 1: 2 TV = 2 erf(10/(2 sqrt 2)) < 2 < delta = 3; (25)'s wrong direction "
                  "(erratum 002-eq25) is how the proof reached it.", at={"f": 0, "g_x": 10, "sigma": 1, "delta": 3}),
              cites=("Theorem 2.2",)),
     )),
@@ -1462,11 +1462,11 @@ COVERAGE_DERIVATIONS = (
              TFT_SEED.args[0][0], 0, relation="<", domain={g: (0.001, 0.999), th: (math.pi / 3 + 1e-3, math.pi)}),
         Step("Theorem 3.7 for every dataset size n: the risk (10) is >= 0", LINEAR_TRANSFER, 0, relation=">=",
              erratum=Erratum(
-                 "002-thm37-small-n", SEED, "Theorem 3.7, eq (10)",
-                 "E_D R_lt = sin^2 theta + (sigma^2 + sin^2 theta)/(n - 2) for the dataset size n",
-                 "holds for n >= 3 only: E 1/||z||^2 = E 1/chi^2_n is infinite for n <= 2, so the risk is infinite "
+                 key="002-thm37-small-n", source=SEED, where="Theorem 3.7, eq (10)",
+                 says="E_D R_lt = sin^2 theta + (sigma^2 + sin^2 theta)/(n - 2) for the dataset size n",
+                 truth="holds for n >= 3 only: E 1/||z||^2 = E 1/chi^2_n is infinite for n <= 2, so the risk is infinite "
                  "there, while (10) gives a negative value at n = 1 and divides by zero at n = 2.",
-                 "The theorem states no restriction on n; (113)-(117) silently need n > 2.",
+                 note="The theorem states no restriction on n; (113)-(117) silently need n > 2.",
                  at={"n": 1, "theta": sp.pi / 2, "sigma": 1}), cites=("Theorem 3.7",)),
     )),
 )

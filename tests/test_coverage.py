@@ -31,7 +31,7 @@ def test_statuses_follow_the_steps_that_cite_each_label():
     d = Derivation("toy", "toy", "toy.txt", "eqs (1)-(3)", (), (
         Step("(1) as stated", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",)),
         Step("(3) as stated", x**2, x, relation=">=", cites=("(3)",),
-             erratum=Erratum("toy-3", "toy.txt", "(3)", "x^2 >= x", "only for x >= 1", at={"x": sp.Rational(1, 2)}))))
+             erratum=Erratum(key="toy-3", source="toy.txt", where="(3)", says="x^2 >= x", truth="only for x >= 1", at={"x": sp.Rational(1, 2)}))))
     rows = coverage("toy.txt", ["(1)", "Theorem 2.1", "(2)", "(3)"], [d],
                     [Account("(2)", "definition", "defines c")])
     status = {r["label"]: r["status"] for r in rows}

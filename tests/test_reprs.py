@@ -8,7 +8,7 @@ from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.evidence import Finding, compare, compare_mc
 
 x = sp.Symbol("x", positive=True)
-ERR = Erratum("toy-7", "toy2024", "(7)", "x^2 >= x", "x^2 >= x only for x >= 1", at={"x": sp.Rational(1, 2)})
+ERR = Erratum(key="toy-7", source="toy2024", where="(7)", says="x^2 >= x", truth="x^2 >= x only for x >= 1", at={"x": sp.Rational(1, 2)})
 D = Derivation("toy.bounds", "Bounds of a toy paper", "toy2024", "eqs (3)-(7)", ("toy.f",), (
     Step("AM-GM", x**2 + 1, 2 * x, relation=">=", why="a square is nonnegative"),
     Step("the paper's (7)", x**2, x, relation=">=", erratum=ERR),

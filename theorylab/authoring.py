@@ -37,9 +37,16 @@ uses them:
     (callables evaluated at the points `search()` proposes). The engine decides it: proved (SymPy), certified on a
     bounded box (interval arithmetic), searched (points and minimum slack stated) or refuted. A step whose two sides
     are the same expression is refused (`TrivialStepError`).
-    `Erratum(key, seed, where, says, truth, note="", at={...})`: marks a step the paper gets wrong (`seed` is the
-    paper's file or citation); it is confirmed only when the engine refutes the step at the counterexample `at`.
-    `Derivation(key, title, seed, where, entries, steps)`: the chain; `derivation.check()` returns the verdicts.
+    A step that cites a label declares `fidelity="as printed"` (AS_PRINTED) or `fidelity=Amendment(key=, kind=,
+    what=, why=, severity=, root=None)` (kind from AMENDMENT_KINDS); without one it is refused (`FidelityError`),
+    and an amended step needs the printed statement as another step citing the same label.
+    `Erratum(key=, source=, where=, says=, truth=, severity=, root=None, note="", at={...}, history=(),
+    withdrawn="")` (keyword-only): marks a step the paper gets wrong (`source` is the paper's file or citation,
+    `severity` one of SEVERITIES, `root` the ledger item it repeats); it is confirmed only when the engine refutes
+    the step at the counterexample `at`. The rule deciding erratum, amendment, finding and note is in
+    docs/authoring.md.
+    `Derivation(key, title, seed, where, entries, steps, withdrawn=())`: the chain; `derivation.check()` returns the
+    verdicts; `withdrawn` keeps errata found wrong on re-reading, listed as withdrawn with why.
 
 **Evidence** (theorylab.evidence, theorylab.montecarlo, theorylab.training, theorylab.sweep)
     `Check(name, entries, kind, run, doc="", parts=None, combine=None)`: a verify procedure; `run(ctx)` returns
@@ -90,6 +97,8 @@ _WHERE = {
     "Param": "params", "scalar": "params", "integer": "params", "vector": "params", "matrix": "params",
     "expression": "params", "DomainError": "params",
     "Derivation": "derivation", "Step": "derivation", "Erratum": "derivation", "TrivialStepError": "derivation",
+    "Amendment": "derivation", "FidelityError": "derivation", "SEVERITIES": "derivation",
+    "AMENDMENT_KINDS": "derivation", "AS_PRINTED": "derivation",
     "Check": "evidence", "Context": "evidence", "Evidence": "evidence", "Finding": "evidence",
     "compare": "evidence", "compare_mc": "evidence", "compare_scaling": "evidence",
     "estimate": "montecarlo", "Estimate": "montecarlo", "rng_for": "montecarlo",

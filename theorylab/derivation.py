@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-__all__ = ["Erratum", "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "check_equal",
+__all__ = ["Erratum", "Amendment", "FidelityError", "SEVERITIES", "AMENDMENT_KINDS", "AS_PRINTED", "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "check_equal",
            "RELATIONS", "STRENGTHS"]
 
 SYMPY_TIMEOUT_S = 20
@@ -35,32 +35,139 @@ class TrivialStepError(ValueError):
     """A step that cannot fail (or cannot be evaluated) refused at declaration."""
 
 
-@dataclass(frozen=True)
-class Erratum:
-    """A statement of a paper that does not hold, with what holds instead.
+# The severity scale of the ledger, least first. One rule for every paper (docs/authoring.md, "Errata, amendments,
+# findings and notes"): the class of a discrepancy is decided by what it does to the printed claim, not by where
+# it occurs.
+SEVERITIES = ("typo", "proof-gap", "missing-hypothesis", "wrong-constant", "wrong-value", "false-statement")
+SEVERITY_TEXT = {
+    "typo": "a typo or notation slip: the intended statement is clear from the context and holds",
+    "proof-gap": "the statement holds but the printed argument does not establish it (a step fails or is missing)",
+    "missing-hypothesis": "the statement holds only under a hypothesis the paper does not state",
+    "wrong-constant": "a constant or factor is wrong; the form of the result survives",
+    "wrong-value": "a formula gives a wrong value (a closed form, a limit, a rate), beyond a constant",
+    "false-statement": "a claimed theorem, inequality or qualitative statement is false",
+}
+# What an amendment changes in a printed statement before theorylab checks it.
+AMENDMENT_KINDS = ("typo fixed", "notation", "hypothesis added", "constant corrected", "statement weakened",
+                   "statement replaced")
+AS_PRINTED = "as printed"
 
-    `at` is the counterexample: a point (parameter name -> value) at which the engine evaluates the step's two
-    sides; the erratum is confirmed only when the stated relation fails there. Without `at`, the step's own
-    search must find a counterexample.
+
+class FidelityError(TrivialStepError):
+    """A step that cites a label without saying whether it checks the printed statement or an amendment of it."""
+
+
+def _severity(where: str, severity: Any) -> None:
+    if severity not in SEVERITIES:
+        raise TrivialStepError(f"{where}: severity must be one of {', '.join(SEVERITIES)}; got {severity!r}")
+
+
+def _text(where: str, name: str, value: Any, *, required: bool = True) -> None:
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise TrivialStepError(f"{where}: {name} must be a {'non-empty ' if required else ''}string; got "
+                               f"{name}={value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Erratum:
+    """A statement the paper prints that does not hold, with what holds instead and how much it matters.
+
+    key         stable identifier, e.g. "000-A-eq18".
+    source      the paper's source file (or citation) the statement is printed in.
+    where       the equation numbers / section.
+    says        what the paper prints (as printed).
+    truth       what holds: the correction theorylab uses.
+    severity    one of SEVERITIES (typo < proof-gap < missing-hypothesis < wrong-constant < wrong-value <
+                false-statement).
+    root        the key of the ledger item this one is a consequence of (the same mistake propagated), or None.
+    note        why it matters / what it affects.
+    at          the counterexample: a point (parameter name -> value) at which the engine evaluates the step's two
+                sides; the erratum is confirmed only when the stated relation fails there. Without `at`, the
+                step's own search must find a counterexample.
+    history     earlier classifications and why they changed ("demoted from wrong-value: ..."), oldest first.
+    withdrawn   a non-empty reason marks an item withdrawn: it stays listed in the ledger, as withdrawn, with the
+                reason, and attaches to no step (Derivation(withdrawn=...)).
     """
 
-    key: str          # stable identifier, e.g. "000-A-eq18"
-    seed: str         # the paper's source file name
-    where: str        # equation numbers / section
-    says: str         # what the paper states (as written)
-    truth: str        # what holds, the correction the package uses
-    note: str = ""    # why it matters / what it affects
+    key: str
+    source: str
+    where: str
+    says: str
+    truth: str
+    severity: str
+    root: str | None = None
+    note: str = ""
     at: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
+    history: tuple[str, ...] = ()
+    withdrawn: str = ""
+
+    def __post_init__(self):
+        where = f"Erratum {self.key!r}"
+        for name in ("key", "source", "where", "says", "truth"):
+            _text(where, name, getattr(self, name))
+        _severity(where, self.severity)
+        _text(where, "note", self.note, required=False)
+        _text(where, "withdrawn", self.withdrawn, required=False)
+        if self.root is not None:
+            _text(where, "root", self.root)
+            if self.root == self.key:
+                raise TrivialStepError(f"{where}: root names the item itself")
+        if isinstance(self.history, str):
+            object.__setattr__(self, "history", (self.history,))
+
+    @property
+    def seed(self) -> str:  # the record's former name for `source` (old code and JSON)
+        return self.source
 
     def __repr__(self) -> str:
-        return f"<Erratum {self.key} ({self.seed}, {self.where}): says {self.says!r}; holds: {self.truth!r}>"
+        state = f"withdrawn: {self.withdrawn}" if self.withdrawn else self.severity
+        return f"<Erratum {self.key} ({self.source}, {self.where}; {state}): says {self.says!r}; holds: {self.truth!r}>"
 
     def _repr_html_(self) -> str:
         at = ", ".join(f"{k} = {v}" for k, v in (self.at or {}).items())
-        return (f"<div><b>Erratum {_esc(self.key)}</b> ({_esc(self.seed)}, {_esc(self.where)})<br>"
+        state = f"withdrawn: {_esc(self.withdrawn)}" if self.withdrawn else _esc(self.severity)
+        return (f"<div><b>Erratum {_esc(self.key)}</b> ({_esc(self.source)}, {_esc(self.where)}; {state})<br>"
                 f"the paper states: {_esc(self.says)}<br>what holds: {_esc(self.truth)}"
                 + (f"<br>counterexample: {_esc(at)}" if at else "") + (f"<br><i>{_esc(self.note)}</i>" if self.note
                                                                        else "") + "</div>")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Amendment:
+    """What theorylab changed in a printed statement before checking it, and why: a ledger item.
+
+    A step that checks an amended statement declares `fidelity=Amendment(...)`; the printed statement is then
+    also stated, as a step of the same derivation citing the same label with `fidelity="as printed"`, and holds
+    or is an erratum.
+
+    key         stable identifier, e.g. "002-eq37-noise".
+    kind        one of AMENDMENT_KINDS: typo fixed, notation, hypothesis added, constant corrected, statement
+                weakened, statement replaced.
+    what        what was changed ("the label-noise constant sigma^2 of the loss is dropped").
+    why         why the change is needed or harmless.
+    severity    one of SEVERITIES: how much the discrepancy matters to the paper's claim.
+    root        the key of the ledger item this one follows from, or None.
+    """
+
+    key: str
+    kind: str
+    what: str
+    why: str
+    severity: str
+    root: str | None = None
+
+    def __post_init__(self):
+        where = f"Amendment {self.key!r}"
+        for name in ("key", "what", "why"):
+            _text(where, name, getattr(self, name))
+        if self.kind not in AMENDMENT_KINDS:
+            raise TrivialStepError(f"{where}: kind must be one of {', '.join(AMENDMENT_KINDS)}; got {self.kind!r}")
+        _severity(where, self.severity)
+        if self.root is not None:
+            _text(where, "root", self.root)
+
+    def __repr__(self) -> str:
+        return f"<Amendment {self.key} ({self.kind}, {self.severity}): {self.what}>"
 
 
 @dataclass(frozen=True)
@@ -103,6 +210,10 @@ class Step:
     premises     labels of the earlier steps this one follows from.
     cites        the paper's equation labels and statements this step transcribes ("(28)", "Lemma 5"): what
                  `theorylab coverage` counts as checked.
+    fidelity     required when `cites` is given: "as printed" (the statement the paper prints, up to notation: say
+                 the notation in `why`), or an `Amendment` naming what theorylab changed in it and why. An amended
+                 step needs the printed statement as a step of the same derivation citing the same label. An
+                 erratum step is the printed statement failing: its fidelity is "as printed".
     """
 
     label: str
@@ -120,9 +231,31 @@ class Step:
     points: int | None = None  # random points of the numeric test (default NUMERIC_POINTS)
     premises: tuple[str, ...] = ()
     cites: tuple[str, ...] = ()  # the paper's labels this step transcribes: "(28)", "Theorem 3.6"
+    fidelity: "str | Amendment | None" = None  # "as printed" or an Amendment (required with cites)
 
     def __post_init__(self):
         where = f"step {self.label!r}"
+        if isinstance(self.cites, str):
+            object.__setattr__(self, "cites", (self.cites,))
+        if self.erratum is not None and not isinstance(self.erratum, Erratum):
+            raise TrivialStepError(f"{where}: erratum must be an Erratum record; got {type(self.erratum).__name__}")
+        if self.erratum is not None and self.erratum.withdrawn:
+            raise TrivialStepError(f"{where}: erratum {self.erratum.key} is withdrawn; list it in the derivation's "
+                                   "`withdrawn`, not on a step")
+        if self.erratum is not None:
+            if self.fidelity not in (None, AS_PRINTED):
+                raise FidelityError(f"{where}: an erratum step states what the paper prints (fidelity 'as "
+                                    f"printed'); got fidelity={self.fidelity!r}")
+            object.__setattr__(self, "fidelity", AS_PRINTED if self.cites else None)
+        if self.cites and self.fidelity is None:
+            raise FidelityError(f"{where}: cites {', '.join(self.cites)} without a fidelity declaration: pass "
+                                "fidelity='as printed' or fidelity=Amendment(...)")
+        if self.fidelity is not None:
+            if not self.cites:
+                raise FidelityError(f"{where}: declares fidelity but cites no label of the paper")
+            if not (self.fidelity == AS_PRINTED or isinstance(self.fidelity, Amendment)):
+                raise FidelityError(f"{where}: fidelity must be 'as printed' or an Amendment; got "
+                                    f"{self.fidelity!r}")
         if self.relation not in RELATIONS:
             raise TrivialStepError(f"{where}: relation must be one of {', '.join(RELATIONS)}; got {self.relation!r}")
         if self.lhs is None or self.rhs is None:
@@ -450,8 +583,21 @@ class Derivation:
     where: str
     entries: tuple[str, ...]
     steps: tuple[Step, ...]
+    withdrawn: tuple[Erratum, ...] = ()  # ledger items found wrong, kept visible with why (Erratum(withdrawn=...))
 
     def __post_init__(self):
+        object.__setattr__(self, "withdrawn", tuple(self.withdrawn))
+        for e in self.withdrawn:
+            if not isinstance(e, Erratum) or not e.withdrawn:
+                raise TrivialStepError(f"derivation {self.key}: `withdrawn` holds Erratum records with a "
+                                       f"withdrawn reason; got {e!r}")
+        printed = {c for s in self.steps if s.fidelity == AS_PRINTED for c in s.cites}
+        for s in self.steps:
+            if isinstance(s.fidelity, Amendment):
+                lost = [c for c in s.cites if c not in printed]
+                if lost:
+                    raise FidelityError(f"step {s.label!r} of {self.key}: amends {', '.join(lost)} "
+                                        f"({s.fidelity.key}) but no step of the derivation states it as printed")
         labels = [s.label for s in self.steps]
         for s in self.steps:
             missing = [p for p in s.premises if p not in labels[:labels.index(s.label)]]
@@ -496,6 +642,11 @@ class Derivation:
     @property
     def errata(self) -> list[Erratum]:
         return [s.erratum for s in self.steps if s.erratum is not None]
+
+    @property
+    def amendments(self) -> list[Amendment]:
+        """The amendments its steps declare, once each, in step order."""
+        return list(dict.fromkeys(s.fidelity for s in self.steps if isinstance(s.fidelity, Amendment)))
 
     def weakest(self, results: Sequence[StepResult] | None = None) -> StepResult | None:
         """The weakest link among the steps that hold (the derivation is as strong as it)."""
