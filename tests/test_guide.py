@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import builds_in_place, throwaway_venv
+
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "authoring.md"
 BLOCK = re.compile(r"<!-- run -->\s*\n```(python|console)\n(.*?)```", re.S)
@@ -63,11 +65,8 @@ def test_guide_marks_its_blocks():
 
 
 def test_guide_runs(tmp_path):
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
-                   timeout=300)
-    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
-    python = bin_dir / "python"
+    python = throwaway_venv(tmp_path / "venv")  # sees this environment's packages: theorylab and pip included
+    bin_dir = python.parent
     # `theorylab` as the user types it, run by the environment's python (the installed script's shebang names
     # the outer interpreter, which would not see what the guide installs into the venv)
     wrapper = bin_dir / "theorylab"
@@ -79,12 +78,15 @@ def test_guide_runs(tmp_path):
                     ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
     (tmp_path / "blocks.json").write_text(json.dumps(blocks()))
     (tmp_path / "driver.py").write_text(DRIVER)
-    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH", "PIP_NO_BUILD_ISOLATION",
+                                                               "PIP_NO_INDEX")}
     env.update(PATH=os.pathsep.join([str(bin_dir), env.get("PATH", "")]),
                THEORYLAB_ONLY_FAMILIES="my_paper,minnorm",      # the built-in papers are not needed here
                XDG_CACHE_HOME=str(tmp_path / "cache"),           # steps are checked, not read from a cache
-               PIP_NO_BUILD_ISOLATION="0", PIP_NO_DEPS="1", PIP_NO_INDEX="1",   # offline: nothing is downloaded
-               MPLBACKEND="Agg")
+               PIP_NO_DEPS="1", MPLBACKEND="Agg")
+    if builds_in_place():  # offline, nothing downloaded: this environment's setuptools builds the guide's packages
+        env.update(PIP_NO_BUILD_ISOLATION="0", PIP_NO_INDEX="1")  # (pip reads "0" here as: no build isolation)
+    # otherwise pip builds them in isolation with setuptools from its index, never with the base interpreter's
     try:
         run = subprocess.run([str(python), str(tmp_path / "driver.py"), str(tmp_path / "blocks.json"),
                               str(tmp_path / "outputs.json")], cwd=work, env=env, capture_output=True, text=True,

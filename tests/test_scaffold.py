@@ -6,11 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
+from helpers import builds_in_place, throwaway_venv
 from theorylab.testing import run_cli
 
 
@@ -51,10 +51,7 @@ def test_new_writes_a_package_with_every_piece(tmp_path):
 def environment(tmp_path):
     """A virtual environment that sees this one's packages (theorylab included) and installs into its own folder:
     the scaffolded paper is registered there only, never in the environment other processes share."""
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
-    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
-    return python
+    return throwaway_venv(tmp_path / "venv")
 
 
 def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
@@ -64,8 +61,13 @@ def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
     code, _, err = run_cli("new", "my-paper", str(folder))
     assert code == 0, err
     python = str(environment)
+    # built offline by this environment's setuptools where it can; otherwise in pip's isolation, never by whatever
+    # setuptools the base interpreter happens to have
+    in_place = builds_in_place()
+    pip_env = {k: v for k, v in os.environ.items() if in_place or k != "PIP_NO_BUILD_ISOLATION"}
     install = subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
-                              "--no-build-isolation", "-e", str(folder)], capture_output=True, text=True, timeout=300)
+                              *(["--no-build-isolation"] if in_place else []), "-e", str(folder)], env=pip_env,
+                             capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stderr[-2000:]
     work = tmp_path / "work"  # outside the checkout and outside the package
     work.mkdir()
