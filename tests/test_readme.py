@@ -21,6 +21,11 @@ def test_ci_runs_the_readme_test_command():
     command = re.search(r"<!-- test-command -->\n```bash\n(.*?)\n```", readme, flags=re.S).group(1).strip()
     ci_lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
     assert command in ci_lines
+    # in a fresh virtual environment, created and activated before the command runs (issue #28)
+    before = ci_lines[:ci_lines.index(command)]
+    created = [m.group(1) for ln in before if (m := re.fullmatch(r'python3 -m venv "?([^"\s]+)"?', ln))]
+    assert created, ".ci/run must create a fresh venv before the README's test command"
+    assert any(ln in (f'. "{created[-1]}/bin/activate"', f'source "{created[-1]}/bin/activate"') for ln in before)
 
 
 def test_reproduce_commands_are_valid():
