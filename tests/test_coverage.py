@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from theorylab.coverage import Account, coverage, labels_in_text, summary
-from theorylab.derivation import Derivation, Erratum, Step
+from theorylab.derivation import Amendment, Derivation, Erratum, Step
 from helpers import run_cli
 
 TEXT = r"""
@@ -28,16 +28,29 @@ def test_labels_in_text_finds_equations_and_statements_in_order():
 
 
 def test_statuses_follow_the_steps_that_cite_each_label():
-    d = Derivation("toy", "toy", "toy.txt", "eqs (1)-(3)", (), (
-        Step("(1) as stated", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",)),
+    amend = Amendment(key="toy-3-hyp", kind="hypothesis added", what="x >= 1", why="(3) fails below 1",
+                      severity="missing-hypothesis", root="toy-3")
+    d = Derivation("toy", "toy", "toy.txt", "eqs (1)-(4)", (), (
+        Step("(1) as stated", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",), fidelity="as printed"),
         Step("(3) as stated", x**2, x, relation=">=", cites=("(3)",),
-             erratum=Erratum(key="toy-3", source="toy.txt", where="(3)", says="x^2 >= x", truth="only for x >= 1", at={"x": sp.Rational(1, 2)}))))
-    rows = coverage("toy.txt", ["(1)", "Theorem 2.1", "(2)", "(3)"], [d],
-                    [Account("(2)", "definition", "defines c")])
+             erratum=Erratum(key="toy-3", source="toy.txt", where="(3)", says="x^2 >= x", truth="only for x >= 1",
+                             severity="missing-hypothesis", at={"x": sp.Rational(1, 2)})),
+        Step("(3) for x >= 1", (x + 1) ** 2, x + 1, relation=">=", cites=("(3)",), fidelity=amend),
+        Step("(4) as printed", x**4 + 1, x**4, relation=">", cites=("(4)",), fidelity="as printed"),
+        Step("(4) amended", 2 * x**4, x**4, relation=">=", cites=("(4)",), fidelity=Amendment(
+            key="toy-4", kind="statement weakened", what="a factor 2 on the left", why="illustration",
+            severity="typo"))))
+    rows = coverage("toy.txt", ["(1)", "Theorem 2.1", "(2)", "(3)", "(4)"], [d],
+                    [Account("(2)", "definition", "defines c")], printed={"(1)": "(x+1)^2 = x^2 + 2x + 1"})
     status = {r["label"]: r["status"] for r in rows}
-    assert status == {"(1)": "checked", "Theorem 2.1": "missing", "(2)": "definition", "(3)": "erratum"}
-    assert "proved" in rows[0]["how"] and "toy-3" in rows[3]["how"]
-    assert summary(rows).startswith("toy.txt: 3/4 accounted")
+    assert status == {"(1)": "as printed", "Theorem 2.1": "missing", "(2)": "definition", "(3)": "erratum",
+                      "(4)": "amended"}
+    assert "proved" in rows[0]["how"] and "toy-3" in rows[3]["how"] and "missing-hypothesis" in rows[3]["how"]
+    assert "checked as amended (hypothesis added)" in rows[3]["how"]
+    assert "checked as amended (statement weakened)" in rows[4]["how"]
+    assert rows[0]["printed"] == "(x+1)^2 = x^2 + 2x + 1" and rows[0]["checks"][0]["latex"].startswith(r"\left(x + 1")
+    assert [c["fidelity"] for c in rows[3]["checks"]] == ["as printed", "amended (hypothesis added)"]
+    assert summary(rows).startswith("toy.txt: 4/5 accounted")
     with pytest.raises(ValueError, match="reason is required"):
         Account("(2)", "definition", " ")
     with pytest.raises(ValueError, match="does not list"):
@@ -49,6 +62,6 @@ def test_every_built_in_paper_is_accounted_for(paper):
     code, out, err = run_cli("coverage", paper, "--json")
     rows = json.loads(out)
     missing = [(r["label"], r["status"]) for r in rows if r["status"] not in
-               ("checked", "erratum", "definition", "not-checkable")]
+               ("as printed", "amended", "erratum", "definition", "not-checkable")]
     assert rows and not missing and code == 0, missing
     assert all(r["reason"].strip() for r in rows if r["status"] in ("definition", "not-checkable"))

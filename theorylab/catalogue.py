@@ -23,7 +23,7 @@ from .paper import Paper
 from .params import DomainError
 
 __all__ = ["GROUP", "PaperError", "Family", "use", "paper_specs", "papers", "paper_of", "families", "family", "get", "entries",
-           "derivations", "errata", "checks", "select"]
+           "derivations", "errata", "ledger", "checks", "select"]
 
 GROUP = "theorylab.papers"  # the entry-point group a distribution registers its papers in
 _SELF = "theorylab"
@@ -312,7 +312,21 @@ def derivations() -> tuple:
 
 
 def errata() -> tuple:
+    """Every Erratum on a step of a registered paper (withdrawn items and amendments: `ledger()`)."""
     return tuple(e for d in derivations() for e in d.errata)
+
+
+def ledger(names: Iterable[str] = (), *, evaluate: bool = True) -> list:
+    """The ranked errata ledger (theorylab.ledger.LedgerItem) of the selected papers, families or entries (all
+    when empty). Only each erratum's own step is decided (`evaluate=False`: none)."""
+    from . import ledger as _ledger
+
+    _, fams = select(list(names))
+    pairs = [(f.paper.name, d) for f in families(fams) for d in f.derivations]
+    # a selection takes whole families, but a root may lie in another family of the paper
+    strict = not list(names)
+    return (_ledger.collect(pairs, strict=strict) if evaluate else
+            _ledger.collect(pairs, verdict=None, strict=strict))
 
 
 def checks(names: Iterable[str] | None = None) -> tuple:
@@ -355,15 +369,57 @@ def select(names: list[str] | tuple[str, ...]) -> tuple[set[str], list[str]]:
     return ids, [f for f in order if f in fams]
 
 
-def coverage_declarations(paper: str = "") -> list[tuple[str, tuple[str, ...], tuple]]:
-    """(paper source, its labelled equations and statements, its accounts) of every registered paper that declares
-    `coverage` (a module with LABELS and ACCOUNTS); `paper` selects one by name, source file or source number."""
+def source_path(p: Paper) -> Path | None:
+    """The paper's printed source file (`Paper.source_file`) resolved, or None when it declares none; a DomainError
+    naming the paper when it is declared but missing."""
+    if p.source_file is None:
+        return None
+    path = Path(p.source_file).expanduser()
+    if not path.is_absolute():
+        module = p.coverage or p.families[0].entries
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            raise DomainError(f"paper {p.name}: source_file {p.source_file!r} is relative, but module {module} has no "
+                              "file to resolve it against")
+        path = Path(origin).parent / path
+    if not path.is_file():
+        raise DomainError(f"paper {p.name}: source_file must be an existing file; got {path}")
+    return path
+
+
+def printed_labels(p: Paper) -> "list | None":
+    """The labelled displays and numbered statements of the paper's source file (theorylab.sources.Printed), in
+    order; None when the paper names no source file."""
+    path = source_path(p)
+    if path is None:
+        return None
+    from . import sources
+
+    return list(sources.read_source(path).labels)
+
+
+def coverage_declarations(paper: str = "") -> list[tuple]:
+    """(paper, labels, accounts, printed text by label) of every registered paper that declares `coverage` (a module
+    with ACCOUNTS, and LABELS where the paper names no source file); `paper` selects one by name, source file or
+    source number. Labels come from the source file when there is one; LABELS, when also given, must equal them."""
     out = []
     for p in papers():
         if p.coverage is None or (paper and paper not in (p.name, p.source, p.source.split("_", 1)[0])):
             continue
         mod = importlib.import_module(p.coverage)
-        out.append((p.source, tuple(mod.LABELS), tuple(getattr(mod, "ACCOUNTS", ()))))
+        found = printed_labels(p)
+        listed = tuple(getattr(mod, "LABELS", ()))
+        if found is None:
+            labels, printed = listed, {}
+        else:
+            labels, printed = tuple(x.label for x in found), {x.label: x.text for x in found}
+            if listed and listed != labels:
+                extra, lost = sorted(set(listed) - set(labels)), sorted(set(labels) - set(listed))
+                raise DomainError(f"paper {p.name}: LABELS of {p.coverage} differ from the labels of its source "
+                                  f"file (only in LABELS: {extra or 'none'}; only in the source: {lost or 'none'}; "
+                                  "or the order): drop LABELS, the source file is the reference")
+        out.append((p, labels, tuple(getattr(mod, "ACCOUNTS", ())), printed))
     if paper and not out:
         names = ", ".join(p.name for p in papers() if p.coverage is not None) or "none registered"
         raise DomainError(f"paper must be a registered paper that declares coverage ({names}); got {paper!r}")

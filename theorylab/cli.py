@@ -207,22 +207,42 @@ def cmd_check(args) -> int:
 
 
 def cmd_errata(args) -> int:
-    seen = set()
-    for d in catalogue.derivations():
-        for r in d.check():
-            e = r.step.erratum
-            if e is None or e.key in seen:
-                continue
-            seen.add(e.key)
-            state = "confirmed" if not r.outcome.holds else "NOT REPRODUCED"
-            print(f"{e.key}  [{e.seed}, {e.where}]  ({state})\n  the paper says: {e.says}\n  what holds: {e.truth}")
-            if r.outcome.counterexample:
-                print(f"  counterexample: {r.outcome.counterexample}")
-            if e.note:
-                print(f"  note: {e.note}")
-            print()
-    print(f"{len(seen)} errata")
-    return 0
+    from . import ledger as _ledger
+
+    try:
+        items = catalogue.ledger(args.select, evaluate=not args.no_eval)
+    except _ledger.LedgerError as exc:
+        raise DomainError(str(exc)) from None
+    if args.json:
+        print(json.dumps({"items": [it.to_json() for it in items], "summary": _ledger.summary(items)}, indent=1))
+        return 1 if any(it.status == "NOT REPRODUCED" for it in items) else 0
+    paper = None
+    for it in items:
+        if it.paper != paper and it.depth == 0:
+            paper = it.paper
+        pad = "  " * (it.depth + 1) + ("└ " if it.depth else "")
+        label = ("WITHDRAWN" if it.kind == "withdrawn" else
+                 f"amendment: {it.amendment_kind}" if it.kind == "amendment" else "erratum")
+        print(f"{pad}[{it.severity}] {it.key}  ({it.paper}, {it.where}; {label}; {it.status})")
+        body = "  " * (it.depth + 2) + ("  " if it.depth else "")
+        if it.kind == "amendment":
+            print(f"{body}checked instead of the print: {it.truth}\n{body}why: {it.why}")
+        else:
+            print(f"{body}the paper prints: {it.says}\n{body}what holds: {it.truth}")
+        if it.counterexample:
+            print(f"{body}counterexample: {it.counterexample}")
+        if it.withdrawn:
+            print(f"{body}withdrawn because: {it.withdrawn}")
+        for h in it.history:
+            print(f"{body}history: {h}")
+        if it.note and args.verbose:
+            print(f"{body}note: {it.note}")
+    s = _ledger.summary(items)
+    print(f"\n{s['errata']} errata and {s['amendments']} amendments in {s['roots']} distinct roots "
+          f"({s['consequences']} consequences folded under their root), {s['withdrawn']} withdrawn"
+          + (f", {s['not_reproduced']} NOT REPRODUCED" if s["not_reproduced"] else ""))
+    print("distinct roots by paper and severity:\n" + _ledger.summary_table(items))
+    return 1 if s["not_reproduced"] else 0
 
 
 def _fmt(x: Any) -> str:
@@ -308,8 +328,10 @@ def cmd_verify(args) -> int:
     print(f"derivations: {len(steps)} steps, {unexpected} unexpected"
           + (f"; {reused} of {len(tasks)} tasks reused from the journal of the interrupted run" if reused else ""))
     papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
+    ledger, coverage = runner.ledger_and_coverage(fams, steps)
     record = EvidenceRecord(profile=args.profile, device=device, seed=args.seed, families=fams, papers=papers,
-                            derivation_steps=steps, evidence=evidence, unexpected_steps=unexpected,
+                            derivation_steps=steps, evidence=evidence, ledger=ledger, coverage=coverage,
+                            unexpected_steps=unexpected,
                             failed_evidence=failures, seconds=round(time.time() - t0, 2))
     _write_json(args.json, record.to_json())
     os.unlink(journal)  # the record is whole: nothing is left to resume
@@ -352,19 +374,25 @@ def cmd_latex(args) -> int:
 
     ids, fams = catalogue.select(args.select)
     chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
-    statuses, counterexamples, errata = {}, {}, []
+    from . import ledger
+
+    statuses, checked = {}, {}
+    paper_of = {d.key: f.paper.name for f in catalogue.families(fams) for d in f.derivations}
     for d in _derivations_for(ids, fams):
         results = d.check()
+        checked[d.key] = (d, results)
         bad = sum(not r.ok for r in results)
         text = f"{len(results)} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
         for eid in d.entries:
             statuses[eid] = "; ".join(filter(None, [statuses.get(eid), text]))
-        for r in results:
-            if r.step.erratum is not None and r.step.erratum not in errata:
-                errata.append(r.step.erratum)
-                if r.outcome.counterexample:
-                    counterexamples[r.step.erratum.key] = r.outcome.counterexample
-    tex = document(chosen, errata, statuses, counterexamples)
+
+    def verdict(d, step):  # the verdicts just computed: nothing is decided twice
+        r = next(r for r in checked[d.key][1] if r.step is step)
+        return ("confirmed" if r.status == "erratum confirmed" else "NOT REPRODUCED"), r.outcome.counterexample
+
+    errata = ledger.collect([(paper_of.get(k, ""), d) for k, (d, _) in checked.items()], verdict=verdict,
+                            strict=False)
+    tex = document(chosen, errata, statuses)
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(tex)
@@ -398,18 +426,27 @@ def cmd_coverage(args) -> int:
     from . import coverage
 
     rows = []
-    for paper, labels, accounts in catalogue.coverage_declarations(args.paper):
-        derivs = [d for d in catalogue.derivations() if d.seed == paper]
-        rows_p = coverage.coverage(paper, labels, derivs, accounts)
+    for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
+        derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
+        rows_p = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed)
+        for r in rows_p:
+            r["paper_name"] = paper.name
         rows += rows_p
         if not args.json:
+            print(f"{paper.name} ({paper.source})")
             for r in rows_p:
-                if r["status"] != "checked" or args.verbose:
+                if r["status"] not in ("as printed",) or args.verbose:
                     print(f"  {r['status']:13s} {r['label']:16s} {r['how'] or r['reason']}")
+                    if args.verbose:
+                        if r["printed"]:
+                            print(f"  {'':13s} {'':16s} the paper prints: {r['printed'][:300]}")
+                        for c in r["checks"]:
+                            print(f"  {'':13s} {'':16s} theorylab checks ({c['fidelity']}; {c['status']}): "
+                                  f"{(c['latex'] or c['statement'])[:300]}")
             print(coverage.summary(rows_p))
     if args.json:
         print(json.dumps(rows, indent=1))
-    return 0 if all(r["status"] in ("checked", "erratum", "definition", "not-checkable") for r in rows) else 1
+    return 0 if all(r["status"] in coverage.ACCOUNTED for r in rows) else 1
 
 
 def cmd_mutate(args) -> int:
@@ -547,9 +584,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores)")
     s.set_defaults(fn=cmd_accuracy)
     s = command("coverage", help="every labelled equation and statement of each paper, and how it is checked")
-    s.add_argument("paper", nargs="?", default="", help="a paper (its source file name); default: all")
-    s.add_argument("--json", action="store_true", help="a list of {paper, label, status, how, reason}")
-    s.add_argument("-v", "--verbose", action="store_true", help="show the checked labels too")
+    s.add_argument("paper", nargs="?", default="", help="a paper (its name or source file name); default: all")
+    s.add_argument("--json", action="store_true",
+                   help="a list of {paper, label, status, how, reason, printed, checks: [{latex, fidelity, ...}]}")
+    s.add_argument("-v", "--verbose", action="store_true",
+                   help="every label, with what the paper prints beside what theorylab checks")
     s.set_defaults(fn=cmd_coverage)
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
@@ -558,8 +597,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
     s.add_argument("--json", default="", help="write the mutants and their fate here")
     s.set_defaults(fn=cmd_mutate)
-    command("errata", help="the errata ledger of the papers, each with its live counterexample").set_defaults(
-        fn=cmd_errata)
+    s = command("errata", help="the ranked errata ledger (errata, amendments, withdrawn items) with live counterexamples")
+    s.add_argument("select", nargs="*", help="papers, families or entries (default: all)")
+    s.add_argument("--json", action="store_true", help="{items: [...], summary: {...}} with severity and root")
+    s.add_argument("--no-eval", action="store_true", help="list the ledger without deciding any step")
+    s.add_argument("-v", "--verbose", action="store_true", help="print each item's note too")
+    s.set_defaults(fn=cmd_errata)
     return p
 
 

@@ -1,8 +1,10 @@
-"""Coverage: every labelled equation and numbered statement of a paper, accounted for.
+"""Coverage: every labelled equation and numbered statement of a paper, its printed text, and what checks it.
 
-A label is `checked` when derivation steps cite it (`Step(..., cites=("(28)",))`) and all of them hold (the
-weakest step's strength is shown), an `erratum` when a citing step is a confirmed erratum, or declared by the paper
-as a `definition` or `not-checkable`, each with a reason. Anything else is `missing`.
+Each label's row shows what the paper prints (read from the paper's source file) beside what theorylab checks (the
+relations of the steps that cite it, each with its fidelity), and a status: `as printed` (a step states the printed
+statement and it holds), `amended` (a declared amendment is checked beside the printed statement, which holds),
+`erratum` (the printed statement fails: a confirmed erratum), `definition` or `not-checkable` (declared by the
+paper with a reason), `FAILS` (a citing step gives an unexpected verdict) or `missing`.
 """
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from .derivation import STRENGTHS, Derivation, StepResult
+from .derivation import AS_PRINTED, STRENGTHS, Amendment, Derivation, StepResult
 
-__all__ = ["Account", "labels_in_text", "coverage", "summary", "STATUSES"]
+__all__ = ["Account", "labels_in_text", "coverage", "summary", "STATUSES", "ACCOUNTED"]
 
-STATUSES = ("checked", "erratum", "definition", "not-checkable", "FAILS", "missing")
+STATUSES = ("as printed", "amended", "erratum", "definition", "not-checkable", "FAILS", "missing")
+ACCOUNTED = ("as printed", "amended", "erratum", "definition", "not-checkable")
 _STATEMENT = re.compile(r"^\W{0,4}(Theorem|Lemma|Proposition|Corollary)\s+([A-Z]?\d+(?:\.\d+)*)\b", re.M)
 _EQUATION = (re.compile(r"\\tag\{(\d+[a-z]?)\}"),                   # $$ ... \tag{12} $$
              re.compile(r"\$\$\s*\((\d+[a-z]?)\)\s*\$\$"),              # $$(12)$$
@@ -52,36 +55,53 @@ def labels_in_text(text: str, extra_patterns: Sequence[str] = ()) -> list[str]:
     return list(seen)
 
 
+def _check_row(d: Derivation, r: StepResult) -> dict:
+    f = r.step.fidelity
+    return {"derivation": d.key, "step": r.step.label, "latex": r.step.latex(), "statement": r.step.statement(),
+            "status": r.status, "strength": r.strength,
+            "fidelity": AS_PRINTED if f == AS_PRINTED else f"amended ({f.kind})",
+            "amendment": f.key if isinstance(f, Amendment) else None,
+            "erratum": r.step.erratum.key if r.step.erratum is not None else None}
+
+
 def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation],
-             accounts: Iterable[Account] = (), results: Mapping[str, Sequence[StepResult]] | None = None
-             ) -> list[dict]:
-    """One row per label: {paper, label, status, how, reason}. Steps are checked (cached) unless results given."""
+             accounts: Iterable[Account] = (), results: Mapping[str, Sequence[StepResult]] | None = None,
+             printed: Mapping[str, str] | None = None) -> list[dict]:
+    """One row per label: {paper, label, status, how, reason, printed, checks}. `printed` maps labels to the
+    paper's printed text (the display's LaTeX, the statement's sentence); `checks` lists the citing steps (their
+    relation in LaTeX, fidelity, verdict). Steps are checked (cached) unless `results` are given."""
     accounts = {a.label: a for a in accounts}
+    printed = printed or {}
     citing: dict[str, list[tuple[Derivation, StepResult]]] = {}
     for d in derivations:
         rs = results[d.key] if results is not None and d.key in results else d.check()
         for r in rs:
-            for label in getattr(r.step, "cites", ()):
+            for label in r.step.cites:
                 citing.setdefault(label, []).append((d, r))
     rows = []
     for label in labels:
-        row = {"paper": paper, "label": label, "status": "missing", "how": "", "reason": ""}
+        row = {"paper": paper, "label": label, "status": "missing", "how": "", "reason": "",
+               "printed": printed.get(label, ""), "checks": []}
         steps = citing.get(label, [])
         if steps:
+            row["checks"] = [_check_row(d, r) for d, r in steps]
             bad = [(d, r) for d, r in steps if not r.ok]
             errata = [(d, r) for d, r in steps if r.step.erratum is not None and r.ok]
+            amended = [(d, r) for d, r in steps if isinstance(r.step.fidelity, Amendment)]
+            kinds = ", ".join(dict.fromkeys(r.step.fidelity.kind for _, r in amended))
             if bad:
                 d, r = bad[0]
                 row.update(status="FAILS", how=f"{d.key}: step {r.step.label!r} {r.status}")
             elif errata:
                 d, r = errata[0]
-                row.update(status="erratum", how=f"{r.step.erratum.key} ({d.key}: {r.step.label!r}; "
-                                                 f"counterexample {r.outcome.counterexample})")
+                row.update(status="erratum", how=f"{r.step.erratum.key} [{r.step.erratum.severity}] ({d.key}: "
+                                                 f"{r.step.label!r}; counterexample {r.outcome.counterexample})"
+                                                 + (f"; checked as amended ({kinds})" if amended else ""))
             else:
-                weakest = min(steps, key=lambda dr: STRENGTHS.index(dr[1].strength))
-                d, r = weakest
-                row.update(status="checked", how=f"{len(steps)} step(s), weakest {r.strength}: {d.key}: "
-                                                 f"{r.step.label!r}")
+                d, r = min(steps, key=lambda dr: STRENGTHS.index(dr[1].strength))
+                how = f"{len(steps)} step(s), weakest {r.strength}: {d.key}: {r.step.label!r}"
+                row.update(status="amended", how=f"checked as amended ({kinds}); {how}") if amended else \
+                    row.update(status="as printed", how=f"checked as printed; {how}")
         elif label in accounts:
             row.update(status=accounts[label].status, reason=accounts[label].reason)
         rows.append(row)
@@ -92,9 +112,9 @@ def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation
 
 
 def summary(rows: Sequence[dict]) -> str:
-    """`paper: N/M accounted (k checked, k erratum, ...)`."""
+    """`paper: N/M accounted (k as printed, k amended, k erratum, ...)`."""
     by = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
-    accounted = sum(by[s] for s in ("checked", "erratum", "definition", "not-checkable"))
+    accounted = sum(by[s] for s in ACCOUNTED)
     paper = rows[0]["paper"] if rows else "?"
     return (f"{paper}: {accounted}/{len(rows)} accounted (" + ", ".join(f"{v} {k}" for k, v in by.items() if v)
             + ")")

@@ -2,7 +2,7 @@
 (title and preface from the papers selected, their printer settings, an errata section)."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from . import catalogue
 from .derivation import Derivation, Erratum, StepResult
@@ -100,10 +100,21 @@ def derivation_block(derivation: Derivation, results: list[StepResult] | None = 
     return "\n".join(lines) + "\n"
 
 
-def _erratum_block(e: Erratum) -> str:
-    return (rf"\item \textbf{{{escape(e.key)}}} ({escape(e.seed)}, {escape(e.where)}). "
-            rf"The paper states: {escape(e.says)}. What holds: {escape(e.truth)}"
-            + (f" {escape(e.note)}" if e.note else ""))
+def _erratum_block(e: Any) -> str:
+    """One ledger item (a theorylab.ledger.LedgerItem, or an Erratum) as an \\item: severity, kind, root."""
+    severity = getattr(e, "severity", "")
+    kind = getattr(e, "kind", "erratum")
+    tag = {"withdrawn": "withdrawn", "amendment": f"amendment: {getattr(e, 'amendment_kind', '')}"}.get(kind, "")
+    head = (rf"\item \textbf{{{escape(e.key)}}} [{escape(severity)}{'; ' + escape(tag) if tag else ''}] "
+            rf"({escape(e.source)}, {escape(e.where)})"
+            + (rf", a consequence of \textbf{{{escape(e.root)}}}" if getattr(e, "root", None) else "") + ". ")
+    if kind == "amendment":
+        body = rf"Checked instead of the print: {escape(e.truth)}. Why: {escape(e.why)}."
+    else:
+        body = rf"The paper states: {escape(e.says)}. What holds: {escape(e.truth)}."
+    if getattr(e, "withdrawn", ""):
+        body += rf" Withdrawn: {escape(e.withdrawn)}."
+    return head + body + (f" {escape(e.note)}" if e.note else "")
 
 
 def _title(papers: list) -> tuple[str, str]:
@@ -117,11 +128,12 @@ def _title(papers: list) -> tuple[str, str]:
             "Papers: " + titles + "." + "".join(f" {p.latex.get('preface')}" for p in papers if p.latex.get("preface")))
 
 
-def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict[str, str] | None = None,
+def document(entries: Iterable[Entry], errata: Iterable[Any], statuses: dict[str, str] | None = None,
              counterexamples: dict[str, str] | None = None, *, derivations: bool = True) -> str:
     """A standalone LaTeX document of the given entries, grouped by family, with their derivations (steps,
     relations, verdicts, errata marked; checked here, or taken from this process's cache of checked steps) and
-    an errata section. Title and preface come from the selected papers; each paper's `latex` settings apply
+    an errata section (ledger items in the ledger's order: roots by severity, consequences after their root,
+    withdrawn last; plain Erratum records are listed as given). Title and preface come from the selected papers; each paper's `latex` settings apply
     (`preamble`: extra lines; `printer`: SymPy `latex()` settings; `preface`: text after the title)."""
     statuses = statuses or {}
     counterexamples = counterexamples or {}
@@ -159,8 +171,9 @@ def document(entries: Iterable[Entry], errata: Iterable[Erratum], statuses: dict
         parts += [r"\section*{Errata}", r"\begin{enumerate}"]
         for e in errs:
             block = _erratum_block(e)
-            if e.key in counterexamples:
-                block += f" Counterexample: {escape(counterexamples[e.key])}."
+            cx = counterexamples.get(e.key) or getattr(e, "counterexample", None)
+            if cx:
+                block += f" Counterexample: {escape(cx)}."
             parts.append(block)
         parts.append(r"\end{enumerate}")
     parts.append(r"\end{document}")

@@ -73,8 +73,11 @@ class Paper:
         families: one or more `Family` records (distinct names).
         figures: dotted names of modules that each hold FIGURES, a tuple of `Figure` records (imported only by
             report).
-        coverage: a module with LABELS (every labelled equation and statement of the source, in order) and
-            ACCOUNTS (why a label has no checked step), read by `theorylab coverage`.
+        coverage: a module with ACCOUNTS (why a label has no citing step) and, for a paper without `source_file`,
+            LABELS (every labelled equation and statement of the source, in order), read by `theorylab coverage`.
+        source_file: the paper's printed source (.tex, or Markdown/.txt with `$$ ... $$` displays labelled (k) or
+            \\tag{k}): an absolute path, or one relative to the folder of the `coverage` module (else of the first
+            family's entries module). Its labels, with their printed text, are what coverage accounts for.
         latex: LaTeX settings (`preamble`: extra preamble lines, e.g. macros the paper's formulas use).
         doc: a paragraph on the paper.
     Example::
@@ -92,6 +95,7 @@ class Paper:
     families: tuple[Family, ...]
     figures: tuple[str, ...] = ()
     coverage: str | None = None
+    source_file: str | None = None
     latex: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     doc: str = ""
 
@@ -112,6 +116,9 @@ class Paper:
             _module(f"Paper {self.name}: figures", m)
         if self.coverage is not None:
             _module(f"Paper {self.name}: coverage", self.coverage)
+        if self.source_file is not None and (not isinstance(self.source_file, str) or not self.source_file.strip()):
+            raise ValueError(f"Paper {self.name}: source_file must be a path (a non-empty string); got "
+                             f"source_file={self.source_file!r}")
         object.__setattr__(self, "families", fams)
         object.__setattr__(self, "figures", figs)
         object.__setattr__(self, "latex", MappingProxyType(dict(self.latex)))

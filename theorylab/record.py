@@ -1,6 +1,7 @@
 """The evidence record: what `theorylab verify` writes and `theorylab report` reads, one typed and versioned JSON file.
 
-Version 1 is the unversioned file of earlier releases (the same fields, without `papers`); it still loads.
+Version 1 is the unversioned file of earlier releases (the same fields, without `papers`); it still loads, and so
+does version 2 (without the ranked `ledger` and the `coverage` rows: the report then lists errata from the steps).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .params import DomainError
 
 __all__ = ["SCHEMA_VERSION", "EvidenceRecord", "load"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _REDO = "regenerate it with `theorylab verify --json PATH`, or pass --rerun"
 
 
@@ -29,13 +30,15 @@ class EvidenceRecord:
     papers: tuple[str, ...] = ()
     derivation_steps: tuple[dict, ...]
     evidence: tuple[dict, ...]
+    ledger: tuple[dict, ...] = ()      # theorylab.ledger items, ranked (schema 3)
+    coverage: tuple[dict, ...] = ()    # per label: printed text, citing steps, status (schema 3)
     unexpected_steps: int = 0
     failed_evidence: int = 0
     seconds: float | None = None
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self):
-        for name in ("families", "papers", "derivation_steps", "evidence"):
+        for name in ("families", "papers", "derivation_steps", "evidence", "ledger", "coverage"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def to_json(self) -> dict:
@@ -68,6 +71,7 @@ def load(path: str | os.PathLike) -> EvidenceRecord:
             profile=str(data["profile"]), device=data.get("device"), seed=data.get("seed"),
             families=tuple(data.get("families") or ()), papers=tuple(data.get("papers") or ()),
             derivation_steps=tuple(data["derivation_steps"]), evidence=tuple(data["evidence"]),
+            ledger=tuple(data.get("ledger") or ()), coverage=tuple(data.get("coverage") or ()),
             unexpected_steps=int(data.get("unexpected_steps", 0)), failed_evidence=int(data.get("failed_evidence", 0)),
             seconds=data.get("seconds"), schema_version=version)
     except (TypeError, ValueError) as exc:

@@ -156,20 +156,71 @@ def _derivation_table(steps: list[dict]) -> str:
                    "unexpected"], cells)
 
 
-def _errata_html(steps: list[dict]) -> str:
-    seen, out = set(), []
-    for s in steps:
-        e = s.get("erratum")
-        if not e or e["key"] in seen:
-            continue
-        seen.add(e["key"])
-        state = "confirmed" if s["status"] == "erratum confirmed" else "NOT reproduced"
-        out.append(f'<div class="erratum" id="erratum-{html.escape(e["key"])}"><b>{html.escape(e["key"])}</b> '
-                   f'({html.escape(e["seed"])}, {html.escape(e["where"])}; {state})<br>'
-                   f'<b>The paper states:</b> {html.escape(e["says"])}<br><b>What holds:</b> {html.escape(e["truth"])}'
-                   + (f'<br><b>Counterexample:</b> {html.escape(e["counterexample"])}' if e.get("counterexample") else "")
-                   + (f'<br><small>{html.escape(e["note"])}</small>' if e.get("note") else "") + "</div>")
-    return f"<p>{len(seen)} errata.</p>" + "\n".join(out)
+def _errata_html(steps: list[dict], ledger: list[dict] | None = None) -> str:
+    """The ranked ledger (schema 3: roots by severity, consequences indented under their root, amendments with
+    their kind, withdrawn items last with why); an older record lists its errata from the steps, unranked."""
+    if not ledger:
+        ledger = []
+        for s in steps:
+            e = s.get("erratum")
+            if e and e["key"] not in {it["key"] for it in ledger}:
+                ledger.append({**e, "kind": "erratum", "source": e.get("source", e.get("seed", "")),
+                               "severity": e.get("severity", "unranked"), "depth": 0,
+                               "status": "confirmed" if s["status"] == "erratum confirmed" else "NOT REPRODUCED"})
+    out = []
+    for it in ledger:
+        kind = ("withdrawn" if it["kind"] == "withdrawn" else
+                f"amendment: {it.get('amendment_kind', '')}" if it["kind"] == "amendment" else "erratum")
+        prints = "Checked instead of the print" if it["kind"] == "amendment" else "What holds"
+        says = "Amends" if it["kind"] == "amendment" else "The paper states"
+        out.append(f'<div class="erratum sev-{html.escape(it["severity"])}" id="erratum-{html.escape(it["key"])}" '
+                   f'style="margin-left:{1.5 * it.get("depth", 0)}em"><b>{html.escape(it["key"])}</b> '
+                   f'<span class="sev">[{html.escape(it["severity"])}]</span> ({html.escape(it["source"])}, '
+                   f'{html.escape(it["where"])}; {html.escape(kind)}; {html.escape(it["status"])})'
+                   + (f' <small>consequence of <a href="#erratum-{html.escape(it["root"])}">'
+                      f'{html.escape(it["root"])}</a></small>' if it.get("root") else "")
+                   + f'<br><b>{says}:</b> {html.escape(it["says"])}<br><b>{prints}:</b> {html.escape(it["truth"])}'
+                   + (f'<br><b>Why:</b> {html.escape(it["why"])}' if it.get("why") else "")
+                   + (f'<br><b>Counterexample:</b> {html.escape(it["counterexample"])}' if it.get("counterexample")
+                      else "")
+                   + (f'<br><b>Withdrawn because:</b> {html.escape(it["withdrawn"])}' if it.get("withdrawn") else "")
+                   + "".join(f'<br><small>history: {html.escape(h)}</small>' for h in it.get("history") or ())
+                   + (f'<br><small>{html.escape(it["note"])}</small>' if it.get("note") else "") + "</div>")
+    live = [it for it in ledger if it["kind"] != "withdrawn"]
+    roots = [it for it in live if not it.get("root")]
+    by = {}
+    for it in roots:
+        by[it["severity"]] = by.get(it["severity"], 0) + 1
+    counts = ", ".join(f"{v} {k}" for k, v in by.items())
+    return (f"<p>{sum(it['kind'] == 'erratum' for it in live)} errata and "
+            f"{sum(it['kind'] == 'amendment' for it in live)} amendments in {len(roots)} distinct roots"
+            + (f" ({counts})" if counts else "") + f"; {len(ledger) - len(live)} withdrawn.</p>" + "\n".join(out))
+
+
+def _math_or_text(tex: str) -> str:
+    """MathML of `tex`, or the LaTeX itself as code where latex2mathml cannot read it (a PDF conversion's display)."""
+    try:
+        return mathml(tex, "inline")
+    except Exception:  # noqa: BLE001 - latex2mathml raises many types on LaTeX it does not know
+        return f"<code>{html.escape(tex)}</code>"
+
+
+def _coverage_html(rows: list[dict]) -> str:
+    """Per label: what the paper prints beside what theorylab checks (each citing step's relation, its fidelity and
+    verdict), and the label's status."""
+    cells = []
+    for r in rows:
+        checks = "<br>".join((_math_or_text(c["latex"]) if c.get("latex") else html.escape(c.get("statement", "")))
+                             + f" <small>({html.escape(c['fidelity'])}; {html.escape(c['status'])})</small>"
+                             for c in r.get("checks", ()))
+        printed = (_math_or_text(r["printed"]) if r.get("printed") and not r["label"][0].isalpha() else
+                   html.escape(r.get("printed", "")))
+        cells.append([(f"<code>{html.escape(r['paper_name'] if 'paper_name' in r else r['paper'])}</code> "
+                       f"{html.escape(r['label'])}", ""), (printed, ""),
+                      (checks or html.escape(r.get("reason", "")), ""),
+                      (html.escape(r["status"]), "pass" if r["status"] in ("as printed", "amended", "definition",
+                                                                            "not-checkable", "erratum") else "fail")])
+    return _table(["label", "the paper prints", "theorylab checks", "status"], cells, "coverage")
 
 
 def _scaling_figures(evidence: list[dict]) -> dict[str, tuple[str, str]]:
@@ -304,7 +355,8 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
             f"({data.unexpected_steps} unexpected), {len(evidence)} evidence records ({failed} failed), "
             f"{len(findings)} findings. Report written {when}.</p>",
             "<nav>" + "".join(f'<a href="#family-{html.escape(f)}">{html.escape(f)}</a>' for f in fams)
-            + '<a href="#derivations">derivations</a><a href="#errata">errata</a></nav></header>']
+            + '<a href="#derivations">derivations</a><a href="#errata">errata</a>'
+            + ('<a href="#coverage">coverage</a>' if data.coverage else "") + '</nav></header>']
     for fam in catalogue.families(fams):
         paper = fam.paper
         body.append(f'<section id="family-{fam.name}"><h2>Family <code>{fam.name}</code></h2>'
@@ -328,7 +380,10 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
                             f"<figcaption>{html.escape(cap)}</figcaption></figure>")
         body.append("</section>")
     body.append(f'<section id="derivations"><h2>Derivations</h2>{_derivation_table(steps)}</section>')
-    body.append(f'<section id="errata"><h2>Errata</h2>{_errata_html(steps)}</section>')
+    body.append(f'<section id="errata"><h2>Errata</h2>{_errata_html(steps, list(data.ledger))}</section>')
+    if data.coverage:
+        body.append(f'<section id="coverage"><h2>Coverage: the printed page beside the checks</h2>'
+                    f'{_coverage_html(list(data.coverage))}</section>')
     if mutation_html is not None:
         body.append(f'<section id="mutation"><h2>Mutation score</h2>{mutation_html}</section>')
     if accuracy_html is not None:
@@ -351,4 +406,5 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"index": str(out / "index.html"), "figures": sorted(svgs), "evidence": len(evidence), "failed": failed,
-            "errata": len({s["erratum"]["key"] for s in steps if s.get("erratum")})}
+            "errata": (sum(it["kind"] == "erratum" for it in data.ledger) if data.ledger else
+                       len({s["erratum"]["key"] for s in steps if s.get("erratum")}))}

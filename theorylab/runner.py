@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = ["Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate"]
 
@@ -171,14 +171,61 @@ def combine(task: Task, results: Sequence[dict], ctx: Any) -> dict:
 
 
 def step_record(d, r) -> dict:
+    f = r.step.fidelity
     rec = {"derivation": d.key, "title": d.title, "where": d.where, "step": r.step.label, "status": r.status,
            "method": r.outcome.method, "detail": r.outcome.detail, "ok": r.ok, "relation": r.step.relation,
-           "strength": r.strength, "points": r.outcome.points}
+           "strength": r.strength, "points": r.outcome.points, "cites": list(r.step.cites),
+           "fidelity": f if f is None or isinstance(f, str) else f"amended ({f.kind})",
+           "counterexample": r.outcome.counterexample}
     e = r.step.erratum
     if e is not None:  # the report's errata section is built from these, without rerunning anything
-        rec["erratum"] = {"key": e.key, "seed": e.seed, "where": e.where, "says": e.says, "truth": e.truth,
-                          "note": e.note, "counterexample": r.outcome.counterexample}
+        rec["erratum"] = {"key": e.key, "source": e.source, "where": e.where, "says": e.says, "truth": e.truth,
+                          "severity": e.severity, "root": e.root, "note": e.note,
+                          "counterexample": r.outcome.counterexample}
     return rec
+
+
+def result_from_record(step, rec: Mapping[str, Any]):
+    """The StepResult a step record stands for (the verdict as recorded; nothing is decided again)."""
+    from .derivation import Outcome, StepResult
+
+    holds = rec["status"] in ("holds", "ERRATUM NOT REPRODUCED (step holds)")
+    return StepResult(step, Outcome(holds, rec.get("method", ""), rec.get("detail", ""),
+                                    rec.get("counterexample") or (rec.get("erratum") or {}).get("counterexample"),
+                                    strength=rec.get("strength", "searched"), points=rec.get("points", 0)))
+
+
+def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
+    """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
+    is decided again): what the run record stores for `report` and `latex` to read."""
+    from . import catalogue, coverage, ledger
+
+    by_step = {(r["derivation"], r["step"]): r for r in steps}
+    chosen = catalogue.families(list(fams))
+
+    def verdict(d, step):
+        r = by_step.get((d.key, step.label))
+        if r is None:
+            return None
+        res = result_from_record(step, r)
+        return ("confirmed" if res.status == "erratum confirmed" else
+                "not evaluated" if res.strength == "error" else "NOT REPRODUCED"), res.outcome.counterexample
+
+    items = ledger.collect([(f.paper.name, d) for f in chosen for d in f.derivations], verdict=verdict,
+                           strict=False)
+    rows: list[dict] = []
+    selected = {f.name for f in chosen}  # coverage of the papers selected whole (a part would show labels missing)
+    names = {f.paper.name for f in chosen if all(g.name in selected for g in f.paper.families)}
+    for paper, labels, accounts, printed in catalogue.coverage_declarations():
+        if paper.name not in names:
+            continue
+        derivs = [d for f in chosen if f.paper is paper for d in f.derivations]
+        results = {d.key: [result_from_record(s, by_step[(d.key, s.label)]) for s in d.steps]
+                   for d in derivs if all((d.key, s.label) in by_step for s in d.steps)}
+        derivs = [d for d in derivs if d.key in results]
+        for row in coverage.coverage(paper.source, labels, derivs, accounts, results=results, printed=printed):
+            rows.append({**row, "paper_name": paper.name})
+    return [it.to_json() for it in items], rows
 
 
 # -- executors -------------------------------------------------------------------------------------------

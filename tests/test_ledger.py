@@ -1,0 +1,116 @@
+"""The ranked ledger and fidelity declarations: a step citing a label says what it checks, an amendment keeps the
+printed statement beside it, severities rank, consequences fold under their root, withdrawn items stay listed."""
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from theorylab.derivation import (AS_PRINTED, SEVERITIES, Amendment, Derivation, Erratum, FidelityError, Step,
+                                  TrivialStepError)
+from theorylab.ledger import LedgerError, collect, from_json, summary
+
+x = sp.Symbol("x", positive=True)
+HALF = {"x": sp.Rational(1, 2)}
+
+
+def err(key, severity="wrong-value", root=None, **kw):
+    return Erratum(key=key, source="toy.txt", where="(3)", says="x^2 >= x", truth="only for x >= 1",
+                   severity=severity, root=root, **kw)
+
+
+def test_a_step_citing_a_label_without_fidelity_is_refused_in_one_line():
+    with pytest.raises(FidelityError, match=r"step 'eq 1': cites \(1\) without a fidelity declaration") as exc:
+        Step("eq 1", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",))
+    assert "\n" not in str(exc.value)
+    with pytest.raises(FidelityError, match="cites no label"):
+        Step("eq 1", (x + 1) ** 2, x**2 + 2 * x + 1, fidelity=AS_PRINTED)
+    with pytest.raises(FidelityError, match="must be 'as printed' or an Amendment"):
+        Step("eq 1", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",), fidelity="roughly")
+
+
+def test_an_erratum_step_is_the_printed_statement():
+    s = Step("(3)", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    assert s.fidelity == AS_PRINTED
+    with pytest.raises(FidelityError, match="an erratum step states what the paper prints"):
+        Step("(3)", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF),
+             fidelity=Amendment(key="a", kind="hypothesis added", what="x >= 1", why="w", severity="typo"))
+
+
+def test_an_amended_step_without_its_printed_counterpart_is_refused():
+    amend = Amendment(key="t-3-hyp", kind="hypothesis added", what="x >= 1 assumed", why="the print fails below 1",
+                      severity="missing-hypothesis")
+    amended = Step("(3) for x >= 1", (x + 1) ** 2, x + 1, relation=">=", cites=("(3)",), fidelity=amend)
+    with pytest.raises(FidelityError, match=r"amends \(3\) \(t-3-hyp\) but no step of the derivation states it "
+                                            "as printed"):
+        Derivation("toy", "t", "toy.txt", "(3)", (), (amended,))
+    printed = Step("(3) as printed", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    d = Derivation("toy", "t", "toy.txt", "(3)", (), (printed, amended))
+    assert d.amendments == [amend] and all(r.ok for r in d.check())
+
+
+def test_records_validate_severity_kind_and_text_in_one_line():
+    with pytest.raises(TrivialStepError, match="severity must be one of typo, proof-gap"):
+        err("t", severity="serious")
+    with pytest.raises(TrivialStepError, match="kind must be one of"):
+        Amendment(key="a", kind="fixed", what="w", why="w", severity="typo")
+    with pytest.raises(TypeError):  # keyword-only: six positional strings no longer pass
+        Erratum("t", "toy.txt", "(3)", "a", "b", "typo")
+    with pytest.raises(TrivialStepError, match="withdrawn"):
+        Step("(3)", x**2, x, relation=">=", cites=("(3)",), erratum=err("t", at=HALF, withdrawn="misread"))
+    with pytest.raises(TrivialStepError, match="`withdrawn` holds Erratum records with a withdrawn reason"):
+        Derivation("toy", "t", "toy.txt", "(3)", (), (), withdrawn=(err("t"),))
+
+
+def _toy() -> list[tuple[str, Derivation]]:
+    root = Step("(3) as printed", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    again = Step("(5) repeats (3)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",),
+                 erratum=err("t-5", severity="wrong-value", root="t-3", at=HALF))
+    typo = Step("(6) as printed", x + 1, x + 2, cites=("(6)",), erratum=err("t-6", severity="typo", at={"x": 1}))
+    fixed = Step("(6) with the typo fixed", x + 1, (x**2 + x) / x, cites=("(6)",),
+                 fidelity=Amendment(key="t-6-fix", kind="typo fixed", what="+2 read as +1", why="the next line",
+                                    severity="typo", root="t-6"))
+    gone = err("t-7", severity="false-statement", withdrawn="footnote 2 makes x >= 1 without loss of generality",
+               history=("was false-statement: read without the footnote",))
+    return [("toy", Derivation("toy.a", "a", "toy.txt", "(3)-(5)", (), (root, again))),
+            ("toy", Derivation("toy.b", "b", "toy.txt", "(6)", (), (typo, fixed), withdrawn=(gone,))),
+            ("other", Derivation("o.a", "o", "o.txt", "(1)", (), (
+                Step("(1)", x, x**2, relation=">=", cites=("(1)",),
+                     erratum=Erratum(key="o-1", source="o.txt", where="(1)", says="x >= x^2", truth="x <= 1",
+                                     severity="typo", at={"x": 2})),)))]
+
+
+def test_the_ledger_ranks_by_severity_folds_consequences_and_keeps_withdrawn_items():
+    items = collect(_toy())
+    assert [(i.key, i.depth) for i in items] == [("t-3", 0), ("t-5", 1), ("t-6", 0), ("t-6-fix", 1), ("o-1", 0),
+                                                 ("t-7", 0)]
+    by = {i.key: i for i in items}
+    assert by["t-3"].status == "confirmed" and by["t-3"].counterexample
+    assert by["t-6-fix"].kind == "amendment" and by["t-6-fix"].amendment_kind == "typo fixed"
+    assert by["t-7"].kind == "withdrawn" and by["t-7"].status == "withdrawn" and "footnote 2" in by["t-7"].withdrawn
+    s = summary(items)
+    assert s["roots"] == 3 and s["withdrawn"] == 1 and s["consequences"] == 2 and s["amendments"] == 1
+    assert s["roots_by_paper"]["toy"]["wrong-value"] == 1 and s["roots_by_paper"]["toy"]["typo"] == 1
+    assert s["roots_by_paper"]["other"]["typo"] == 1
+    assert sum(s["roots_by_severity"].values()) == 3 and set(s["roots_by_severity"]) == set(SEVERITIES)
+    assert from_json([i.to_json() for i in items]) == items
+
+
+def test_a_stale_erratum_shows_as_not_reproduced():
+    fixed_paper = Step("(3) as printed", x**2 + 1, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    (item,) = collect([("toy", Derivation("toy.a", "a", "toy.txt", "(3)", (), (fixed_paper,)))])
+    assert item.status == "NOT REPRODUCED"
+
+
+def test_roots_must_exist_in_the_same_paper_without_cycles():
+    orphan = Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", root="t-9", at=HALF))
+    with pytest.raises(LedgerError, match="names root t-9, which is no item of the ledger"):
+        collect([("toy", Derivation("toy.a", "a", "toy.txt", "(5)", (), (orphan,)))], verdict=None)
+    a = Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", root="t-6", at=HALF))
+    b = Step("(6)", 3 * x**2, 3 * x, relation=">=", cites=("(6)",), erratum=err("t-6", root="t-5", at=HALF))
+    with pytest.raises(LedgerError, match="cycle"):
+        collect([("toy", Derivation("toy.a", "a", "toy.txt", "(5)", (), (a, b)))], verdict=None)
+    with pytest.raises(LedgerError, match="names two different items"):
+        collect([("toy", Derivation("toy.a", "a", "toy.txt", "(5)", (), (
+            Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", at=HALF)),
+            Step("(6)", 3 * x**2, 3 * x, relation=">=", cites=("(6)",),
+                 erratum=err("t-5", severity="typo", at=HALF)))))], verdict=None)
