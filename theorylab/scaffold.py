@@ -167,7 +167,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import Derivation, Entry, Erratum, Source, Step, scalar
+from theorylab.authoring import Amendment, Derivation, Entry, Erratum, Source, Step, scalar
 
 SOURCE = "__NAME__.pdf"  # the file (or citation) the results are transcribed from
 
@@ -206,6 +206,18 @@ MGF = Entry(
 )
 ENTRIES = (MGF,)
 
+# The ledger: what the paper prints that fails (an Erratum, with its severity on the fixed scale typo < proof-gap <
+# missing-hypothesis < wrong-constant < wrong-value < false-statement), and what theorylab checks instead (an
+# Amendment naming the erratum as its root, so the ledger counts one root). See "Errata, amendments, findings and
+# notes" in theorylab's docs/authoring.md.
+ERRATUM_3 = Erratum(key="__NAME__-eq3", source=SOURCE, where="eq (3)", severity="false-statement",
+                    says="M(t) <= exp(t/2)",
+                    truth="M(t) >= exp(t/2) (Jensen's inequality: exp(t u) is convex in u, E[U] = 1/2)",
+                    at={"t": 1})
+JENSEN = Amendment(key="__NAME__-eq3-jensen", kind="statement replaced", severity="false-statement",
+                   root=ERRATUM_3.key, what="the direction of (3) reversed: M(t) >= exp(t/2)",
+                   why="Jensen's inequality for the convex exp(t u) and E[U] = 1/2")
+
 DERIVATIONS = (Derivation(
     key="__MODULE__.mgf",
     title="M(t) from its definition, and the paper's bound",
@@ -214,18 +226,19 @@ DERIVATIONS = (Derivation(
     entries=(MGF.id,),
     steps=(
         Step("(1)-(2): M(t) is the integral of exp(t u) over [0, 1]", sp.Integral(sp.exp(t * u), (u, 0, 1)),
-             FORMULA, why="integrate exp(t u) from 0 to 1", cites=("(1)", "(2)")),
+             FORMULA, why="integrate exp(t u) from 0 to 1", cites=("(1)", "(2)"), fidelity="as printed"),
         Step("the stable form equals (2)", STABLE, FORMULA, why="2 e^(t/2) sinh(t/2) = e^t - 1"),
-        # certified by interval arithmetic on boxes either side of t = 0, where eq. (2) is 0/0 and the slack
-        # (t^2/24 + ...) is too small for interval enclosures
-        Step("Jensen: M(t) >= exp(t/2) on [1/2, 20]", FORMULA, sp.exp(t / 2), relation=">=",
-             domain={t: (0.5, 20.0)}, why="exp(t u) is convex in u and E[U] = 1/2"),
-        Step("Jensen: M(t) >= exp(t/2) on [-20, -1/2]", FORMULA, sp.exp(t / 2), relation=">=",
-             domain={t: (-20.0, -0.5)}, why="exp(t u) is convex in u and E[U] = 1/2"),
+        # the paper's (3) exactly as printed: it fails, so it is an erratum, with its counterexample and severity
         Step("the paper's (3): M(t) <= exp(t/2)", FORMULA, sp.exp(t / 2), relation="<=", cites=("(3)",),
-             erratum=Erratum(key="__NAME__-eq3", seed=SOURCE, where="eq (3)", says="M(t) <= exp(t/2)",
-                             truth="M(t) >= exp(t/2) (Jensen's inequality: exp(t u) is convex in u, E[U] = 1/2)",
-                             at={"t": 1})),
+             erratum=ERRATUM_3),
+        # what holds instead, checked beside the printed (3) and declared as an amendment of it (never in its
+        # place): certified by interval arithmetic on boxes either side of t = 0, where eq. (2) is 0/0
+        Step("Jensen: M(t) >= exp(t/2) on [1/2, 20]", FORMULA, sp.exp(t / 2), relation=">=",
+             domain={t: (0.5, 20.0)}, why="exp(t u) is convex in u and E[U] = 1/2", cites=("(3)",),
+             fidelity=JENSEN),
+        Step("Jensen: M(t) >= exp(t/2) on [-20, -1/2]", FORMULA, sp.exp(t / 2), relation=">=",
+             domain={t: (-20.0, -0.5)}, why="exp(t u) is convex in u and E[U] = 1/2", cites=("(3)",),
+             fidelity=JENSEN),
     ),
 ),)
 '''

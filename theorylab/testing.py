@@ -19,7 +19,9 @@ entry ID in the test ID (`TestMyPaper::test_value_matches_reference[mypaper.risk
   DomainError with one line naming the parameter, in Python and through the CLI (exit 2, `error:` on stderr);
 - `theorylab eval` returns the value the Python call returns, bit for bit;
 - LaTeX renders (balanced braces and environments);
-- every derivation step as recorded: unmarked steps hold, every erratum fails at its counterexample.
+- every derivation step as recorded: unmarked steps hold, every erratum fails at its counterexample;
+- fidelity: every step citing a label of the paper declares "as printed" or an Amendment (whose printed statement
+  is a step too), and every root the ledger's items name is an item of the paper.
 
 Hypothesis uses the loaded profile's number of examples (`max_examples=` overrides), with no deadline (references
 run in mpmath). Importing this module imports neither torch nor pytest; building the suite imports pytest, and only
@@ -388,6 +390,17 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         bad = [(r.step.label, r.status, r.outcome.detail) for r in results if not r.ok]
         assert not bad, bad
 
+    def derivation_declares_fidelity(derivation):
+        """Each citing step says whether it checks the print or an amendment; the ledger's roots resolve."""
+        from .derivation import AS_PRINTED, Amendment
+        from .ledger import collect
+
+        undeclared = [s.label for s in derivation.steps
+                      if s.cites and not (s.fidelity == AS_PRINTED or isinstance(s.fidelity, Amendment))]
+        assert not undeclared, f"{derivation.key}: steps citing a label without a fidelity declaration: {undeclared}"
+        mine = [d for d in derivations if d.seed == derivation.seed]
+        collect([("paper", d) for d in mine], verdict=None)  # LedgerError names an unknown root or a cycle
+
     tests: dict[str, Any] = {
         "test_every_entry_has_an_independent_reference": over(entries)(every_entry_has_an_independent_reference),
         "test_stable_form_equals_the_papers_formula": over(stable)(stable_form_equals_the_papers_formula),
@@ -397,6 +410,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
             over(entries)(bad_input_raises_domain_error_naming_the_parameter),
         "test_latex_renders": over(entries)(latex_renders),
         "test_derivation_is_as_recorded": over(derivations, "derivation")(derivation_is_as_recorded),
+        "test_derivation_declares_fidelity": over(derivations, "derivation")(derivation_declares_fidelity),
     }
     if torch:
         tests["test_torch_kernel_equals_numpy"] = over(kernel)(torch_kernel_equals_numpy)
