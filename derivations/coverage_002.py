@@ -35,8 +35,9 @@ ACCOUNTS = (
     Account("Lemma 3.3", "not-checkable",
             "a statement about the t -> oo limit of continuous-time gradient flow on the population risk: no finite "
             "check decides a limit of an ODE trajectory; its proof (App. B.2, eqs (32)-(46)) is transcribed in "
-            "derivations/transfer_appendix_b.py, and its evidence is pretraining of " + _DL
-            + ", where beta(t) reaches beta_s"),
+            "derivations/transfer_appendix_b.py, with the finite-time bound ||beta(t) - beta_s|| <= sqrt(2 L(0)) "
+            "exp(-(alpha^2 lambda)^{L-1} t) that gives the limit (L the excess loss, transfer.appendixB2), and its "
+            "evidence is pretraining of " + _DL + ", where beta(t) reaches beta_s"),
     Account("(9)", "definition", "defines linear transfer: W_L as the (minimum-norm) least-squares readout on the "
             "frozen features Phi = X W_1 ... W_{L-1}; its solution is checked at (101)-(105)"),
     Account("(12)", "definition", "defines ridge linear transfer: the objective (9) plus (lambda/2)||W_L||^2; its "
@@ -88,8 +89,12 @@ ACCOUNTS = (
             "form (66) is checked in transfer.appendixB3"),
     Account("(67)", "definition", "defines the constants C_l used by the bound (66) (checked)"),
     Account("(70)", "not-checkable", "an alpha -> 0 limit of the t -> oo gradient flow with an unspecified constant; "
-            "the finite-alpha parts (69), (71) are checked, the limit by the trained networks of "
+            "the finite-alpha part (69) is checked, the limit by the trained networks of "
             "verify/linear_networks.py (pretraining)"),
+    Account("(71)", "not-checkable", "W_1 ... W_L = beta_s after pretraining: the t -> oo limit of the population "
+            "flow, Lemma 3.3's conclusion (the text cites Theorem 3.5 for it); no finite check decides the limit: "
+            "the finite-time bound ||beta(t) - beta_s|| <= sqrt(2 L(0)) exp(-(alpha^2 lambda)^{L-1} t) that gives "
+            "it is checked (transfer.appendixB2, L the excess loss), the limit by the pretraining of " + _DL),
     Account("(72)", "not-checkable", "as (70): an alpha -> 0 limit of the converged flow (rank one along beta_s); "
             "evidence: verify/linear_networks.py"),
     Account("(73)", "not-checkable", "as (70); it drops v_{L-1}^T W_L, which equals 1 only because ||beta_s|| = 1 "

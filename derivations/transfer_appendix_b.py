@@ -4,8 +4,9 @@ and the convergence of Theorem 3.5, transcribed as steps (relations decided by t
 Every side is evaluated on a small deep linear network (d <= 3, L <= 4) whose initialization W_l(0) = alpha Wbar_l
 satisfies the paper's assumption (19), Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T >= lam I (built backwards:
 Wbar_l = Q_l (Wbar_{l+1} Wbar_{l+1}^T + lam I + R R^T)^(1/2) with Q_l orthogonal), trained by the gradient flow (4)
-on the population objective (2) (x ~ N(0, I): L = ||beta - beta_s||^2 / 2 up to the noise constant) or on the
-empirical objective (3) (L = ||X beta - y||^2 / (2n)), integrated by scipy's solve_ivp (DOP853, rtol 1e-12,
+on the population objective (2) (x ~ N(0, I), y = beta_s^T x + eps with eps ~ N(0, sigma^2) as in Assumption
+2.1: L = ||beta - beta_s||^2 / 2 + sigma^2 / 2; the points carry `sigma`, 0 unless given; the constant changes no
+gradient, so the flow is the same for every sigma) or on the empirical objective (3) (L = ||X beta - y||^2 / (2n)), integrated by scipy's solve_ivp (DOP853, rtol 1e-12,
 atol 1e-14). Derivatives in time and gradients are complex-step derivatives (exact to float64 rounding: the losses
 are polynomials in the weights), independent of the flow's hand-written vector field.
 """
@@ -16,7 +17,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Step
+from theorylab.derivation import Amendment, Derivation, Erratum, Step
 
 SEED = "002_a6e10e5d8d1167fd.txt"
 
@@ -207,6 +208,13 @@ def _rate(st):
     return (st["alpha"] ** 2 * st["lam"]) ** (st["L"] - 1)
 
 
+def _Lval(st, p):
+    """The loss as the paper defines it: (2) with the label-noise constant sigma^2 / 2 (sigma from the point, 0
+    unless given), or (3) on the instance's data."""
+    noise = 0.5 * float(p.get("sigma", 0.0)) ** 2 if st["kind"] == "pop" else 0.0
+    return _L(st)(st["ws"]) + noise
+
+
 # -- points ---------------------------------------------------------------------------------------------------------
 def _pts(*rows, **extra):
     keys = ("d", "L", "alpha", "seed", "t")
@@ -281,9 +289,9 @@ def _minus_phiT_r2(**p):
 
 
 def _smin2_bound(**p):
-    """-2 sigma_min^2(W_{L-1}^T .. W_1^T) L"""
+    """-2 sigma_min^2(W_{L-1}^T .. W_1^T) L, L = ||beta - beta_s||^2/2 + sigma^2/2"""
     st = _S(p)
-    return -2 * float(np.linalg.svd(_phi(st), compute_uv=False)[-1] ** 2) * _L(st)(st["ws"])
+    return -2 * float(np.linalg.svd(_phi(st), compute_uv=False)[-1] ** 2) * _Lval(st, p)
 
 
 def _phiTphi(**p):
@@ -345,6 +353,19 @@ def _rhs42(**p):
     return np.linalg.matrix_power(wl @ wl.T + st["alpha"] ** 2 * _dbar(st, st["L"] - 1), st["L"] - 1)
 
 
+def _rhs42_printed(**p):
+    """(W_L W_L^T + D_L)^{L-1}, D_L by (32) at l = L with no W_{L+1}: D_L = W_L^T W_L = ||W_L||^2 (1x1), added as
+    ||W_L||^2 I"""
+    st = _S(p)
+    wl = st["ws"][-1]
+    return np.linalg.matrix_power(wl @ wl.T + _fro2(wl) * np.eye(st["d"]), st["L"] - 1)
+
+
+def _mineig42_printed(**p):
+    """lambda_min((W_L W_L^T + D_L)^{L-1}), D_L as printed (= ||W_L||^2 I)"""
+    return _mineig(_rhs42_printed(**p))
+
+
 def _mineig42(**p):
     """lambda_min((W_L W_L^T + D_{L-1})^{L-1})"""
     return _mineig(_rhs42(**p))
@@ -361,21 +382,26 @@ def _smin2_phi(**p):
 
 
 def _rate_L(**p):
-    """-2 (alpha^2 lambda)^{L-1} L"""
+    """-2 (alpha^2 lambda)^{L-1} L, L = ||beta - beta_s||^2/2 + sigma^2/2"""
     st = _S(p)
-    return -2 * _rate(st) * _L(st)(st["ws"])
+    return -2 * _rate(st) * _Lval(st, p)
 
 
 def _L_t(**p):
-    """L(t) on the flow"""
+    """L(t) = ||beta(t) - beta_s||^2/2 + sigma^2/2 on the flow"""
     st = _S(p)
-    return _L(st)(st["ws"])
+    return _Lval(st, p)
+
+
+def _L_lim(**p):
+    """lim_{t -> oo} L(t), read at a converged time T: L(T) (>= sigma^2/2 at every T)"""
+    return _L_t(**p)
 
 
 def _L_exp(**p):
     """L(0) exp(-2 (alpha^2 lambda)^{L-1} t)"""
     st, st0 = _S(p), _S(dict(p, t=0.0))
-    return _L(st0)(st0["ws"]) * float(np.exp(-2 * _rate(st) * p["t"]))
+    return _Lval(st0, p) * float(np.exp(-2 * _rate(st) * p["t"]))
 
 
 def _beta_err(**p):
@@ -395,67 +421,155 @@ TIGHT_POP = lambda: [{"d": 1, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.0, "gen": 
                      {"d": 2, "L": 3, "alpha": 0.8, "seed": 1, "t": 0.5, "gen": 2}]
 LEMMA33 = _pts((2, 2, 1.0, 0, 0.5), (3, 3, 0.5, 1, 1.0), (3, 3, 0.8, 3, 20.0), (2, 2, 1.0, 0, 50.0))
 
+# the source loss (2) with its label noise kept (sigma = 1, Assumption 2.1): (37), (44) at the tight d = 1 point,
+# where they hold with equality at sigma = 0; (46) at a converged flow (L(T) - sigma^2/2 < 1e-20 there)
+AT_NOISE = {"d": 1, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.0, "gen": 2, "sigma": 1.0}
+AT_46 = {"d": 2, "L": 2, "alpha": 1.0, "seed": 0, "t": 50.0, "sigma": 1.0}
+AT_42 = {"d": 1, "L": 2, "alpha": 1.0, "seed": 0, "t": 0.0, "gen": 2}
+
+E37 = Erratum(key="002-eq37-noise", source=SEED, where="eq (37), App. B.2",
+              says="-||W_{L-1}^T .. W_1^T r||^2 <= -2 sigma_min^2(W_{L-1}^T .. W_1^T) L, with L the source loss (2)",
+              truth="(2) is an expectation over p_s(x, y) with y = beta_s^T x + eps, eps ~ N(0, sigma^2) (Assumption "
+              "2.1; nothing in Sec. 3 or App. B sets the source noise to 0), so L = ||r||^2/2 + sigma^2/2 and "
+              "||Phi^T r||^2 >= sigma_min^2 ||r||^2 gives only -||Phi^T r||^2 <= -2 sigma_min^2 (L - sigma^2/2): "
+              "the bound holds for the excess loss L - sigma^2/2, not for L when sigma > 0",
+              severity="proof-gap",
+              note="At the tight d = 1 point (Wbar_1 = sqrt(lam), Wbar_2 = 0, alpha = 1, t = 0, sigma = 1): -1/2 <= "
+              "-1 fails. The gradient flow does not see the constant, so Lemma 3.3 (lim beta = beta_s) holds: the "
+              "argument works for the excess loss (amendment 002-B2-noise); (44) and (46) repeat the slip.",
+              at=AT_NOISE)
+NOISE = Amendment(key="002-B2-noise", kind="hypothesis added",
+                  what="(37), (44), (46) checked with noise-free source labels (sigma = 0 in (2)), i.e. with L read "
+                  "as the excess loss ||beta - beta_s||^2/2",
+                  why="the printed L of (2) carries sigma^2/2, with which (37), (44), (46) fail (erratum "
+                  "002-eq37-noise); the constant leaves every gradient and the flow unchanged, so the excess-loss "
+                  "form is what the proof of Lemma 3.3 needs",
+                  severity="proof-gap", root="002-eq37-noise")
+E42 = Erratum(key="002-eq42", source=SEED, where="eq (42)", says="(W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_L)^{L-1}",
+              truth="= (W_L W_L^T + D_{L-1})^{L-1}: by (32) W_{L-1}^T W_{L-1} = D_{L-1} + W_L W_L^T; D_L would need a "
+              "W_{L+1}, which the network has not (read with the empty term it is the 1x1 W_L^T W_L = ||W_L||^2, "
+              "added as ||W_L||^2 I)",
+              severity="typo",
+              note="an index slip: D_{L-1} is the only D of (32) holding W_L W_L^T, and (43) uses it through (19). "
+              "Counterexample: the tight d = 1, L = 2 point at t = 0 (W_2 = 0): lambda_min(W_1^T W_1) = 1/2 against 0.",
+              at=AT_42)
+INDEX = Amendment(key="002-eq42-index", kind="typo fixed", what="D_L of (42)-(43) read as D_{L-1}",
+                  why="(32) defines D_l for l <= L-1 only; W_{L-1}^T W_{L-1} = W_L W_L^T + D_{L-1} is the identity "
+                  "the chain (41)-(43) uses", severity="typo", root="002-eq42")
+
 B2 = Derivation(
     "transfer.appendixB2", "Lemma 3.3 (App. B.2, eqs (32)-(46)): conservation law and exponential convergence",
     SEED, "App. B.2, eqs (32)-(46)", ("transfer.finetune_risk",), (
         Step("(32): D_l(t) = D_l(0) = alpha^2 (Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T) on the flow",
-             _D_t, _D_0, search=_with_l(BOTH), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(32)",)),
+             _D_t, _D_0, search=_with_l(BOTH), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(32)",),
+             fidelity="as printed", why="the text's D(t) = D(0) is D_l(t) = D_l(0) for each l"),
         Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", _Ldot, _sum_grad_wdot, search=BOTH, tol=CS_TOL,
-             tol_source=CS_SRC, cites=("(33)",)),
+             tol_source=CS_SRC, cites=("(33)",), fidelity="as printed",
+             why="the noise constant of (2) has zero derivative: the sides are the same for every sigma"),
         Step("(34): sum_l <grad_l L, dW_l/dt> = -sum_l ||grad_l L||_F^2", _sum_grad_wdot, _minus_sum_grad2,
-             search=BOTH, tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",)),
+             search=BOTH, tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",), fidelity="as printed"),
         Step("(35) as printed: -sum_l ||grad_l L||^2 <= +||grad_L L||_F^2 (holds: lhs <= 0 <= rhs)",
-             _minus_sum_grad2, _gradL2, relation="<=", search=POP, cites=("(35)",)),
+             _minus_sum_grad2, _gradL2, relation="<=", search=POP, cites=("(35)",), fidelity="as printed"),
         Step("(35) meant: -sum_l ||grad_l L||^2 <= -||grad_L L||_F^2", _minus_sum_grad2, _minus_gradL2,
-             relation="<=", search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(35)",)),
+             relation="<=", search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(35)",),
+             fidelity=Amendment(key="002-eq35-sign", kind="typo fixed", what="the minus sign of (35) restored",
+                                why="(36) continues with -||Phi^T r||^2 and (37) needs the bound below zero",
+                                severity="typo", root="002-eq35-36-sign")),
         Step("(36) as chained after (35): ||grad_L L||_F^2 = -||W_{L-1}^T .. W_1^T r||_2^2", _gradL2,
              _minus_phiT_r2, search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(36)",),
-             erratum=Erratum(key="002-eq35-36-sign", source=SEED, where="eqs (35)-(36)", says="Ldot <= ||grad_L L||_F^2 = -||Phi^T r||^2",
+             erratum=Erratum(key="002-eq35-36-sign", source=SEED, where="eqs (35)-(36)",
+                             says="Ldot <= ||grad_L L||_F^2 = -||Phi^T r||^2",
                              truth="Ldot <= -||grad_L L||_F^2 = -||Phi^T r||^2 (a sign dropped in (35))",
-                             note="The conclusion (37) is unaffected.", at=dict(POP()[0]))),
+                             severity="typo",
+                             note="a sign slip: (36) and (37) carry the minus sign; (37) is unaffected.",
+                             at=dict(POP()[0]))),
         Step("(36) with the sign of (35) restored: -||grad_L L||^2 = -||Phi^T r||^2", _minus_gradL2, _minus_phiT_r2,
              search=POP, tol=CS_TOL, tol_source=CS_SRC),
-        Step("(37): -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) L", _minus_phiT_r2, _smin2_bound, relation="<=",
-             search=lambda: POP() + TIGHT_POP(), tol=1e-12,
-             tol_source="float64 SVD and products of matrices of norm <= 5 (equality at the tight d = 1 point)", cites=("(37)",)),
+        Step("(37) as printed, L of (2) with its noise: -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) "
+             "(||r||^2/2 + sigma^2/2)", _minus_phiT_r2, _smin2_bound, relation="<=", cites=("(37)",),
+             why="Phi^T = W_{L-1}^T .. W_1^T, r = W_1 .. W_L - beta_s; L = ||r||^2/2 + sigma^2/2 is (2) with "
+             "x ~ N(0, I) and y = beta_s^T x + eps, eps ~ N(0, sigma^2)", erratum=E37),
+        Step("(37) for the excess loss (sigma = 0): -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) ||r||^2/2",
+             _minus_phiT_r2, _smin2_bound, relation="<=", search=lambda: POP() + TIGHT_POP(), tol=1e-12,
+             tol_source="float64 SVD and products of matrices of norm <= 5 (equality at the tight d = 1 point)",
+             cites=("(37)",), fidelity=NOISE),
         Step("(39): Phi^T Phi = W_{L-1}^T..W_2^T (W_2 W_2^T + D_1) W_2..W_{L-1} (D_1 conserved)", _phiTphi, _rhs39,
-             search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(39)",)),
+             search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(39)",), fidelity="as printed"),
         Step("(40): (39) >= W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} (Loewner order, L >= 3)", _gap40,
-             sp.Integer(0), relation=">=", search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(40)",)),
+             sp.Integer(0), relation=">=", search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(40)",),
+             fidelity="as printed", why="the display has a W_3 only for L >= 3"),
         Step("(41): (40) >= (W_{L-1}^T W_{L-1})^{L-1} (Loewner order)", _gap41, sp.Integer(0), relation=">=",
              search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(41)",),
-             erratum=Erratum(key="002-eq41", source=SEED, where="eq (41)", says="W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} >= "
-                             "(W_{L-1}^T W_{L-1})^{L-1} (from (19) and (32))",
+             erratum=Erratum(key="002-eq41", source=SEED, where="eq (41)",
+                             says="W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} >= (W_{L-1}^T W_{L-1})^{L-1} (from (19) "
+                             "and (32))",
                              truth="fails for L = 4: A >= B >= 0 does not give A^2 >= B^2 (squaring is not operator "
                              "monotone); even Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1} fails at this point. What (44) "
                              "needs holds by another route: sigma_min^2(W_l) >= alpha^2 lambda for l < L by (19), "
                              "so sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1} (the end-to-end step below)",
+                             severity="proof-gap",
                              note="At this initialization (d = 2, L = 4, alpha = 1, t = 0; (19) holds with lam = 0.0164) "
-                             "lambda_min = -0.109 against ||(W_3^T W_3)^3|| = 36.", at=AT_41)),
+                             "lambda_min = -0.109 against ||(W_3^T W_3)^3|| = 36. The bound (43) that the chain is "
+                             "for holds, so Lemma 3.3 stands.", at=AT_41)),
         Step("(39) >= (41) directly: Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1} at the (41) counterexample", _gap39_41,
              sp.Integer(0), relation=">=", search=lambda: [AT_41],
-             erratum=Erratum(key="002-eq39-41", source=SEED, where="eqs (39)-(41)", says="Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1}",
+             erratum=Erratum(key="002-eq39-41", source=SEED, where="eqs (39)-(41)",
+                             says="Phi^T Phi >= (W_{L-1}^T W_{L-1})^{L-1}",
                              truth="not implied by (19) for L >= 4; sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1} holds",
-                             note="", at=AT_41)),
-        Step("(42): (W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_L)^{L-1}, D_L read as D_{L-1} (the only D with W_L)",
-             _lhs42, _rhs42, search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(42)",)),
-        Step("(43): (W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I", _mineig42, _rate_side, relation=">=",
-             search=lambda: BOTH() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",)),
+                             severity="proof-gap", root="002-eq41",
+                             note="the chain's end-to-end claim, failing at the same point as (41)", at=AT_41)),
+        Step("(42) as printed: (W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_L)^{L-1}, D_L = ||W_L||^2 (no W_{L+1})",
+             _lhs42, _rhs42_printed, cites=("(42)",), erratum=E42),
+        Step("(42) with D_{L-1}: (W_{L-1}^T W_{L-1})^{L-1} = (W_L W_L^T + D_{L-1})^{L-1}",
+             _lhs42, _rhs42, search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(42)",), fidelity=INDEX),
+        Step("(43) as printed: (W_L W_L^T + D_L)^{L-1} >= (alpha^2 lambda)^{L-1} I, D_L = ||W_L||^2",
+             _mineig42_printed, _rate_side, relation=">=", cites=("(43)",),
+             erratum=Erratum(key="002-eq43", source=SEED, where="eq (43)",
+                             says="(W_L W_L^T + D_L)^{L-1} >= (alpha^2 lambda)^{L-1}",
+                             truth="(W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I by (19) and (32)",
+                             severity="typo", root="002-eq42",
+                             note="the D_L of (42) carried; at the tight point W_L(0) = 0 gives 0 >= 1/2.", at=AT_42)),
+        Step("(43) with D_{L-1}: (W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I", _mineig42, _rate_side,
+             relation=">=", search=lambda: BOTH() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",),
+             fidelity=INDEX),
         Step("(39)-(43) end to end: sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1}", _smin2_phi, _rate_side,
              relation=">=", search=lambda: BOTH() + [AT_41] + TIGHT_POP(), tol=1e-12,
              tol_source="float64 SVD of a product of <= 3 matrices of norm <= 5 (equality at the tight points)"),
-        Step("(44): dL/dt <= -2 (alpha^2 lambda)^{L-1} L", _Ldot, _rate_L, relation="<=", search=lambda: POP() + TIGHT_POP(), tol=CS_TOL,
-             tol_source=CS_SRC, cites=("(44)",)),
+        Step("(44) as printed, L of (2) with its noise: dL/dt <= -2 (alpha^2 lambda)^{L-1} (||r||^2/2 + sigma^2/2)",
+             _Ldot, _rate_L, relation="<=", cites=("(44)",),
+             erratum=Erratum(key="002-eq44-noise", source=SEED, where="eq (44)",
+                             says="dL/dt <= -2 (alpha^2 lambda)^{L-1} L, L the source loss (2)",
+                             truth="dL/dt <= -2 (alpha^2 lambda)^{L-1} (L - sigma^2/2): dL/dt -> 0 while L -> sigma^2/2",
+                             severity="proof-gap", root="002-eq37-noise",
+                             note="(37)'s bound carried; at the tight d = 1 point with sigma = 1: -1/2 <= -1 fails.",
+                             at=AT_NOISE)),
+        Step("(44) for the excess loss (sigma = 0): dL/dt <= -2 (alpha^2 lambda)^{L-1} ||r||^2/2", _Ldot, _rate_L,
+             relation="<=", search=lambda: POP() + TIGHT_POP(), tol=CS_TOL, tol_source=CS_SRC, cites=("(44)",),
+             fidelity=NOISE),
         Step("(45) as printed: L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)", _L_t, _L_exp, search=POP,
              tol=ODE_TOL, tol_source=ODE_SRC, cites=("(45)",),
-             erratum=Erratum(key="002-eq45", source=SEED, where="eq (45)", says="L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)",
+             why="the counterexample has sigma = 0 (noise-free source labels), a case (2) allows",
+             erratum=Erratum(key="002-eq45", source=SEED, where="eq (45)",
+                             says="L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)",
                              truth="L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) (Gronwall from (44))",
-                             note="An equality where (44) gives a bound; (46) still follows.", at=dict(POP()[0]))),
-        Step("(46) via Gronwall: L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) -> 0", _L_t, _L_exp, relation="<=",
-             search=lambda: LEMMA33() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(46)",)),
-        Step("Lemma 3.3 / (71): ||beta(t) - beta_s|| <= sqrt(2 L(0)) exp(-(alpha^2 lambda)^{L-1} t) -> 0",
-             _beta_err, _beta_bound, relation="<=", search=LEMMA33, tol=ODE_TOL, tol_source=ODE_SRC,
-             cites=("Lemma 3.3", "(71)")),
+                             severity="typo",
+                             note="'=' printed where the implication from the inequality (44) gives '<='; (46) uses "
+                             "only the bound.", at=dict(POP()[0], sigma=0.0))),
+        Step("(46) as printed, L of (2) with its noise: lim_{t -> oo} L(t) = 0", _L_lim, sp.Integer(0),
+             cites=("(46)",),
+             why="L(t) = ||beta(t) - beta_s||^2/2 + sigma^2/2 >= sigma^2/2 at every t: the limit is sigma^2/2",
+             erratum=Erratum(key="002-eq46-noise", source=SEED, where="eq (46)", says="lim_{t -> oo} L(t) = 0",
+                             truth="lim_{t -> oo} L(t) = sigma^2/2 (the noise floor of (2)); the excess loss "
+                             "L - sigma^2/2 tends to 0, which is what gives lim beta = beta_s",
+                             severity="proof-gap", root="002-eq37-noise",
+                             note="at a converged flow (d = 2, L = 2, alpha = 1, t = 50) with sigma = 1: L = 1/2.",
+                             at=AT_46)),
+        Step("(46) for the excess loss (sigma = 0), via Gronwall: L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) -> 0",
+             _L_t, _L_exp, relation="<=", search=lambda: LEMMA33() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("(46)",), fidelity=NOISE),
+        Step("||beta(t) - beta_s|| <= sqrt(2 L(0)) exp(-(alpha^2 lambda)^{L-1} t) -> 0 (L the excess loss): the "
+             "finite-time bound behind Lemma 3.3 and (71), which print only the t -> oo limit",
+             _beta_err, _beta_bound, relation="<=", search=LEMMA33, tol=ODE_TOL, tol_source=ODE_SRC),
     ))
 
 
@@ -722,59 +836,73 @@ B3 = Derivation(
              "(at t = 0: ||W_l(0) - s u v^T||_F = alpha ||Wbar_l - rank-1(Wbar_l)||_F)",
              sp.Limit(sp.log(_a * _RHO) / sp.log(_a), _a, 0, "+"), sp.Integer(2), relation=">=",
              cites=("(47)", "Lemma B.1"),
+             why="the printed sigma_l u_l v_l is the rank-one term sigma_l u_l v_l^T; Lemma B.1's first claim is (47)",
              erratum=Erratum(key="002-eq47", source=SEED, where="eq (47), Lemma B.1", says="W_l = sigma_l u_l v_l^T + O(alpha^2)",
                              truth="W_l = sigma_l u_l v_l^T + O(alpha): the proof bounds the SQUARED residual "
                              "||W_l||_F^2 - ||W_l||_op^2 by O(alpha^2) (57), and at t = 0 the residual is exactly "
-                             "alpha ||Wbar_l - rank-1||_F", note="Theorem 3.4's alpha -> 0 limit is unaffected.")),
+                             "alpha ||Wbar_l - rank-1||_F", severity="wrong-value",
+                             note="an exponent: the residual is first order in alpha (the proof calls the squared "
+                             "residual ||W_l||_F^2 - ||W_l||_op^2 'the norm'); Theorem 3.4's alpha -> 0 limit only "
+                             "needs the residual to vanish and is unaffected.")),
         Step("(49): ||W_l||_F^2 - ||W_{l+1}||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2)", _lp(_fro_diff),
-             _lp(_fro_diff0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",)),
+             _lp(_fro_diff0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",), fidelity="as printed"),
         Step("(50): the sum of (49) over k = l..L-1", _lp(_sum50), _lp(_sum50bar), search=PAIRS, tol=ODE_TOL,
-             tol_source=ODE_SRC, cites=("(50)",)),
+             tol_source=ODE_SRC, cites=("(50)",), fidelity="as printed"),
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", _lp(_fro_lL),
-             _lp(_fro_lL0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",)),
+             _lp(_fro_lL0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
         Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", _lp(_op_l), _lp(_vWWv), search=PAIRS, tol=1e-12,
-             tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",)),
+             tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",),
+             fidelity="as printed"),
         Step("(52b): v_l^T W_l^T W_l v_l >= u_{l+1}^T W_l^T W_l u_{l+1}", _lp(_vWWv), _lp(_uWWu), relation=">=",
-             search=PAIRS, tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",)),
+             search=PAIRS, tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",),
+             fidelity="as printed"),
         Step("(53) as printed: u_{l+1}^T W_l^T W_l u_{l+1} = u_{l+1}^T (D_l + W_{l+1}^T W_{l+1}) u_{l+1}",
              _lp(_uWWu), _lp(_rhs53), search=_with_l(POP3, ls=(1,)), tol=ODE_TOL, tol_source=ODE_SRC,
              cites=("(53)",),
              erratum=Erratum(key="002-eq53", source=SEED, where="eq (53)", says="W_l^T W_l = D_l + W_{l+1}^T W_{l+1}",
                              truth="W_l^T W_l = D_l + W_{l+1} W_{l+1}^T (the definition (32)); for l+1 = L the printed "
-                             "W_L^T W_L is 1x1", note="(54) holds with the corrected (53).", at=AT_53)),
+                             "W_L^T W_L is 1x1", severity="typo",
+                             note="a transpose slip: (54) follows from (32) as defined and holds.", at=AT_53)),
         Step("(54): u_{l+1}^T W_l^T W_l u_{l+1} = ||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}", _lp(_uWWu),
-             _lp(_rhs54), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",)),
+             _lp(_rhs54), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
         Step("(55): (54) >= ||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)", _lp(_rhs54),
-             _lp(_rhs55), relation=">=", search=PAIRS, tol=1e-12, tol_source="float64 SVD", cites=("(55)",)),
+             _lp(_rhs55), relation=">=", search=PAIRS, tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
         Step("(56) as printed: ||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
              _lp(_op_l), _lp(_rhs56), relation=">=", search=SMALL, cites=("(56)",),
              erratum=Erratum(key="002-eq56", source=SEED, where="eq (56)", says="||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2(...)",
                              truth="||W_l||_op^2 >= ||W_L(t)||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2) "
-                             "(summing (55) telescopes to the current W_L, not Wbar_L)",
-                             note="(57) follows from the corrected form.", at=AT_SMALL)),
+                             "(summing (55) telescopes to the current W_L, not Wbar_L)", severity="typo",
+                             note="a bar slip: 'summing (55) from l to L - 1' fixes the intended W_L(t), and (57) "
+                             "follows from it (and holds).", at=AT_SMALL)),
         Step("(56) with W_L(t): ||W_l||_op^2 >= ||W_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
              _lp(_op_l), _lp(_rhs56_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
         Step("(57): ||W_l||_F^2 - ||W_l||_op^2 <= alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2 + ||Wbar_l||_op^2 "
              "- ||Wbar_L||_op^2)", _lp(_resid2), _lp(_rhs57), relation="<=", search=PAIRS, tol=ODE_TOL,
-             tol_source=ODE_SRC, cites=("(57)",)),
+             tol_source=ODE_SRC, cites=("(57)",), fidelity="as printed"),
         Step("(58): v_l^T W_{l+1} W_{l+1}^T v_l = v_l^T W_l^T W_l v_l - v_l^T D_l v_l", _lp(_vW1W1v), _lp(_rhs58),
-             search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(58)",)),
+             search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(58)",), fidelity="as printed"),
         Step("(59): (58) >= s_l^2 - alpha^2 ||Dbar_l||_op^2", _lp(_vW1W1v), _lp(_rhs59), relation=">=",
              search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(59)",),
+             why="Dbar_l = Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T, D_l = alpha^2 Dbar_l by (32)",
              erratum=Erratum(key="002-eq59", source=SEED, where="eq (59)", says="v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op^2",
                              truth=">= s_l^2 - alpha^2 ||Dbar_l||_op (v^T Dbar v <= ||Dbar||_op, not its square)",
-                             note="fails when ||Dbar_l||_op < 1; C_l of (67) should carry ||Dbar_l||_op", at=AT_59)),
+                             severity="wrong-constant",
+                             note="fails when ||Dbar_l||_op < 1; the square is carried into (62), (63), (65) and C_l "
+                             "of (67), which should carry ||Dbar_l||_op; the form alpha^2 C_l of (66) survives",
+                             at=AT_59)),
         Step("(59) corrected: v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op", _lp(_vW1W1v),
              _lp(_rhs59_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
         Step("(60) as printed: v^T W_{l+1} W_{l+1}^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v", _lp(_vW1W1v),
              _lp(_rhs60), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(60)",),
              erratum=Erratum(key="002-eq60", source=SEED, where="eq (60)", says="v^T W W^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v",
-                             truth="v^T W W^T v = v^T (s^2 u u^T + (W W^T - s^2 u u^T)) v", note="garbled split; (61) meant "
-                             "the second term <= ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", at=AT_53)),
+                             truth="v^T W W^T v = v^T (s^2 u u^T + (W W^T - s^2 u u^T)) v", severity="typo",
+                             note="a garbled split (a product printed for a sum); (61) meant the second term <= "
+                             "||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", at=AT_53)),
         Step("(61) as printed: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2",
              _lp(_vW1W1v), _lp(_rhs61), relation="<=", search=PAIRS, cites=("(61)",),
              erratum=Erratum(key="002-eq61", source=SEED, where="eq (61)", says="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2 (= 0)",
-                             truth="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", note="an op norm printed as F", at=AT_53)),
+                             truth="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", severity="typo",
+                             note="an op norm printed as F; (63) uses the intended residual bound (57)", at=AT_53)),
         Step("(61) corrected: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
              _lp(_vW1W1v), _lp(_rhs61_fixed), relation="<=", search=PAIRS, tol=1e-12, tol_source="float64 SVD"),
         Step("(62) first line as printed: s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + ||W_{l+1}||_F^2 "
@@ -782,27 +910,39 @@ B3 = Derivation(
              tol_source=ODE_SRC, cites=("(62)",),
              erratum=Erratum(key="002-eq62", source=SEED, where="eq (62)", says="s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + 0",
                              truth="s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op + ||W_{l+1}||_F^2 - "
-                             "||W_{l+1}||_op^2 (the errors of (59) and (61) combined)", note="", at=AT_59)),
+                             "||W_{l+1}||_op^2 (the errors of (59) and (61) combined)", severity="wrong-constant",
+                             root="002-eq59",
+                             note="the counterexample has d = 1 (F = op norms): only the square of (59) fails there",
+                             at=AT_59)),
         Step("(63): s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2 "
              "+ ||Wbar_l||_op^2 - ||Wbar_L||_op^2)", _lp(_s2), _lp(_rhs63), relation="<=", search=PAIRS,
-             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(63)",)),
+             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(63)",), fidelity="as printed",
+             why="(63) prints the Dbar_l term without the last transpose and ||Wbar_L||_O: read as the Dbar_l of "
+             "(59), (62), (65), (67) and ||Wbar_L||_op (the only well-formed readings); the second line of (62) is "
+             "the same bound garbled"),
         Step("(64): s_l^2 >= u_{l+1}^T W_l^T W_l u_{l+1}", _lp(_s2), _lp(_uWWu), relation=">=", search=PAIRS,
-             tol=1e-12, tol_source="float64 SVD", cites=("(64)",)),
+             tol=1e-12, tol_source="float64 SVD", cites=("(64)",), fidelity="as printed"),
         Step("(65): u_{l+1}^T W_l^T W_l u_{l+1} >= s_{l+1}^2 - alpha^2 ||Dbar_l||_op^2", _lp(_uWWu), _lp(_rhs65),
-             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(65)",)),
+             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(65)",), fidelity="as printed"),
         Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", _lp(_align_side), _lp(_rhs66),
-             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(66)", "Lemma B.1")),
+             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(66)",), fidelity="as printed",
+             why="C_l as printed in (67), with ||Dbar_l||_op^2; the finite-alpha form of (48)"),
         Step("(68) first: ||yhat|| / ||X||_op <= ||W_1..W_L||_2 (at a converged T)", _yhat_over_x, _beta_norm,
-             relation="<=", search=CONV, cites=("(68)",)),
+             relation="<=", search=CONV, cites=("(68)",), fidelity="as printed",
+             why="the limit t -> oo read at a converged time T"),
         Step("(68) second, as printed: ||W_1..W_L||_2 <= prod_l s_l^2 (at a converged T)", _beta_norm, _prod_s2,
              relation="<=", search=CONV, cites=("(68)",),
              erratum=Erratum(key="002-eq68", source=SEED, where="eq (68)", says="||W_1 .. W_L||_2 <= prod_l s_l^2",
                              truth="||W_1 .. W_L||_2 <= prod_l s_l (submultiplicativity); the square fails whenever "
-                             "prod s_l < 1", note="(69) follows from the corrected bound", at=dict(CONV()[0]))),
+                             "prod s_l < 1", severity="typo",
+                             note="a square slip: submultiplicativity gives prod s_l, and (69) (prod s_l^2 > 0) "
+                             "needs only positivity", at=dict(CONV()[0]))),
         Step("(68) corrected: ||W_1..W_L||_2 <= prod_l s_l", _beta_norm, _prod_s, relation="<=", search=CONV,
              tol=1e-12, tol_source="float64 SVD"),
-        Step("(69): prod_l s_l^2 >= (||yhat|| / ||X||_op)^2 > 0 at a converged T", _prod_s2, _yhat_over_x2,
-             relation=">=", search=CONV, cites=("(69)",)),
+        Step("(68) corrected, squared: prod_l s_l^2 >= (||yhat|| / ||X||_op)^2 at a converged T", _prod_s2,
+             _yhat_over_x2, relation=">=", search=CONV),
+        Step("(69): prod_l s_l^2 > 0 at a converged T", _prod_s2, sp.Integer(0), relation=">", search=CONV,
+             cites=("(69)",), fidelity="as printed", why="the limit t -> oo read at a converged time T"),
     ))
 
 
@@ -978,36 +1118,46 @@ B4 = Derivation(
     "transfer.appendixB4", "Theorem 3.5, part 1 (App. B.4, eqs (75)-(87)): convergence on the empirical loss",
     SEED, "App. B.4, eqs (75)-(87)", ("transfer.scratch_risk",), (
         Step("(75): L = (||r_par||^2 + ||r_perp||^2) / (2n)", _Lemp, _rhs75, search=EMP, tol=1e-12,
-             tol_source="float64 projector X X^+ of a 5x3 Gaussian matrix", cites=("(75)",)),
+             tol_source="float64 projector X X^+ of a 5x3 Gaussian matrix", cites=("(75)",), fidelity="as printed"),
         Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", _Lpar_dot, _rhs76, search=EMP, tol=CS_TOL,
-             tol_source=CS_SRC, cites=("(76)",)),
+             tol_source=CS_SRC, cites=("(76)",), fidelity="as printed"),
         Step("(77): (76) = -sum_l <grad_l L_par, grad_l L>", _rhs76, _rhs77, search=EMP, tol=CS_TOL,
-             tol_source=CS_SRC, cites=("(77)",)),
+             tol_source=CS_SRC, cites=("(77)",), fidelity="as printed"),
         Step("(78) as printed: dL_par/dt = -sum_l (||grad_l L_par||^2 + <grad_l L_par, grad_l L_perp>)", _Lpar_dot,
              _rhs78, search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(78)",),
              erratum=Erratum(key="002-eq78", source=SEED, where="eqs (78), (80)", says="dL_par/dt = -sum_l (||grad L_par||^2 + <.,.>)",
                              truth="dL_par/dt = -(1/(2n)) sum_l (...): L = (L_par + L_perp)/(2n), so grad L = "
-                             "(grad L_par + grad L_perp)/(2n)", note="a constant factor in the rate", at=AT_EMP)),
+                             "(grad L_par + grad L_perp)/(2n)", severity="wrong-constant",
+                             note="the root of App. B.4's constants: the chain (78)-(85) computes as if L = ||r||^2/2 "
+                             "and L_par = ||r_par||^2/2, while (75) prints L = ||r||^2/(2n) and the text L_par = "
+                             "||r_par||^2; (80), (82), (84), (85) and the rate after (85) carry it. Exponential "
+                             "convergence of L_par survives.", at=AT_EMP)),
         Step("(79): grad_l L_perp = W^T..X^T P_perp r W^T.. = 0", _perp_grad, sp.Integer(0), search=EMP, tol=CS_TOL,
-             tol_source=CS_SRC, cites=("(79)",)),
+             tol_source=CS_SRC, cites=("(79)",), fidelity="as printed",
+             why="the printed middle expression lacks the factor 2 of the gradient of ||P_perp r||^2, but it and the "
+             "gradient are 0 (X^T P_perp = 0): the step checks the printed conclusion grad_l L_perp = 0"),
         Step("(80) as printed: dL_par/dt = -sum_l ||grad_l L_par||_F^2", _Lpar_dot, _rhs80, search=EMP, tol=CS_TOL,
              tol_source=CS_SRC, cites=("(80)",),
              erratum=Erratum(key="002-eq80", source=SEED, where="eq (80)", says="dL_par/dt = -sum_l ||grad_l L_par||_F^2",
-                             truth="dL_par/dt = -(1/(2n)) sum_l ||grad_l L_par||_F^2", note="as (78)", at=AT_EMP)),
+                             truth="dL_par/dt = -(1/(2n)) sum_l ||grad_l L_par||_F^2", severity="wrong-constant",
+                             root="002-eq78", note="the 1/(2n) of (78) carried", at=AT_EMP)),
         Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", _rhs80, _rhs81, relation="<=", search=EMP,
-             tol=CS_TOL, tol_source=CS_SRC, cites=("(81)",)),
+             tol=CS_TOL, tol_source=CS_SRC, cites=("(81)",), fidelity="as printed"),
         Step("(82) as printed: ||grad_L L_par||^2 = ||W_{L-1}^T..W_1^T X^T P_par r||^2", _gLpar2, _phi_xpr2,
              search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(82)",),
              erratum=Erratum(key="002-eq82", source=SEED, where="eq (82)", says="||grad_L L_par||^2 = ||Phi^T X^T P r||^2",
                              truth="||grad_L L_par||^2 = 4 ||Phi^T X^T P r||^2 (L_par = ||P r||^2 has gradient 2 Phi^T X^T P r)",
-                             note="a constant factor", at=AT_EMP)),
+                             severity="wrong-constant", root="002-eq78",
+                             note="the gradient of L_par = ||r_par||^2/2, not of the L_par the text defines: the "
+                             "normalization of (78)", at=AT_EMP)),
         Step("(83): -||Phi^T X^T P r||^2 <= -sigma_min^2(Phi^T) ||X^T P r||^2", _m_phi_xpr2, _rhs83, relation="<=",
-             search=EMP, tol=1e-12, tol_source="float64 SVD", cites=("(83)",)),
+             search=EMP, tol=1e-12, tol_source="float64 SVD", cites=("(83)",), fidelity="as printed"),
         Step("(84): dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P_par r||^2", _Lpar_dot, _rhs84, relation="<=",
              search=lambda: EMP() + TIGHT(), tol=CS_TOL, tol_source=CS_SRC, cites=("(84)",),
              erratum=Erratum(key="002-eq84", source=SEED, where="eq (84)", says="dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P r||^2",
                              truth="dL_par/dt <= -(2/n) (alpha^2 lambda)^{L-1} ||X^T P r||^2 (the 1/(2n) of (78)/(80) "
                              "times the 4 of (82)); fails for n >= 3 where (19) is tight",
+                             severity="wrong-constant", root="002-eq78",
                              note="Counterexample: d = 1, L = 2, n = 3, Wbar_1 = sqrt(lam), Wbar_2 = 0, t = 0.",
                              at=dict(TIGHT()[0]))),
         Step("(84) corrected: dL_par/dt <= -(2/n) (alpha^2 lambda)^{L-1} ||X^T P_par r||^2", _Lpar_dot,
@@ -1016,22 +1166,27 @@ B4 = Derivation(
              _rhs84, _rhs85, relation="<=", search=EMP, cites=("(85)",),
              erratum=Erratum(key="002-eq85", source=SEED, where="eq (85)", says="-c ||X^T P r||^2 <= -2 c lambda_min L_par",
                              truth="-c ||X^T P r||^2 <= -c lambda_min L_par (||X^T z||^2 >= lambda_min ||z||^2 on im(X); "
-                             "the 2 belongs to L = L_par/(2n) + ..., with 1/(2n))", note="equality at d = 1", at=AT_85)),
+                             "the 2 belongs to L_par = ||r_par||^2/2, the normalization of (78))", severity="wrong-constant",
+                             root="002-eq78", note="equality at d = 1", at=AT_85)),
         Step("text after (85): L_par(t) <= L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)", _Lpar, _Lpar_exp,
              relation="<=", search=lambda: EMP() + TIGHT(), tol=ODE_TOL, tol_source=ODE_SRC,
              erratum=Erratum(key="002-B4-rate", source=SEED, where="App. B.4, text after (85)",
                              says="L_par(t) <= L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)",
                              truth="L_par(t) <= L_par(0) exp(-(2/n) (alpha^2 lambda)^{L-1} lambda_min t) (rate n times "
                              "slower); convergence to a global minimum (Theorem 3.5, part 1) is unaffected",
-                             note="Counterexample: the tight initialization, d = 1, L = 2, n = 3, t = 0.1.",
-                             at=dict(TIGHT()[1]))),
+                             severity="wrong-constant", root="002-eq78",
+                             note="the constants of (78)-(85) combined; counterexample: the tight initialization, "
+                             "d = 1, L = 2, n = 3, t = 0.1.", at=dict(TIGHT()[1]))),
         Step("text after (85) corrected: L_par(t) <= L_par(0) exp(-(2/n) (alpha^2 lambda)^{L-1} lambda_min t) -> 0",
              _Lpar, _Lpar_exp_fixed, relation="<=", search=lambda: EMP() + TIGHT() + CONV(), tol=ODE_TOL,
              tol_source=ODE_SRC),
         Step("(87a): ||W_1^perp(t)||_F = ||W_1^perp(0)||_F", _w1perp, _w1perp0, search=lambda: EMP() + EMP_OVER(),
-             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(87)",)),
+             tol=ODE_TOL, tol_source=ODE_SRC, cites=("(87)",), fidelity="as printed",
+             why="W_1^perp: the columns' component in ker(X) = row(X)^perp (the text's ker(X^T) is in R^n, where "
+             "the columns of W_1 are not)"),
         Step("(87b): ||W_1^perp(0)||_F <= alpha ||Wbar_1||_F", _w1perp0, _alpha_w1bar, relation="<=",
-             search=lambda: EMP() + EMP_OVER(), tol=1e-12, tol_source="float64 projector", cites=("(87)",)),
+             search=lambda: EMP() + EMP_OVER(), tol=1e-12, tol_source="float64 projector", cites=("(87)",),
+             fidelity="as printed"),
     ))
 
 DERIVATIONS = (B2, B3, B4)
