@@ -6,9 +6,10 @@ satisfies the paper's assumption (19), Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T
 Wbar_l = Q_l (Wbar_{l+1} Wbar_{l+1}^T + lam I + R R^T)^(1/2) with Q_l orthogonal), trained by the gradient flow (4)
 on the population objective (2) (x ~ N(0, I), y = beta_s^T x + eps with eps ~ N(0, sigma^2) as in Assumption
 2.1: L = ||beta - beta_s||^2 / 2 + sigma^2 / 2; the points carry `sigma`, 0 unless given; the constant changes no
-gradient, so the flow is the same for every sigma) or on the empirical objective (3) (L = ||X beta - y||^2 / (2n)), integrated by scipy's solve_ivp (DOP853, rtol 1e-12,
-atol 1e-14). Derivatives in time and gradients are complex-step derivatives (exact to float64 rounding: the losses
-are polynomials in the weights), independent of the flow's hand-written vector field.
+gradient, so the flow is the same for every sigma) or on the empirical objective (3) (L = ||X beta - y||^2 / (2n)),
+integrated by scipy's solve_ivp (DOP853, rtol 1e-12, atol 1e-14). Derivatives in time and gradients are complex-step
+derivatives (exact to float64 rounding: the losses are polynomials in the weights), independent of the flow's
+hand-written vector field.
 """
 from __future__ import annotations
 
