@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Step
+from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import matrix
 
@@ -279,6 +279,26 @@ def _equal_units():
             yield {"s": (c,) * 10, "S": S}
 
 
+def _printed_units():
+    """the example as printed (variances unstated): equal standard deviations first, then one unit twice as wide"""
+    yield {"s": (1.0,) * 10, "S": (0, 1, 2, 3, 4)}
+    yield {"s": (2.0,) + (1.0,) * 9, "S": (0, 1, 2, 3, 4)}
+
+
+E_ENSD_EXAMPLE = Erratum(
+    key="000-G-ensd-example", source=SEED, where="App. G, the ENSD illustration",
+    says="if X consists of 10 uncorrelated units, if Y is taken from a subset of five of those units, the ENSD(X, Y) "
+    "will be 5",
+    truth="for uncorrelated units with variances lambda_i, ENSD(X, Y) = (sum_i lambda_i)(sum_{i in S} lambda_i) / "
+    "sum_i lambda_i^2: 5 when the ten variances are equal, 13 * 8 / 25 = 4.16 when one unit of Y has twice the "
+    "standard deviation of the others",
+    severity="missing-hypothesis",
+    note="The illustration holds only for units of equal variance, a hypothesis the text neither states nor implies "
+    "(its second example, ENSD = 0 for units uncorrelated with X, holds for any variances). Formerly a Finding of "
+    "verify/measure.py; an illustration, so nothing downstream uses it.",
+    at={"s": (2.0,) + (1.0,) * 9, "S": (0, 1, 2, 3, 4)})
+
+
 def _any_units():
     """standard deviations of any size (powers of 2), for the disjoint example"""
     yield {"s": (1.0,) * 10, "t": (1.0,) * 5}
@@ -307,8 +327,13 @@ CLAIM_STEPS = (
          rtol=PR_RTOL, tol_source=PR_SOURCE),
     Step("PR (the entry) <= p at data", lambda X: pr(X=X), lambda X: float(np.shape(X)[1]), relation="<=",
          search=_pr_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
+    Step("App. G example as printed: X = 10 uncorrelated units, Y a subset of five of them: ENSD(X, Y) = 5",
+         _ensd_subset, lambda s, S: 5.0, search=_printed_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE,
+         why="the text states no variances: ENSD = (sum lambda)(sum_S lambda)/sum lambda^2 over the units' variances",
+         erratum=E_ENSD_EXAMPLE),
     Step("App. G example with equal variances: 10 uncorrelated units of equal variance, Y five of them: ENSD = 5",
-         _ensd_subset, lambda s, S: 5.0, search=_equal_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE),
+         _ensd_subset, lambda s, S: 5.0, search=_equal_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE,
+         why="the example under the hypothesis it needs (equal variances), which the text does not state"),
     Step("App. G example: Y = 5 units uncorrelated with all 10 of X: ENSD(X, Y) = 0 (any variances)",
          _ensd_disjoint, lambda s, t: 0.0, search=_any_units),
 )

@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 
 from theorylab import _solvers as solvers
-from theorylab.derivation import Derivation, Erratum, Step
+from theorylab.derivation import AS_PRINTED, Amendment, Derivation, Erratum, Step
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, scalar, matrix, vector
 
@@ -469,18 +469,32 @@ grad_w1 = sp.Matrix([sp.diff(loss, v) for v in W1])
 grad_w2 = sp.Matrix([sp.diff(loss, v) for v in W2])
 
 E_GRAD = Erratum(
-    key="000-A-eq8-9", source=SEED, where="eqs (8)-(9)",
+    key="000-A-eq8-9", source=SEED, where="eq (8) (the same slip is repeated in (9): 000-A-eq9)",
     says="w'(1)(t) = grad_{w(1)} L = -2 X~^T r(t) o w(2)(t)",
     truth="gradient flow is w' = -grad L; with the residual r = X~(w(1) o w(2)) - y, grad L = +2 X~^T r o w(2), so "
     "w'(1) = -grad L = -2 X~^T r o w(2). The right-hand side is the correct flow; the middle term's sign is not.",
-    note="No downstream effect: (10)-(21) use the right-hand side.")
+    severity="typo",
+    note="A sign slip: the text never defines r, and with either sign convention for r one link of the printed chain "
+    "w' = grad L = ... = -2 X~^T r o w(2) is off by a sign; (10)-(21) use the right-hand side, the descent flow "
+    "w' = -grad L, so the intended statement is unambiguous and nothing downstream uses the misprint.")
 
 E_GRAD9 = Erratum(
     key="000-A-eq9", source=SEED, where="eq (9)",
     says="w'(2)(t) = grad_{w(2)} L = -2 X~^T r(t) o w(1)(t)",
     truth="as in (8): grad_{w(2)} L = +2 X~^T r o w(1) with r = X~(w(1) o w(2)) - y, so w'(2) = -grad L = "
     "-2 X~^T r o w(1); the middle term's sign is wrong, the right-hand side is the correct flow.",
-    note="The same slip as 000-A-eq8-9 in (8), in the second layer's equation; no downstream effect.")
+    severity="typo", root="000-A-eq8-9",
+    note="The same slip as (8) (000-A-eq8-9) carried into the second layer's equation: one root; no downstream effect.")
+
+A_GRAD8 = Amendment(
+    key="000-A-eq8-flow", kind="typo fixed", severity="typo", root="000-A-eq8-9",
+    what="(8)'s middle link w'(1) = grad L read as the gradient flow w'(1) = -grad L (r = X~(w1 o w2) - y)",
+    why="the printed chain has a sign slip (000-A-eq8-9); its right-hand side, which (10)-(21) use, is the descent "
+        "flow, and this is what the step checks")
+A_GRAD9 = Amendment(
+    key="000-A-eq9-flow", kind="typo fixed", severity="typo", root="000-A-eq9",
+    what="(9)'s middle link w'(2) = grad L read as the gradient flow w'(2) = -grad L (r = X~(w1 o w2) - y)",
+    why="the same sign slip as (8) (000-A-eq9); the right-hand side, used by (10)-(21), is the descent flow")
 
 g = sp.Matrix(sp.symbols("g_1:5", real=True))  # g = X~^T r at time t
 s_of = lambda a, c: (a + c) / 2  # noqa: E731
@@ -510,7 +524,9 @@ E_FACTOR = Erratum(
     says="beta(t) = 2 s0^2 o (exp(-4X^T int r) - exp(4X^T int r)) - 2 d0^2 o (exp(4X^T int r) - exp(-4X^T int r))",
     truth="beta(t) = s0^2 o (exp(-a) - exp(a)) - d0^2 o (exp(a) - exp(-a)) with a = 4 X^T int_0^t r: the factor 2 "
     "is spurious. (18)-(19) as written equal 4(s0^2 + d0^2) sinh(-a), twice (20); (20) itself is right.",
-    note="The closed form (21)-(23) is unaffected.")
+    severity="typo",
+    note="A slip in an intermediate display: the next line (20) has the right coefficient 2(s0^2 + d0^2), as (13)-(17) "
+    "give it, and nothing downstream uses (18)-(19); the closed form (21)-(23) is unaffected.")
 
 kpos, bb = sp.Symbol("beta", positive=True), sp.Symbol("beta", real=True)
 kk_ = sp.Symbol("k", positive=True)
@@ -701,35 +717,41 @@ VALUE_STEPS = (
     Step("(23) as written (the entry's formula) = int_0^|z| asinh(t/2) dt, the potential of the link (21)",
          lambda z: _formula_value(q, z=z), _q_integral, search=_z_points, rtol=1e-25,
          tol_source="both sides at >= 30 significant digits: (23) at 60 digits (cancellation below z ~ 1e-6 costs "
-                    "<= 24 of them), the tanh-sinh quadrature at 30", cites=('(23)',)),
+                    "<= 24 of them), the tanh-sinh quadrature at 30", cites=('(23)',), fidelity=AS_PRINTED,
+         why="(23) as printed (the entry's formula, unchanged) against its defining property q(0) = 0, q' = asinh(z/2)"),
     Step("q (the kernel) = int_0^|z| asinh(t/2) dt", lambda z: q(z=z), _q_reference, search=_z_points,
-         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD, cites=('(23)',)),
+         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD, why="theorylab's kernel (the stable form), not the print"),
     Step("(22) as written (the entry's formula) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds",
          lambda beta, w1, w2: _formula_value(norm, beta=beta, w1=w1, w2=w2), _norm_integral,
-         search=_qnorm_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits", cites=('(22)',)),
+         search=_qnorm_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits", cites=('(22)',),
+         fidelity=AS_PRINTED, why="(22) as printed (the entry's formula, unchanged), k_d = w1_d^2 + w2_d^2; the paper "
+                                  "writes ||beta_d||_Q for the penalty of the whole vector beta (d is the summation index)"),
     Step("||beta||_Q (the kernel) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds",
          lambda beta, w1, w2: norm(beta=beta, w1=w1, w2=w2), _norm_reference, search=_qnorm_points,
-         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD, cites=('(22)',)),
+         rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD, why="theorylab's kernel (the stable form), not the print"),
     Step("finetune as written: (22) with k_d = |beta_aux_d| + gamma^2 = sum_d int 2 asinh(s/k_d) ds",
          lambda beta, beta_aux, gamma: _formula_value(finetune, beta=beta, beta_aux=beta_aux, gamma=gamma),
-         _finetune_integral, search=_finetune_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits", cites=('(22)',)),
+         _finetune_integral, search=_finetune_points, rtol=1e-25, tol_source="both sides at >= 30 significant digits",
+         cites=('(22)',), fidelity=AS_PRINTED,
+         why="(22) as printed with the text after (23): (w0)^(1)_d = sqrt(|beta_aux_d|), (w0)^(2)_d = gamma"),
     Step("finetune (the kernel) = sum_d int_0^|beta_d| 2 asinh(s/k_d) ds, k_d = |beta_aux_d| + gamma^2",
          lambda beta, beta_aux, gamma: finetune(beta=beta, beta_aux=beta_aux, gamma=gamma), _finetune_reference,
-         search=_finetune_points, rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD, cites=('(22)',)),
+         search=_finetune_points, rtol=KERNEL_RTOL, tol_source=KERNEL_SOURCE + QUAD,
+         why="theorylab's kernel (the stable form), not the print"),
 )
 
 
 SOLVER_STEPS = (
     Step("the output interpolates: X beta* = y (to the rounding of the solver's stopping rule)",
          _feasibility_residual, _feasibility_bound, relation="<=", search=_ib_points,
-         why="exact residual at the float output vs the a-priori rounding bound of the dual Newton solver", cites=('(22)',)),
+         why="exact residual at the float output vs the a-priori rounding bound of the dual Newton solver (theorylab's solver, not the print)"),
     Step("KKT: grad ||beta*||_Q = 2 asinh(beta*/k) lies in the row space of X (to rounding)",
          _stationarity_residual, _stationarity_bound, relation="<=", search=_ib_points,
          why="(21)-(22): stationarity of the Lagrangian; the residual off row(X) at 50 digits vs the rounding "
-             "bound of forming beta = k sinh(X^T lam / 2) in float64", premises=("(22): d/dbeta [k q(2 beta/k)] = 2 asinh(beta/k)",), cites=('(22)',)),
+             "bound of forming beta = k sinh(X^T lam / 2) in float64", premises=("(22): d/dbeta [k q(2 beta/k)] = 2 asinh(beta/k)",)),
     Step("the output is the minimum: ||beta*||_Q <= ||beta_direct||_Q (SLSQP on (22), projected onto X beta = y)",
          _solver_value, _direct_minimum, relation="<=", search=_ib_points,
-         why="the definition of beta* as the argmin of (22) over the interpolants, against a generic minimizer", cites=('(22)',)),
+         why="the definition of beta* as the argmin of (22) over the interpolants, against a generic minimizer (theorylab's solver, not the print)"),
 )
 
 DERIVATIONS = (
@@ -738,59 +760,88 @@ DERIVATIONS = (
         SEED, "App. A, eqs (8)-(21)", ("qpenalty.norm", "qpenalty.implicit_bias"),
         (
             Step("(6)-(7): the network X~ (w(1) o w(2)) of (8) is X beta(w), beta_d = w+(2) w+(1) - w-(2) w-(1)",
-                 Xt * W1.multiply_elementwise(W2), Xs * beta_7, "n = D = 2; w = (w+_1, w+_2, w-_1, w-_2)",
-                 cites=("(6)", "(7)")),
+                 Xt * W1.multiply_elementwise(W2), Xs * beta_7, "n = D = 2 (the identity is linear in X and "
+                 "coordinatewise in d, so the instance is the general case); w = (w+_1, w+_2, w-_1, w-_2)",
+                 cites=("(6)", "(7)"), fidelity=AS_PRINTED),
             Step("(8) as written: grad_{w(1)} L = -2 X~^T r o w(2)", grad_w1, -2 * (Xt.T * residual).multiply_elementwise(W2),
                  "L = ||X~(w1 o w2) - y||^2, r = X~(w1 o w2) - y, n = D = 2", erratum=E_GRAD, cites=("(8)",)),
             Step("(9) as written: grad_{w(2)} L = -2 X~^T r o w(1)", grad_w2,
                  -2 * (Xt.T * residual).multiply_elementwise(W1), "the same sign slip as (8)", erratum=E_GRAD9,
                  cites=("(9)",)),
             Step("(8) corrected: w'(1) = -grad L = -2 X~^T r o w(2)", -grad_w1, -2 * (Xt.T * residual).multiply_elementwise(W2),
-                 cites=("(8)",)),
+                 "n = D = 2; the chain rule is the same entrywise for any n, D", cites=("(8)",),
+                 fidelity=A_GRAD8),
             Step("(9) corrected: w'(2) = -grad L = -2 X~^T r o w(1)", -grad_w2, -2 * (Xt.T * residual).multiply_elementwise(W1),
-                 cites=("(9)",)),
+                 "n = D = 2", cites=("(9)",), fidelity=A_GRAD9),
             Step("(10): s' = -2 X~^T r o s", s_of(-2 * g.multiply_elementwise(W2), -2 * g.multiply_elementwise(W1)),
-                 -2 * g.multiply_elementwise(s_of(W1, W2)), "s = (w1 + w2)/2, g = X~^T r", cites=("(10)",)),
+                 -2 * g.multiply_elementwise(s_of(W1, W2)), "s = (w1 + w2)/2, g = X~^T r (any vector: the identity is "
+                 "coordinatewise); w' the right-hand sides of (8)-(9) as printed", cites=("(10)",), fidelity=AS_PRINTED),
             Step("(11): d' = 2 X~^T r o d", d_of(-2 * g.multiply_elementwise(W2), -2 * g.multiply_elementwise(W1)),
-                 2 * g.multiply_elementwise(d_of(W1, W2)), "d = (w1 - w2)/2", cites=("(11)",)),
+                 2 * g.multiply_elementwise(d_of(W1, W2)), "d = (w1 - w2)/2", cites=("(11)",), fidelity=AS_PRINTED),
             Step("(13): s(t) = s(0) exp(-2 X~^T int r) solves (10)", sp.Derivative(S, t), -2 * G(t) * S,
-                 "G(t) = (X~^T r(t))_i, any integrable function", cites=("(13)",)),
-            Step("(13): initial value s(0) = s_0", sp.Subs(S, t, 0), s0, cites=("(13)",)),
-            Step("(14): d(t) = d(0) exp(2 X~^T int r) solves (11)", sp.Derivative(Dd, t), 2 * G(t) * Dd, cites=("(14)",)),
-            Step("(14): initial value d(0) = d_0", sp.Subs(Dd, t, 0), d0, cites=("(14)",)),
-            Step("(16): w(1) w(2) = s^2 - d^2", (sp_ + dp_) * (sp_ - dp_), sp_**2 - dp_**2, "w1 = s + d, w2 = s - d",
-                 cites=("(16)",)),
+                 "one coordinate: G(t) = (X~^T r(t))_i, any integrable function", cites=("(13)",), fidelity=AS_PRINTED),
+            Step("(13): initial value s(0) = s_0", sp.Subs(S, t, 0), s0, cites=("(13)",), fidelity=AS_PRINTED),
+            Step("(14): d(t) = d(0) exp(2 X~^T int r) solves (11)", sp.Derivative(Dd, t), 2 * G(t) * Dd,
+                 "one coordinate, as for (13)", cites=("(14)",), fidelity=AS_PRINTED),
+            Step("(14): initial value d(0) = d_0", sp.Subs(Dd, t, 0), d0, cites=("(14)",), fidelity=AS_PRINTED),
+            Step("w(1) w(2) = s^2 - d^2 per branch (the identity behind (16))", (sp_ + dp_) * (sp_ - dp_),
+                 sp_**2 - dp_**2, "w1 = s + d, w2 = s - d"),
             Step("(15) -> (16): w+(1) w+(2) - w-(1) w-(2) with w = s + d, w(2) = s - d per branch",
                  (sp_ + dp_) * (sp_ - dp_) - (sm_ + dm_) * (sm_ - dm_), _grouped(sp_**2, dp_**2, sm_**2, dm_**2),
-                 cites=("(15)", "(16)")),
-            Step("(17): regrouping (16)", _grouped(sp_**2, dp_**2, sm_**2, dm_**2), _grouped(sp_**2, sm_**2, dp_**2, dm_**2), cites=("(17)",)),
+                 "w(1) = s + d, w(2) = s - d invert the definitions of s and d; one coordinate",
+                 cites=("(15)", "(16)"), fidelity=AS_PRINTED),
+            Step("(17): regrouping (16)", _grouped(sp_**2, dp_**2, sm_**2, dm_**2), _grouped(sp_**2, sm_**2, dp_**2, dm_**2),
+                 cites=("(17)",), fidelity=AS_PRINTED),
             Step("(18)-(19) as written, from (17) with w+(0) = w-(0)", beta_17_sub, beta_18_seed,
                  "s+ = s0 e^{-a/2}, s- = s0 e^{a/2}, d+ = d0 e^{a/2}, d- = d0 e^{-a/2}, a = 4 X^T int r",
                  erratum=E_FACTOR, cites=("(18)", "(19)")),
-            Step("(20) from (17) directly: beta = 2(s0^2 + d0^2) sinh(-a)", beta_17_sub, beta_20, cites=("(20)",)),
-            Step("(21): 2(s0^2 + d0^2) = (w0^(1))^2 + (w0^(2))^2",
-                 2 * (s_of(u1, u2) ** 2 + d_of(u1, u2) ** 2), u1**2 + u2**2, cites=("(21)",)),
+            Step("(20) from (17) directly: beta = 2(s0^2 + d0^2) sinh(-a)", beta_17_sub, beta_20,
+                 "(20) as printed, beta(t) = 2(s0^2 + d0^2) sinh(-4 X^T int r), a = 4 X^T int_0^t r; checked against "
+                 "beta of (17) under (13)-(14) and w+(0) = w-(0), not against (18)-(19) (000-A-eq18-19)",
+                 cites=("(20)",), fidelity=AS_PRINTED),
+            Step("(21): beta = ((w0^(1))^2 + (w0^(2))^2) sinh(-a), from (17) with s0, d0 in terms of w0",
+                 beta_17_sub.subs({s0: s_of(u1, u2), d0: d_of(u1, u2)}), (u1**2 + u2**2) * sp.sinh(-A),
+                 "(21) as printed with s0 = (w0^(1) + w0^(2))/2, d0 = (w0^(1) - w0^(2))/2, a = 4 X^T int_0^t r",
+                 cites=("(21)",), fidelity=AS_PRINTED),
         )),
     Derivation(
         "qpenalty.penalty", "The Q-penalty (22)-(23): stationarity matches beta(t), convexity, regimes",
         SEED, "App. A, eqs (22)-(23)", ("qpenalty.q", "qpenalty.norm", "qpenalty.finetune", "qpenalty.implicit_bias"),
         (
-            Step("stable form equals (23)", Q_STABLE, Q_SEED, "2 - sqrt(4+z^2) = -z tanh(asinh(z/2)/2)", cites=('(23)',)),
+            Step("stable form equals (23)", Q_STABLE, Q_SEED, "2 - sqrt(4+z^2) = -z tanh(asinh(z/2)/2); (23) as "
+                 "printed, unchanged, against the form the kernels evaluate", cites=('(23)',), fidelity=AS_PRINTED),
             Step("stable per-unit form equals (22)'s summand", unit_penalty_stable(bb, kk_), qpen,
-                 "2 beta (asinh(u) - tanh(asinh(u)/2)) = k q(2 beta/k), u = beta/k", cites=('(22)',)),
-            Step("q'(z) = asinh(z/2)", sp.Derivative(Q_SEED, z), sp.asinh(z / 2), cites=('(23)',)),
-            Step("q''(z) = 1/sqrt(4 + z^2)", sp.Derivative(Q_SEED, (z, 2)), 1 / sp.sqrt(4 + z**2), cites=('(23)',)),
-            Step("q''(z) > 0 (strictly convex)", 1 / sp.sqrt(4 + z**2), 0, relation=">", cites=('(23)',)),
-            Step("q(0) = 0", sp.Subs(Q_SEED, z, 0), 0, cites=('(23)',)),
-            Step("q is even: q(-z) = q(z)", sp.Subs(Q_SEED, z, -z), Q_SEED, cites=('(23)',)),
+                 "2 beta (asinh(u) - tanh(asinh(u)/2)) = k q(2 beta/k), u = beta/k; (22)'s summand as printed with "
+                 "k = ((w0)^(1)_d)^2 + ((w0)^(2)_d)^2", cites=('(22)',), fidelity=AS_PRINTED),
+            Step("q'(z) = asinh(z/2)", sp.Derivative(Q_SEED, z), sp.asinh(z / 2),
+                 "(23) as printed: q is the potential of the inverse asinh(z/2) of the sinh link of (21), which is "
+                 "what Woodworth et al.'s argument, invoked after (21), needs of it", cites=('(23)',),
+                 fidelity=AS_PRINTED),
+            Step("q''(z) = 1/sqrt(4 + z^2)", sp.Derivative(Q_SEED, (z, 2)), 1 / sp.sqrt(4 + z**2),
+                 "(23) as printed, unchanged", cites=('(23)',), fidelity=AS_PRINTED),
+            Step("q''(z) > 0 (strictly convex)", 1 / sp.sqrt(4 + z**2), 0, relation=">",
+                 why="so (22) is strictly convex and its minimizer over the interpolants is unique"),
+            Step("q(0) = 0", sp.Subs(Q_SEED, z, 0), 0, "(23) as printed, unchanged", cites=('(23)',),
+                 fidelity=AS_PRINTED),
+            Step("q is even: q(-z) = q(z)", sp.Subs(Q_SEED, z, -z), Q_SEED, "(23) as printed, unchanged",
+                 cites=('(23)',), fidelity=AS_PRINTED),
             Step("(22): d/dbeta [k q(2 beta/k)] = 2 asinh(beta/k)", sp.Derivative(qpen, bb), 2 * sp.asinh(bb / kk_),
-                 "the KKT condition grad ||beta||_Q in row(X) is met by beta = k sinh(X^T nu / 2), the form (21)", cites=('(22)',)),
-            Step("(21) meets the KKT condition: 2 asinh(k sinh(c)/k) = 2c", 2 * sp.asinh(kk_ * sp.sinh(A) / kk_), 2 * A, cites=('(21)', '(22)')),
-            Step("q(z) ~ z^2/4 as z -> 0", sp.Limit(Q_SEED / z**2, z, 0), sp.Rational(1, 4), cites=('(23)',)),
-            Step("q(z) ~ z log z as z -> oo", sp.Limit(Q_SEED / (z * sp.log(z)), z, sp.oo), 1, cites=('(23)',)),
-            Step("l2 regime: k q(2 beta/k) ~ beta^2/k as k -> oo", sp.Limit(kk_ * qpen, kk_, sp.oo), bb**2, cites=('(22)',)),
+                 "(22)'s summand as printed, k = ((w0)^(1)_d)^2 + ((w0)^(2)_d)^2; the KKT condition grad ||beta||_Q in "
+                 "row(X) is met by beta = k sinh(X^T nu / 2), the form (21)", cites=('(22)',), fidelity=AS_PRINTED),
+            Step("(21) meets the KKT condition: 2 asinh(k sinh(c)/k) = 2c", 2 * sp.asinh(kk_ * sp.sinh(A) / kk_), 2 * A,
+                 "(21) as printed, beta = k sinh(c) with k = (w0^(1))^2 + (w0^(2))^2 and c = -4 X^T int_0^t r, in the "
+                 "stationarity of (22): the gradient 2c = -8 X^T int r lies in row(X), so a limit of (21) that "
+                 "interpolates is the minimizer of (22) (the text after (21))", cites=('(21)', '(22)'),
+                 fidelity=AS_PRINTED),
+            Step("q(z) ~ z^2/4 as z -> 0", sp.Limit(Q_SEED / z**2, z, 0), sp.Rational(1, 4),
+                 "(23) as printed, unchanged", cites=('(23)',), fidelity=AS_PRINTED),
+            Step("q(z) ~ z log z as z -> oo", sp.Limit(Q_SEED / (z * sp.log(z)), z, sp.oo), 1,
+                 "(23) as printed, unchanged", cites=('(23)',), fidelity=AS_PRINTED),
+            Step("l2 regime: k q(2 beta/k) ~ beta^2/k as k -> oo", sp.Limit(kk_ * qpen, kk_, sp.oo), bb**2,
+                 "(22)'s summand as printed", cites=('(22)',), fidelity=AS_PRINTED),
             Step("l1 regime: k q(2 beta/k) ~ 2|beta| log(1/k) as k -> 0",
-                 sp.Limit(qpen.subs(bb, kpos) / (2 * kpos * sp.log(1 / kk_)), kk_, 0, "+"), 1, cites=('(22)',)),
+                 sp.Limit(qpen.subs(bb, kpos) / (2 * kpos * sp.log(1 / kk_)), kk_, 0, "+"), 1,
+                 "(22)'s summand as printed", cites=('(22)',), fidelity=AS_PRINTED),
         ) + VALUE_STEPS + SOLVER_STEPS),
 )
 

@@ -47,16 +47,17 @@ def _checks(ctx: Context) -> list[Evidence]:
         H = np.block([[H, H], [H, -H]])
     X10 = H[:, 1:11]  # 10 centered, mutually orthogonal columns of equal norm
     exact = "exact: +-1 data, every intermediate an integer below 2^53 and the quotient exactly representable"
-    out.append(compare("measure.ensd", "seed App. G example: X = 10 uncorrelated units, Y = 5 of them -> ENSD = 5 "
-                       "(Hadamard design)", "numeric", 5.0, ensd(X=X10, Y=X10[:, :5]), source=exact))
+    out.append(compare("measure.ensd", "seed App. G example: X = 10 uncorrelated units of equal variance, Y = 5 of them -> "
+                       "ENSD = 5 (Hadamard design; unequal variances: erratum 000-G-ensd-example)", "numeric", 5.0,
+                       ensd(X=X10, Y=X10[:, :5]), source=exact))
     out.append(compare("measure.ensd", "seed App. G example: Y = 5 units uncorrelated with X -> ENSD = 0 (Hadamard)",
                        "numeric", 0.0, ensd(X=X10, Y=H[:, 11:16]), source=exact))
     # the same on random designs of n = 2000 samples: orthonormal centered columns, exact to their defect delta
     big = 2000
     Q, delta = _orthonormal_centered(rng, big, 15)
     rounding = (4 * 2 * big * 10 + 16) * EPS  # the entries' float64 rounding, (4np + 16) eps
-    out.append(compare("measure.ensd", f"seed App. G example on a random orthonormal design (n={big}): 10 units, "
-                       "Y = 5 of them -> ENSD = 5", "numeric", 5.0, ensd(X=Q[:, :10], Y=Q[:, :5]),
+    out.append(compare("measure.ensd", f"seed App. G example on a random orthonormal design (n={big}): 10 units of "
+                       "equal variance, Y = 5 of them -> ENSD = 5", "numeric", 5.0, ensd(X=Q[:, :10], Y=Q[:, :5]),
                        rtol=rounding + 8 * delta + 8 * delta**2,
                        source=f"(4np + 16) eps float64 rounding + 8 delta + 8 delta^2: with Q^T Q = I + E, ||E|| = "
                               f"delta = {delta:.1e}, tr(X^TX), tr(Y^TY) move by <= delta relative and tr((X^TX)^2), "
@@ -88,19 +89,6 @@ def _checks(ctx: Context) -> list[Evidence]:
                             "is the finite-n bias of the sample spectrum (order p/n), reported, not asserted",
                        values={"mean": float(vals.mean()), "stderr": float(se), "population": float(pr_true),
                                "reps": reps}))
-    # App. G's illustration 'X = 10 uncorrelated units, Y a subset of five: ENSD = 5' holds for equal variances (a
-    # derivation step); with unequal variances ENSD = (sum lambda)(sum_S lambda)/sum lambda^2 differs from 5
-    from theorylab.derivations.measure import _ensd_subset
-
-    sd = (2.0,) + (1.0,) * 9
-    val = float(_ensd_subset(sd, (0, 1, 2, 3, 4)))
-    out.append(Finding(entry="measure.ensd", check="App. G's ENSD illustration with unequal variances",
-                       kind="numeric",
-                       text=f"the paper's example (10 uncorrelated units, Y five of them: ENSD = 5) assumes equal "
-                            f"variances, which it does not state: with standard deviations {sd[:3]}... and Y the "
-                            f"first five units ENSD = {val:.4g} (= 13 * 8 / 25); an illustration, so reported, not "
-                            "entered as an erratum",
-                       values={"ensd": val, "stds": list(sd)}))
     return out
 
 
