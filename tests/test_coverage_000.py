@@ -26,3 +26,20 @@ def test_every_label_is_accounted_for():
     code, out, err = run_cli("coverage", "000")
     assert code == 0, out + err
     assert f"{len(coverage_000.LABELS)}/{len(coverage_000.LABELS)} accounted" in out
+
+
+def test_the_ledger_counts_one_root_per_mistake():
+    """Issue #22: every erratum has a severity; a repeated mistake names its first occurrence as root; every amended
+    step's printed counterpart is in the same derivation (the records refuse it otherwise)."""
+    from theorylab.derivations import l12, measure, qpenalty
+
+    derivations = [d for m in (qpenalty, l12, measure) for d in m.DERIVATIONS]
+    errata = {e.key: e for d in derivations for e in d.errata}
+    roots = {k: e.severity for k, e in errata.items() if e.root is None}
+    assert roots == {"000-A-eq8-9": "typo", "000-A-eq18-19": "typo", "000-B-branches": "proof-gap",
+                     "000-B-eq30-norm": "wrong-constant", "000-G-ensd-example": "missing-hypothesis"}
+    assert errata["000-A-eq9"].root == "000-A-eq8-9" and errata["000-B-eq35-norm"].root == "000-B-eq30-norm"
+    amendments = {a.key: a for d in derivations for a in d.amendments}
+    assert {k: a.root for k, a in amendments.items()} == {
+        "000-A-eq8-flow": "000-A-eq8-9", "000-A-eq9-flow": "000-A-eq9", "000-B-eq30-twice": "000-B-eq30-norm"}
+    assert all(a.root in errata for a in amendments.values())
