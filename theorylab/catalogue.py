@@ -396,7 +396,7 @@ def printed_labels(p: Paper) -> "list | None":
         return None
     from . import sources
 
-    return list(sources.read_source(path).labels)
+    return list(sources.read_source(path))
 
 
 def coverage_declarations(paper: str = "") -> list[tuple]:
