@@ -1,5 +1,11 @@
 """relu's derivations (seed 001): eqs (2)-(11) as the seed writes them, the claims of Sec. 1.2, and the errata
 (the definition of rho, the divergence at u -> 0, the uniqueness of the positive root, the log-derivative).
+
+Fidelity (issue #22): every step citing a label states it as printed (up to the notation its `why` names) or
+declares an Amendment with its printed counterpart beside it: (8) with rho the cosine (typo fixed), the divergence
+after (6) for m != 0 (hypothesis added), the uniqueness after (10) where Descartes gives it (hypothesis added), and
+(11) at the global minimizer among the roots of (10) (statement replaced). Steps that are theorylab's own algebra
+(the solver's stable form, the sharp three-root condition, the edges) cite no label.
 """
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Step
+from theorylab.derivation import AS_PRINTED, Amendment, Derivation, Erratum, Step
 from theorylab.params import DomainError
 
 from .relu_entries import (DP_SEED, P_SEED, P_STABLE, QUARTIC_SEED, SEED, gamma, log_slope, m, m0, penalty,
@@ -47,16 +53,23 @@ E_RHO = Erratum(
     truth="rho_h := <w_h^(1), w_0h^(1)> / (||w_h^(1)|| ||w_0h^(1)||) = <w_hat_h, w_0h^(1)>/||w_0h^(1)||, the cosine between "
     "the unit's direction and its pretrained weights. As written the numerator is ||w_0h||^2, so rho_h = m0/u "
     "depends on u and (8) would read (m/u - gamma)^2 + u^2 - m0^2, which is not (7).",
-    note="(9)-(11) differentiate (8) treating rho as independent of u, i.e. they use the corrected definition; so do "
-    "the entries.")
+    severity="typo",
+    note="A typo: the text names rho_h 'the cosine similarity between corresponding pretraining and finetuning task "
+    "weights', and (9)-(11) differentiate (8) treating rho as independent of u, i.e. they use the cosine; nothing "
+    "downstream uses the misprinted numerator. So do the entries.")
 
 E_DIVERGE = Erratum(
     key="001-eq6-divergence", source=SEED, where="text after eq (6)",
     says="p diverges to infinity both for u -> infinity and u -> 0",
     truth="for m != 0; for m = 0, p(u) = gamma^2 + (u - m0 rho)^2 + m0^2 (1 - rho^2) tends to gamma^2 + m0^2 as u -> 0+, "
     "and when m0 rho <= 0 that limit is the infimum (not attained): r~(0) = gamma^2 + m0^2 (1 - max(rho, 0)^2).",
-    note="relu.penalty returns the infimum at m = 0. r~ is discontinuous there when |gamma| > m0 max(rho, 0): for m -> 0 "
-    "with the sign of gamma, u = m/gamma -> 0 keeps the readout at gamma and costs only m0^2.")
+    severity="missing-hypothesis",
+    note="A missing hypothesis: the divergence, and with it the existence of a minimizer that (10)-(11) compute, holds "
+    "only for m != 0, which the text neither states nor implies (m_h = ||w_h|| w_h^(2) may be 0). At m = 0, "
+    "m0 rho > 0 the conclusion survives (u* = m0 rho); at m = 0, m0 rho <= 0 (10) has no positive root and the "
+    "min of (6) is an infimum. relu.penalty returns the infimum at m = 0. r~ is discontinuous there when "
+    "|gamma| > m0 max(rho, 0): for m -> 0 with the sign of gamma, u = m/gamma -> 0 keeps the readout at gamma and "
+    "costs only m0^2.")
 
 E_UNIQUE = Erratum(
     key="001-eq10-unique", source=SEED, where="text after eq (10)",
@@ -68,7 +81,12 @@ E_UNIQUE = Erratum(
     "t = 5/2 gives 1/2, 1, 2. Smallest integer case: (m, m0, rho, gamma) = (1, 3, 1, 3), roots (3 - sqrt5)/2, 1, "
     "(3 + sqrt5)/2 (a tie, p = 7, 8, 7); at (1, 3, 1, 4) the roots are 0.26236, 1.47726, 2.35567 with "
     "p = 7.5302, 13.3615, 13.1993: np.roots lists 2.35567 first, and (11) at that root is 75% above r~.",
-    note="In scale-free terms (u = sqrt|m| v) three roots need kappa in a window above 2 that widens with alpha (never at "
+    severity="wrong-value",
+    note="A wrong value: the recipe 'select the unique positive root and plug it into (11)' gives a wrong r~ wherever "
+    "(10) has three positive roots, by an unbounded factor (below). Not a false theorem: the seed hedges the "
+    "uniqueness as empirical ('in all empirical cases we explored') and conditions (11) on it ('as long as we have "
+    "a unique positive stationary point'), and on its own Fig. 1 range it holds. "
+    "In scale-free terms (u = sqrt|m| v) three roots need kappa in a window above 2 that widens with alpha (never at "
     "gamma = 0), so the seed's Fig. 1 range (gamma <= 0.01, m >= 0.01: kappa <= 0.1) never meets them. "
     "The error of a single-root choice is unbounded: at (m, m0, rho, gamma) = (1e-8, 0.01, 1, 1), r~ = 1.0e-4 "
     "(u* = 1e-8) while the largest root, which np.roots lists first, gives 0.99999.")
@@ -77,7 +95,10 @@ E_DLOG = Erratum(
     key="001-sec1.2-dlog", source=SEED, where="Sec. 1.2, the plotted derivative",
     says="d log(r~)/dm: closer to 2 means l2-like, closer to 1 means l1-like",
     truth="the exponent is d log r~ / d log|m| = m d log r~/dm (2 for r = m^2, 1 for r = |m| at every m); "
-    "d log(m^2)/dm = 2/m equals 2 only at m = 1. relu.log_slope is the log-log slope.", note="")
+    "d log(m^2)/dm = 2/m equals 2 only at m = 1. relu.log_slope is the log-log slope.", severity="typo",
+    note="A notation slip: the reading '2: l2-like, 1: l1-like' fixes the intended quantity as the log-log slope "
+    "(the exponent of a local power law), and Fig. 1b is described only as 'derivative of log(r~), computed "
+    "empirically'; no formula downstream uses d/dm.")
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -176,6 +197,15 @@ def min_p_over_positive_roots(m, m0, rho, gamma):
     return min(_p_at(x, m, m0, rho, gamma) for x in stationary_points(m=m, m0=m0, rho=rho, gamma=gamma))
 
 
+def p_at_single_root(m, m0, rho, gamma):
+    """(11) at the positive root u* of (10) (relu.stationary_points), where it is the only one (50-digit mpmath)"""
+    roots = stationary_points(m=m, m0=m0, rho=rho, gamma=gamma)
+    if roots.size != 1:
+        raise DomainError(f"(11) as printed needs a single positive root of (10); got {roots.size} at "
+                          f"m={m!r}, m0={m0!r}, rho={rho!r}, gamma={gamma!r}")
+    return _p_at(roots[0], m, m0, rho, gamma)
+
+
 def positive_root_count(m, m0, rho, gamma):
     """the number of distinct positive roots of (10) (relu.stationary_points)"""
     return stationary_points(m=m, m0=m0, rho=rho, gamma=gamma).size
@@ -242,6 +272,12 @@ def _descartes_points():
         if not (m00 * r > 0 and g * mm > 0):
             pts.append(dict(m=mm, m0=m00, rho=r, gamma=g))
     return pts
+
+
+def _single_root_points():
+    """The generic solver points (away from ties and the triple root) where (10) has a single positive root: the
+    seed's premise for (11)."""
+    return [kw for kw in _generic_points() if stationary_points(**kw).size == 1]
 
 
 def _three_root_points():
@@ -373,41 +409,71 @@ DERIVATIONS_MAIN = Derivation(
                                     "relu.log_slope"),
     (
         Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", sp.sqrt(_sq(u * W_HAT)), u,
-             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0",
-             cites=("(5)", "(6)")),
+             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0 (theorylab's "
+             "lemma for the reduction; the printed (5) -> (6) is the next step)"),
         Step("(5) -> (6): the objective of (5) at w^(1) = u w_hat, w^(2) = m/u is p(u)",
              sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6,
-             cites=("(2)", "(5)", "(6)")),
+             "as printed: the objective of (5) is the h-th term of (2), and on the feasible set it is p(u) of (6). "
+             "Notation: d = 2 with w_hat = (cos theta, sin theta), w_0h^(1) = (y_1, y_2); the objective depends on "
+             "w_hat and w_0h only through their norms and inner product, so by rotation invariance d = 2 is general",
+             cites=("(2)", "(5)", "(6)"), fidelity=AS_PRINTED),
         Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7,
-        cites=("(6)", "(7)")),
+             "as printed; notation as in the previous step (d = 2 general by rotation invariance)",
+             cites=("(6)", "(7)"), fidelity=AS_PRINTED),
         Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7,
              sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
              "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO, cites=("(8)",)),
         Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7,
-             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE)), cites=("(7)", "(8)")),
-        Step("(9): p'(u)", D_P, DP_SEED, cites=("(9)",)),
+             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE)), cites=("(8)",),
+             fidelity=Amendment(
+                 key="001-eq8-rho-cosine", kind="typo fixed",
+                 what="rho_h in (8) is the cosine <w_h, w_0h>/(||w_h|| ||w_0h||) the text names, not the printed "
+                      "<w_0h, w_0h>/(||w_h|| ||w_0h||)",
+                 why="the text calls rho_h the cosine similarity of the two weights and (9)-(11) treat it as "
+                     "independent of u; the printed numerator is the erratum 001-eq8-rho (the step above)",
+                 severity="typo", root="001-eq8-rho")),
+        Step("(9): p'(u)", D_P, DP_SEED,
+             "as printed: the derivative of (8) in u with rho_h a parameter independent of u, as (9) itself treats "
+             "it (the definition's misprint is erratum 001-eq8-rho); m = m_h, m0 = m_0h^(1)",
+             cites=("(9)",), fidelity=AS_PRINTED),
         Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED,
-             cites=("(9)", "(10)")),
+             "as printed: 'multiplying by u^3/2' turns (9) = 0 into (10)", cites=("(9)", "(10)"),
+             fidelity=AS_PRINTED),
         Step("(1): w2 (<w1, x>)_+ is unchanged by w2 -> a w2, w1 -> w1/a (a > 0), and equals m (<w_hat, x>)_+ with "
              "w1 = u w_hat (u = ||w1|| > 0), m = u w2: the redundancy that (3) removes",
              sp.Matrix([a_s * w2_s * sp.Max(0, z_s / a_s), w2_s * sp.Max(0, u * z_s)]),
-             sp.Matrix([w2_s * sp.Max(0, z_s), (u * w2_s) * sp.Max(0, z_s)]), cites=("(1)", "(3)")),
+             sp.Matrix([w2_s * sp.Max(0, z_s), (u * w2_s) * sp.Max(0, z_s)]),
+             "as printed: the text's remark on (1) (multiply w_h^(2) by a > 0, divide w_h^(1) by a: the same "
+             "function) and the parameterization (w_hat_h, m_h) that (3) uses; z = <w_h^(1), x> in the first entry, "
+             "<w_hat_h, x> in the second", cites=("(1)", "(3)"), fidelity=AS_PRINTED),
         Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit "
              "re-evaluation) is the sum of the per-unit minima relu.penalty", R_tilde_direct, R_tilde_sum, rtol=1e-12,
              tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "
                         "whose rounding noise is 1e-16 p locates a minimum to sqrt(1e-16) relative at these points, "
                         "p'' u^2/p <= 1e2); the value is stationary there: p'' du^2/2 <= 1e-14 p; relu.penalty 1e-15",
-             search=lambda: [dict(k=0), dict(k=1), dict(k=2)], cites=("(2)", "(3)", "(4)")),
+             search=lambda: [dict(k=0), dict(k=1), dict(k=2)],
+             why="as printed: (3) for H = 2 units in d = 3 (three configurations) against the sum (4) of the "
+                 "per-unit minima (5); a numeric check of the printed identity at these instances",
+             cites=("(2)", "(3)", "(4)"), fidelity=AS_PRINTED),
         Step("relu.quartic: the entry's coefficients are those of (u^3/2) p'(u), SymPy at the exact point",
              quartic_value, quartic_from_p, rtol=2.0**-53, tol_source=_ONE_ROUNDING,
-             search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points(), cites=("(10)",)),
+             search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points(),
+             why="as printed: relu.quartic is (10)'s coefficients [1, -m0 rho, 0, gamma m, -m^2] transcribed",
+             cites=("(10)",), fidelity=AS_PRINTED),
         Step("(11) in a float-stable form: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho)(1 + rho), a sum of "
              "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED,
-             cites=("(8)", "(11)")),
-        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0, cites=("(6)",)),
+             "theorylab's rewriting for its solver, not a display of the paper"),
+        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0,
+             "as printed: the sentence after (6), its u -> oo half", cites=("(6)",), fidelity=AS_PRINTED),
         Step("p -> oo as u -> 0+ for m != 0 (1/p -> 0, m > 0 and m < 0)",
              sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0]),
-             cites=("(6)",)),
+             cites=("(6)",),
+             fidelity=Amendment(
+                 key="001-eq6-divergence-m-nonzero", kind="hypothesis added",
+                 what="the divergence of p at u -> 0+ (the sentence after (6)) is checked for m != 0 only",
+                 why="at m = 0 p(0+) = gamma^2 + m0^2 is finite: the printed statement (next step) is the erratum "
+                     "001-eq6-divergence",
+                 severity="missing-hypothesis", root="001-eq6-divergence")),
         Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included: 1/p -> 0)",
              sp.Limit(1 / P_SEED.subs(m, 0), u, 0, "+"), 0,
              erratum=dataclasses.replace(E_DIVERGE, at={gamma: 1, m0: 1, rho: 0}), cites=("(6)",)),
@@ -424,23 +490,29 @@ DERIVATIONS_MAIN = Derivation(
              sp.cos(2 * sp.asin(2 * sp.sqrt(kap_s))), 1 - 8 * kap_s, domain={kap_s: (0.001, 0.25)}),
         Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes): the exact count of "
              "relu.stationary_points at 80 points of the other sign patterns", positive_root_count, sp.Integer(1),
-             search=_descartes_points, cites=("(10)",)),
+             search=_descartes_points, cites=("(10)",),
+             fidelity=Amendment(
+                 key="001-eq10-unique-descartes", kind="hypothesis added",
+                 what="the uniqueness of the positive root of (10) (the text after (10)) is checked only where "
+                      "m0 rho <= 0 or gamma m <= 0",
+                 why="with m0 rho > 0 and gamma m > 0 (10) can have three positive roots: the printed statement "
+                     "is the erratum 001-eq10-unique (a later step)",
+                 severity="wrong-value", root="001-eq10-unique")),
         Step("(10) in scale-free form (m > 0): f(sqrt(m) v) = m^2 (v^4 - alpha v^3 + kappa v - 1), "
              "alpha = m0 rho/sqrt(m), kappa = gamma/sqrt(m)",
              sp.Subs(QUARTIC_SEED, u, sp.sqrt(mpos) * v_s).subs(m, mpos),
-             mpos**2 * G_SCALED.subs({al_s: m0 * rho / sp.sqrt(mpos), ka_s: gamma / sp.sqrt(mpos)}), cites=("(10)",)),
+             mpos**2 * G_SCALED.subs({al_s: m0 * rho / sp.sqrt(mpos), ka_s: gamma / sp.sqrt(mpos)}),
+             "theorylab's analysis of (10)'s roots (the sharp condition for three), not a display of the paper"),
         Step("three positive roots need the left critical point v_L (kappa = v^2 (3 alpha - 4 v)) with g(v_L) > 0; "
              "there kappa = 3/(2v) + v^3/2 + (3/(2v)) g(v)", ka_s.subs(ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
-             sp.Subs(3 / (2 * v_s) + v_s**3 / 2 + 3 / (2 * v_s) * G_SCALED, ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
-             cites=("(10)",)),
+             sp.Subs(3 / (2 * v_s) + v_s**3 / 2 + 3 / (2 * v_s) * G_SCALED, ka_s, v_s**2 * (3 * al_s - 4 * v_s))),
         Step("3/(2v) + v^3/2 >= 2 for v > 0 (AM-GM, equality at v = 1): three positive roots need kappa > 2, and "
              "two critical points kappa < alpha^3/4, so alpha > 2 (never at gamma = 0; on Fig. 1's range kappa <= "
              "0.01/sqrt(0.01) = 0.1: the root is unique there for every m >= 0.01, not only at the plotted points)",
-             3 / (2 * v_s) + v_s**3 / 2, sp.Integer(2), relation=">=", cites=("(10)",)),
+             3 / (2 * v_s) + v_s**3 / 2, sp.Integer(2), relation=">="),
         Step("the condition is sharp: at m = rho = 1, m0 = gamma = t, (10) is (u^2 - 1)(u^2 - t u + 1), three positive "
              "roots for every t > 2 (the smallest counterexample to uniqueness approaches (1, 2, 1, 2))",
-             QUARTIC_SEED.subs({m: 1, rho: 1, m0: t_s, gamma: t_s}), sp.factor((u**2 - 1) * (u**2 - t_s * u + 1)),
-             cites=("(10)",)),
+             QUARTIC_SEED.subs({m: 1, rho: 1, m0: t_s, gamma: t_s}), sp.factor((u**2 - 1) * (u**2 - t_s * u + 1))),
         Step("(10): the positive root is unique (as the seed states it: 'select the (unique ...) positive real "
              "root')", positive_root_count, sp.Integer(1),
              erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 2.5, "rho": 1.0, "gamma": 2.5}),
@@ -448,18 +520,30 @@ DERIVATIONS_MAIN = Derivation(
         Step("relu.stationary_points: p'(r) = 0 at every root it returns (scaled residual)",
              roots_of_stationary_points, sp.Integer(0), tol=8 * EPS,
              tol_source="each root is the mpmath root rounded to float64 (half an ulp): " + _STATIONARY_TOL,
-             search=_generic_points, cites=("(9)", "(10)")),
+             search=_generic_points),
+        Step("(11) as printed: where (10) has a single positive root u* (the seed's premise, 'as long as we have a "
+             "unique positive stationary point u*'), relu.penalty = p(u*)", penalty_value, p_at_single_root,
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_single_root_points,
+             why="as printed: (11) at the positive root of (10), read with its stated premise that the root is "
+                 "unique (whether it is unique is the erratum 001-eq10-unique); m = m_h, m0 = m_0h^(1)",
+             cites=("(11)",), fidelity=AS_PRINTED),
         Step("(11) with the smallest p over all positive roots of (10) is relu.penalty (the global minimum; with "
              "three roots the seed's single root can be the wrong one)", penalty_value, min_p_over_positive_roots,
-             rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points, cites=("(11)",)),
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points, cites=("(11)",),
+             fidelity=Amendment(
+                 key="001-eq11-global-root", kind="statement replaced",
+                 what="u* in (11) is the positive root of (10) with the smallest p, not 'the (unique) positive "
+                      "real root'",
+                 why="where (10) has three positive roots p has two local minima and a local maximum; (11) at a "
+                     "root other than the global minimizer overstates r~ without bound (erratum 001-eq10-unique)",
+                 severity="wrong-value", root="001-eq10-unique")),
         Step("relu.penalty's solver: p'(u*) = 0 at the minimizer it returns (scaled residual)",
-             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points,
-             cites=("(9)", "(10)")),
+             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points),
         Step("relu.penalty = p(u*) at the solver's minimizer u*, eq (11)", penalty_value, p_at_solver_minimizer,
-             rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points, cites=("(11)",)),
+             rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points),
         Step("relu.penalty <= p(u) for every u > 0 (a minimum): 161 u over eight decades", penalty_value, p_on_grid,
              relation="<=", rtol=1e-13, tol_source=_VALUE_RTOL.replace("p at the float u* in", "p(u) in"),
-             search=_solver_points, cites=("(5)", "(6)", "(11)")),
+             search=_solver_points),
         Step("relu.penalty_aux = relu.penalty at m0 = sqrt(m_aux) (perfect squares: sqrt(m_aux) and m_aux exact)",
              penalty_aux_value, penalty_at_sqrt,
              search=lambda: [dict(m=mm, m_aux=a_, rho=r_, gamma=g_) for mm in (1.0, -3.0, 0.01)
@@ -469,20 +553,22 @@ DERIVATIONS_MAIN = Derivation(
              tol_source="three float64 products and sums of exact inputs: <= 4 eps relative",
              search=lambda: [dict(m0=a_, rho=r_, gamma=g_) for a_ in (0.0, 1.0, 3.0)
                              for r_ in (-1.0, -0.5, 0.0, 0.5, 1.0)
-                             for g_ in (0.0, 2.0, -0.5)], cites=("(6)", "(11)")),
+                             for g_ in (0.0, 2.0, -0.5)],
+             why="theorylab's value at an edge the printed (6) and (11) do not reach (at m = 0, m0 rho <= 0 the min "
+                 "of (6) is not attained and (10) has no positive root: erratum 001-eq6-divergence)"),
         Step("edge m0 = 0, gamma = 0 (a fresh unit): r~ = min (m/u)^2 + u^2 = 2|m|, exactly l1, for every rho",
              penalty_m0_zero, lambda m, rho: 2 * abs(m), rtol=8 * EPS, tol_source=_EDGE_RTOL,
              search=lambda: [dict(m=mm, rho=r_) for mm in (1.0, -2.0, 0.01, 100.0, 3.7, -1e-6)
                              for r_ in (-1.0, 0.0, 1.0)],
-             cites=("(11)",)),
+             why="theorylab's edge value (the cosine rho is 0/0 at m0 = 0 and drops out), not a display of the paper"),
         Step("edge rho = -1: r~ > m0^2 (a unit pointing against its pretrained weights costs more than their whole "
              "norm), m0 = 0 and gamma = 0 included", penalty_value, lambda m, m0, rho, gamma: m0 * m0, relation=">",
-             search=_edge_points_rho_minus_one, cites=("(11)",)),
-        Step("p(m, gamma) = p(-m, -gamma) in (8)", sp.Subs(P_SEED, (m, gamma), (-m, -gamma)), P_SEED, cites=("(8)",)),
+             search=_edge_points_rho_minus_one, why="theorylab's edge bound, not a display of the paper"),
+        Step("p(m, gamma) = p(-m, -gamma) in (8)", sp.Subs(P_SEED, (m, gamma), (-m, -gamma)), P_SEED,
+             "a symmetry of (8) theorylab uses (the paper assumes m_aux > 0 WLOG), not a display of the paper"),
         Step("so relu.penalty(m, gamma) = relu.penalty(-m, -gamma), and r~ is even in m at gamma = 0", penalty_value,
              penalty_neg, search=lambda: [dict(m=mm, m0=a_, rho=r_, gamma=g_) for mm in (1.0, 0.01, 3.0)
-                                         for a_ in (0.0, 1.0, 3.0) for r_ in (-1.0, 0.5, 1.0) for g_ in (0.0, 4.0)],
-             cites=("(11)",)),
+                                         for a_ in (0.0, 1.0, 3.0) for r_ in (-1.0, 0.5, 1.0) for g_ in (0.0, 4.0)]),
         Step("rho = 1, gamma = m0: p(m/u) = p(u), so two local minima always tie (the minimizer jumps)",
              P_SEED.subs({rho: 1, gamma: m0, u: mpos / u, m: mpos}), P_SEED.subs({rho: 1, gamma: m0, m: mpos})),
         Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", sp.Derivative(P_SEED, m),

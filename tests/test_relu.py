@@ -303,15 +303,43 @@ def test_stationary_reference_from_p_itself():
 
 def test_relu_derivations_check_as_recorded():
     """Every unmarked step holds and every erratum is confirmed at its counterexample."""
-    for d in theorylab.catalogue.derivations():
-        if d.key.startswith("relu."):
-            bad = [(r.step.label, r.status, r.outcome.detail) for r in d.check(cache=False) if not r.ok]
-            assert not bad, bad
+    for d in R.DERIVATIONS:
+        assert d.key.startswith("relu.")
+        bad = [(r.step.label, r.status, r.outcome.detail) for r in d.check(cache=False) if not r.ok]
+        assert not bad, bad
 
 
 def test_the_rho099_claim_is_not_an_erratum():
     """Sec. 1.2's 'rho = 0.99 is l1-like at m ~ 1' is qualitative: reported as a finding in verify, not an erratum."""
-    assert "001-sec1.2-rho099" not in {e.key for d in theorylab.catalogue.derivations() for e in d.errata}
+    assert "001-sec1.2-rho099" not in {e.key for d in R.DERIVATIONS for e in d.errata}
+
+
+def test_the_ledger_is_ranked_with_roots():
+    """Issue #22: each erratum of seed 001 has its severity by the one rule (docs/authoring.md); every amendment
+    names the erratum it follows from, and each amended label is also stated as printed in the same derivation."""
+    from theorylab.derivation import AS_PRINTED, Amendment
+
+    errata = {e.key: e for d in R.DERIVATIONS for e in d.errata}
+    assert {k: (e.severity, e.root) for k, e in errata.items()} == {
+        "001-eq8-rho": ("typo", None), "001-eq6-divergence": ("missing-hypothesis", None),
+        "001-eq10-unique": ("wrong-value", None), "001-sec1.2-dlog": ("typo", None)}
+    amended = {}
+    for d in R.DERIVATIONS:
+        printed = {c for s in d.steps if s.fidelity == AS_PRINTED for c in s.cites}
+        for s in d.steps:
+            if isinstance(s.fidelity, Amendment):
+                assert set(s.cites) <= printed, s.label
+                amended[s.fidelity.key] = (s.fidelity.kind, s.fidelity.severity, s.fidelity.root)
+    assert amended == {
+        "001-eq8-rho-cosine": ("typo fixed", "typo", "001-eq8-rho"),
+        "001-eq6-divergence-m-nonzero": ("hypothesis added", "missing-hypothesis", "001-eq6-divergence"),
+        "001-eq10-unique-descartes": ("hypothesis added", "wrong-value", "001-eq10-unique"),
+        "001-eq11-global-root": ("statement replaced", "wrong-value", "001-eq10-unique")}
+    assert all(v[2] in errata for v in amended.values())
+    # every label (1)-(11) is stated as printed by some step (or is the erratum that states it)
+    from theorylab.derivations import coverage_001
+    as_printed = {c for d in R.DERIVATIONS for s in d.steps if s.fidelity == AS_PRINTED for c in s.cites}
+    assert as_printed == set(coverage_001.LABELS)
 
 
 def _mutated(entry, factor):
@@ -331,7 +359,7 @@ def _mutated(entry, factor):
 
 @pytest.mark.parametrize("factor", [2.0, 0.5, -1.0])
 def test_a_mutated_penalty_fails_a_solver_step(factor):
-    main = next(d for d in theorylab.catalogue.derivations() if d.key == "relu.penalty")
+    main = next(d for d in R.DERIVATIONS if d.key == "relu.penalty")
     steps = [s for s in main.steps if s.numeric and "relu.penalty" in s.label and "penalty_aux" not in s.label]
     assert steps
     with _mutated(penalty, factor):
@@ -339,7 +367,7 @@ def test_a_mutated_penalty_fails_a_solver_step(factor):
 
 
 def test_a_mutated_log_slope_fails_its_step():
-    main = next(d for d in theorylab.catalogue.derivations() if d.key == "relu.penalty")
+    main = next(d for d in R.DERIVATIONS if d.key == "relu.penalty")
     step = next(s for s in main.steps if s.label.startswith("relu.log_slope"))
     with _mutated(log_slope, 1.0 + 1e-6):
         assert not step.check().holds
