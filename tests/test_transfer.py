@@ -139,3 +139,47 @@ def test_transfer_errata_are_confirmed_at_their_counterexamples():
             if step.erratum is not None:
                 out = step.check()
                 assert not out.holds and out.strength == "refuted", (d.key, step.label, out)
+
+
+def _main_text_derivations():
+    from theorylab.derivations.transfer_appendix_b import DERIVATIONS as appendix_b
+
+    skip = {d.key for d in appendix_b}
+    return [d for d in T.DERIVATIONS if d.key not in skip]
+
+
+def test_main_text_ledger_severities_and_roots():
+    """The ranked ledger of derivations/transfer.py (issue #22): each item's severity and root, by the one rule."""
+    found = {s.erratum.key: (s.erratum.severity, s.erratum.root)
+             for d in _main_text_derivations() for s in d.steps if s.erratum is not None}
+    assert found == {
+        "002-eq93": ("typo", None), "002-eq114": ("typo", None), "002-thm38-strict": ("typo", None),
+        "002-thm39-depth": ("wrong-value", None), "002-eq15-depth": ("wrong-value", "002-thm39-depth"),
+        "002-eq11-interval": ("typo", None), "002-eq11-theta": ("wrong-value", None), "002-eq29": ("typo", None),
+        "002-eq25": ("false-statement", "002-thm22-dudley"), "002-thm22-dudley": ("false-statement", None),
+        "002-thm22-kl-witness": ("proof-gap", None),
+    }
+    withdrawn = {e.key: e for d in _main_text_derivations() for e in d.withdrawn}
+    assert set(withdrawn) == {"002-thm37-small-n"} and "implied" in withdrawn["002-thm37-small-n"].withdrawn
+
+
+def test_main_text_amendments_stand_beside_the_printed_statement():
+    """Each amendment names what changed, and its label is also stated as printed in the same derivation."""
+    from theorylab.derivation import AS_PRINTED, Amendment
+
+    amended = {}
+    for d in _main_text_derivations():
+        printed = {c for s in d.steps if s.fidelity == AS_PRINTED for c in s.cites}
+        for s in d.steps:
+            if isinstance(s.fidelity, Amendment):
+                amended[s.fidelity.key] = (s.fidelity.kind, s.fidelity.root)
+                assert set(s.cites) <= printed, (d.key, s.label)
+    assert amended == {"002-eq90-cross": ("typo fixed", None),
+                       "002-thm39-noiseless": ("hypothesis added", "002-thm39-depth"),
+                       "002-thm22-kl-g": ("statement replaced", "002-thm22-kl-witness")}
+
+
+def test_every_citing_step_of_the_main_text_declares_its_fidelity():
+    for d in _main_text_derivations():
+        for s in d.steps:
+            assert not s.cites or s.fidelity is not None, (d.key, s.label)
