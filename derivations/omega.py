@@ -387,6 +387,8 @@ def _diag_direct(beta):
     return _diag_reference(beta)
 
 
+P26 = sp.Symbol("p", positive=True)
+X26 = (2 * vv**2 / P26) ** (1 / (P26 - 1))  # z* - 1 from p (z* - 1)^(p-1) = 2 v^2 (the proof of Prop. 3, case 2)
 zeta = sp.Symbol("zeta", positive=True)  # the minimizer z* for omega = (z-1)^2, which parametrizes v
 V_OF = zeta**2 * sp.sqrt(1 - 1 / zeta)  # stationarity 2 (z - 1) z^3 = 2 v^2 solved for v
 W_OF = (zeta - 1) * (2 * zeta - 1)
@@ -402,17 +404,30 @@ def _quad_entry(zeta):
 DERIVATIONS = (
     Derivation("omega.theorem1", "Theorem 1: the structureless solution (8) and the adapted kernel (9)", SEED,
                "Theorem 1, eqs (8)-(9), A.3.1", ("omega.theorem1", "omega.tilde"), (
-        Step("(8) interpolates: M (theta - theta0) = beta with theta - theta0 = beta/s", M8 * b_vec / ss, b_vec, cites=('(8)', 'Theorem 1')),
-        Step("(8): M has the eigenvalue s along beta and 1 on its complement", M8 * b_vec, ss * b_vec, cites=('(8)',)),
-        Step("(9): M^2 = I + (s^2 - 1) beta beta^T/||beta||^2", M8 * M8,
-             sp.eye(P3) + (ss**2 - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0], cites=('(9)', '(32)')),
+        Step("(8) interpolates: M (theta - theta0) = beta with theta - theta0 = beta/s", M8 * b_vec / ss, b_vec,
+             cites=('(8)', 'Theorem 1'), fidelity="as printed",
+             why="(8)'s M-hat and theta-hat satisfy (4)'s constraint, whose right side is grad f0 beta-hat with beta-hat "
+                 "from (5) (P = 3, beta = beta-hat)"),
+        Step("(8): M has the eigenvalue s along beta and 1 on its complement", M8 * b_vec, ss * b_vec, cites=('(8)',),
+             fidelity="as printed", why="(8)'s M-hat = I_P + (s - 1) beta beta^T/||beta||^2 applied to beta (P = 3)"),
+        Step("(32): M^2 = I + (s^2 - 1) beta beta^T/||beta||^2, between any rows grad f0(x), grad f0(x')", M8 * M8,
+             sp.eye(P3) + (ss**2 - 1) * b_vec * b_vec.T / (b_vec.T * b_vec)[0], cites=('(32)',), fidelity="as printed",
+             why="(32) for every pair of gradient rows is this P x P identity (P = 3); (9) with K_yhat is checked in "
+                 "omega.coverage"),
         Step("(8) attains omega~(||beta||): Omega_omega(M) + ||theta - theta0||^2 at the entry's solution equals the "
              "minimum of (12) solved directly", _t1_objective, _direct_value, search=_t1_points,
-             rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; eigvalsh of M adds ~||M|| eps to each eigenvalue", cites=('(8)', 'Theorem 1', '(5)')),
+             rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; eigvalsh of M adds ~||M|| eps to each eigenvalue",
+             cites=('(8)', 'Theorem 1', '(5)'), fidelity="as printed",
+             why="(8) with s from Theorem 1 attains (4)'s objective omega~(||beta||), the minimum (5)'s effective "
+                 "penalty takes at beta (lower bound in omega.theorem1_proof); omegas with a minimizer (the entry's "
+                 "examples): where none exists Theorem 1 fails (003-thm1-existence, below)"),
         Step("(8): s satisfies the KKT condition of min_{z >= 1} omega(z) + ||beta||^2/z^2 (residual at the entry's s "
-             "within the float64 resolution of the argmin)", _t1_kkt, _t1_kkt_bound, relation="<=", search=_t1_points, cites=('(8)', 'Theorem 1')),
+             "within the float64 resolution of the argmin)", _t1_kkt, _t1_kkt_bound, relation="<=", search=_t1_points,
+             cites=('(8)', 'Theorem 1'), fidelity="as printed", why="Theorem 1's s = argmin_{z >= 1} omega(z) + "
+                                                                   "||beta-hat||^2/z^2 (first-order condition)"),
         Step("(8) at the entry's output: M (theta - theta0) = beta", _t1_interp, _t1_beta, search=_t1_points,
-             tol=1e-14, tol_source="float64 product M theta: P <= 4 terms each within eps s ||theta|| = eps ||beta||", cites=('(8)',)),
+             tol=1e-14, tol_source="float64 product M theta: P <= 4 terms each within eps s ||theta|| = eps ||beta||",
+             cites=('(8)',), fidelity="as printed", why="(8) evaluated by the entry omega.theorem1"),
         Step("'there is a solution to eq. 4' for every strictly quasi-convex omega with omega(1) = 0: "
              "min_{z>=1} z^2 (F(z) - lim F) <= 0", _existence_gap, sp.Integer(0), relation="<=",
              search=lambda: ({"b": b} for b in (0.5, 1.0, 2.0)),
@@ -421,13 +436,17 @@ DERIVATIONS = (
                  key="003-thm1-existence", source=SEED, where="Theorem 1", says="there is a solution to eq. 4 with Omega = Omega_omega",
                  truth="needs omega(z) -> oo: for omega = (z-1)^2/(1+(z-1)^2) and ||beta|| = 2, z^2 (F(z) - 1) = 4 - z^2/(1 + "
                  "(z-1)^2) >= 2 > 0, so the infimum 1 is approached as z -> oo but not attained (omega.tilde returns "
-                 "the infimum; omega.theorem1 rejects such inputs).", note="", at={"b": 2.0}), cites=('Theorem 1',)),
+                 "the infimum; omega.theorem1 rejects such inputs).", severity="missing-hypothesis",
+                 note="the hypothesis omega(z) -> oo as z -> oo (or any that makes the minimum of (12) attained) is "
+                 "neither stated nor implied: the paper's class allows bounded omega", at={"b": 2.0}), cites=('Theorem 1',)),
         Step("'s takes its minimum value at ||beta|| = 0 and is increasing otherwise': s(b1) < s(b2) for b1 < b2",
              _s_lhs, _s_rhs, relation="<", search=_s_points, erratum=Erratum(
                  key="003-thm1-s", source=SEED, where="text after Theorem 1",
                  says="s takes minimum value at ||beta||_2 = 0 and is increasing otherwise",
                  truth="s is non-decreasing; for omega non-differentiable at 1 it stays 1 on a neighbourhood of 0 (|z - 1|: "
-                 "for ||beta|| <= 1/sqrt(2)), so there the kernel does not align at all.", note="",
+                 "for ||beta|| <= 1/sqrt(2)), so there the kernel does not align at all.", severity="missing-hypothesis",
+                 note="holds when omega is differentiable on [1, oo) (omega'(1+) = 0 makes s > 1 for every beta != 0); "
+                 "the paper's own example |v - 1|^p includes p = 1, where s = 1 on a neighbourhood of 0",
                  at={"omega": "Abs(z-1)", "b1": 0.25, "b2": 0.5})),
         Step("corrected: s is non-decreasing in ||beta|| (entry omega.theorem1)", _s_lhs, _s_rhs, relation="<=",
              search=_s_points),
@@ -435,45 +454,72 @@ DERIVATIONS = (
     Derivation("omega.propositions", "Propositions 3 and 4, App. A.1, and the large-v behaviour", SEED,
                "Props. 3-4, eqs (11)-(12), (22)-(26)", ("omega.tilde", "omega.oplus", "omega.tilde_oplus",
                                                         "omega.spectral_penalty", "omega.diag_l1"), (
-        Step("Prop. 3: u = v^2 -> omega~ is a minimum of functions affine in u (hence concave, non-decreasing)",
-             sp.Derivative(sp.Symbol("w") + sp.Symbol("u") / z**2, (sp.Symbol("u"), 2)), 0, cites=('Proposition 3',)),
+        Step("u = v^2 -> omega~ is a minimum of functions affine in u (hence concave, non-decreasing)",
+             sp.Derivative(sp.Symbol("w") + sp.Symbol("u") / z**2, (sp.Symbol("u"), 2)), 0,
+             why="theorylab's argument for Prop. 3's concavity (the paper's goes through a conjugate, omega.prop3_proof)"),
         Step("Prop. 3: u -> omega~(sqrt u) is concave: the value at u1 lies on or above the chord (entry omega.tilde)",
              _concave_mid, _concave_chord, relation=">=", search=_concave_points, rtol=VALUE_RTOL,
-             tol_source=VALUE_SOURCE, cites=('Proposition 3',)),
-        Step("Prop. 3: omega~ is increasing in v (entry omega.tilde, unbounded omegas)", _w_at_v1, _w_at_v2,
-             relation="<", search=_mono_points, cites=('Proposition 3',)),
+             tol_source=VALUE_SOURCE, cites=('Proposition 3',), fidelity="as printed",
+             why="Prop. 3's 'v^2 -> omega~(v) is ... concave' (u = v^2; the printed w~ is omega~, typo 003-prop3-w)"),
+        Step("omega~ is strictly increasing in v for unbounded omegas (entry omega.tilde)", _w_at_v1, _w_at_v2,
+             relation="<", search=_mono_points,
+             why="stronger than Prop. 3's 'increasing' where the minimum of (12) is attained (omega(z) -> oo); Prop. 3 "
+                 "as printed (nondecreasing, every omega) is checked in omega.prop3_proof"),
         Step("Prop. 3: omega~(v) = v^2 + o(v^2): |omega~(v)/v^2 - 1| shrinks as v decreases tenfold (entry omega.tilde)",
              _dev_small, _dev_large, relation="<=", search=_dev_points, tol=4e-12,
-             tol_source="each omega~ value within 1e-12 relative (" + VALUE_SOURCE[:60] + "...): each ratio within 2e-12", cites=('Proposition 3',)),
+             tol_source="each omega~ value within 1e-12 relative (" + VALUE_SOURCE[:60] + "...): each ratio within 2e-12",
+             cites=('Proposition 3',), fidelity="as printed",
+             why="the limit 'as v -> 0' read off its trend at v = 0.1, 0.01, 0.001 (and v/10)"),
         Step("(24): the envelope d omega~/dv = dF/dv at the minimizer = 2v/z^2",
-             sp.Derivative(sp.Function("omega")(z) + vv**2 / z**2, vv), 2 * vv / z**2, cites=('(24)',)),
-        Step("(26): p(p-1)|z-1|^(p-2) z' = 4v gives v z' = C v^(2/(p-1))",
-             vv * vv ** (1 - 2 * (sp.Symbol("p", positive=True) - 2) / (sp.Symbol("p", positive=True) - 1)),
-             vv ** (2 / (sp.Symbol("p", positive=True) - 1)), domain={sp.Symbol("p", positive=True): (1.5, 5.0)}, cites=('(26)',)),
+             sp.Derivative(sp.Function("omega")(z) + vv**2 / z**2, vv), 2 * vv / z**2, cites=('(24)',),
+             fidelity="as printed",
+             why="(24)'s d omega~/dv = 2 v/z*^2 (envelope: F = omega(z) + v^2/z^2 at its minimizer z*; the printed "
+                 "stationarity d omega(z*) - 2 v^2/z*^3 contains 0 is F's derivative in z), which is 0 at v = 0"),
+        Step("(26) as printed: differentiating p (z*-1)^(p-1) = 2 v^2 in v gives p(p-1)(z*-1)^(p-2) dz*/dv = 4v",
+             P26 * (P26 - 1) * X26 ** (P26 - 2) * sp.diff(X26, vv), 4 * vv, domain={P26: (1.5, 5.0)},
+             cites=('(26)',), fidelity="as printed",
+             why="z* - 1 = (2 v^2/p)^(1/(p-1)) solves the printed p|z*-1|^(p-1) = 2 v^2 (v > 0)"),
+        Step("(26) as printed: ... => dz*/dv = C_p v^(1 - 2(p-2)/(p-1)) with C_p independent of v",
+             4 * vv / (P26 * (P26 - 1) * X26 ** (P26 - 2)) / vv ** (1 - 2 * (P26 - 2) / (P26 - 1)),
+             4 / (P26 * (P26 - 1)) * (2 / P26) ** (-(P26 - 2) / (P26 - 1)), domain={P26: (1.5, 5.0)},
+             cites=('(26)',), fidelity="as printed",
+             why="C_p, unnamed in the paper, is 4/(p(p-1)) (2/p)^(-(p-2)/(p-1))"),
+        Step("text after (26): v dz*/dv = C_p v^(2/(p-1))",
+             vv * vv ** (1 - 2 * (P26 - 2) / (P26 - 1)), vv ** (2 / (P26 - 1)), domain={P26: (1.5, 5.0)}),
         Step("omega.tilde's value equals the minimum of (12) solved directly", _tilde_value, _tilde_direct,
-             search=_tilde_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE, cites=('(12)',)),
+             search=_tilde_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE, cites=('(12)',), fidelity="as printed",
+             why="(12)'s definition omega~(v) = min_{z >= 1} omega(z) + v^2/z^2, evaluated by the entry"),
         Step("omega.tilde's argmin satisfies the KKT condition of (12) (residual within the float64 resolution of the "
-             "argmin)", _tilde_kkt, _tilde_kkt_bound, relation="<=", search=_tilde_points, cites=('(12)',)),
+             "argmin)", _tilde_kkt, _tilde_kkt_bound, relation="<=", search=_tilde_points, cites=('(12)',),
+             fidelity="as printed", why="(12)'s minimum over z >= 1: its first-order condition at the entry's argmin"),
         Step("Lemma 5, (28)-(31): the per-singular-value problem (28) solved in 2-D equals omega~ of omega1 (+) omega2 "
              "(entry omega.tilde_oplus)", _lemma5_nested, _lemma5_joint, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in LEMMA5_V), cites=('(15)', '(28)', 'Lemma 5')),
+             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in LEMMA5_PAIRS for v in LEMMA5_V),
+             cites=('(15)', '(28)', 'Lemma 5'), fidelity="as printed",
+             why="the minimum of (28) (= (15) for one layer, d = v) is (omega1 (+) omega2)~(d), the per-singular-value "
+                 "penalty of (29)"),
         Step("(11): omega.oplus's value equals min_{1<=z<=v} omega1(z) + omega2(v/z) solved directly", _oplus_value,
              _oplus_direct, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0)), cites=('(11)',)),
+             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0)),
+             cites=('(11)',), fidelity="as printed", why="(11)'s definition, evaluated by the entry"),
         Step("Prop. 4: omega1 (+) omega2 is strictly increasing on [1, oo) (entry omega.oplus)", _oplus_v1, _oplus_v2,
              relation="<", search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y} for a, b in O1O2
-                                           for x, y in ((1.0, 1.01), (1.01, 1.5), (1.5, 4.0), (4.0, 20.0))), cites=('Proposition 4',)),
+                                           for x, y in ((1.0, 1.01), (1.01, 1.5), (1.5, 4.0), (4.0, 20.0))),
+             cites=('Proposition 4',), fidelity="as printed"),
         Step("Prop. 4: (omega1 (+) omega2)(1) = 0 (entry omega.oplus)", _oplus_at_one, sp.Integer(0),
-             search=lambda: ({"omega1": a, "omega2": b} for a, b in O1O2), cites=('Proposition 4',)),
-        Step("Theorem 2 / (12): omega.spectral_penalty equals sum_j omega~(sigma_j(B)) with both solved directly",
+             search=lambda: ({"omega1": a, "omega2": b} for a, b in O1O2), cites=('Proposition 4',),
+             fidelity="as printed"),
+        Step("(12): omega.spectral_penalty equals sum_j omega~(sigma_j(B)) with both solved directly",
              _spectral_value, _spectral_direct, rtol=VALUE_RTOL,
              tol_source=VALUE_SOURCE + "; float64 SVD: each sigma_j within ~eps ||B||_2 (Weyl), omega~ Lipschitz 2 sigma",
-             search=lambda: ({"omega": om, "B": B} for B in MATS for om in EXAMPLES), cites=('(12)', 'Theorem 2')),
+             search=lambda: ({"omega": om, "B": B} for B in MATS for om in EXAMPLES), cites=('(12)',),
+             fidelity="as printed", why="(12)'s Omega~_omega(B) = Omega_omega~(B) = sum_j omega~(sigma_j(B)) by (6)"),
         Step("A.1, (22): min_m m^2 + beta^2/m^2 = 2|beta| at m^2 = |beta|", sp.Subs(ss**2 + bb**2 / ss**2, ss, sp.sqrt(bb)),
-             2 * bb, cites=('(22)',)),
+             2 * bb, cites=('(22)',), fidelity="as printed", why="one coordinate of (22): b = |beta_j|, s = m_j"),
         Step("A.1, (22): omega.diag_l1 equals sum_j min_m m^2 + beta_j^2/m^2 solved directly", _diag_value, _diag_direct,
              rtol=VALUE_RTOL, tol_source="float64 sum of P <= 4 absolute values: P ulp",
-             search=lambda: ({"beta": b} for b in ((1.0, -2.0, 0.5), (3e-5, 7.0), (0.0, 1.0), (1e10, -1e-10))), cites=('(22)',)),
+             search=lambda: ({"beta": b} for b in ((1.0, -2.0, 0.5), (3e-5, 7.0), (0.0, 1.0), (1e10, -1e-10))),
+             cites=('(22)',), fidelity="as printed", why="(22)'s 2||beta||_1 against A.1's separated problem"),
         Step("omega = (z-1)^2: z = zeta is stationary for v = zeta^2 sqrt(1 - 1/zeta) (2 (z - 1) z^3 = 2 v^2)",
              sp.Subs(sp.Derivative(F_SQ, zeta), vv, V_OF), 0),
         Step("omega = (z-1)^2: at the minimizer zeta, omega~(v) = (zeta - 1)(2 zeta - 1)", sp.Subs(F_SQ, vv, V_OF), W_OF),

@@ -7,12 +7,14 @@ mutated entry is caught) or solve the defining problem directly in mpmath.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mpmath
 import numpy as np
 import sympy as sp
 
 from theorylab import _solvers as solvers
-from theorylab.derivation import Derivation, Erratum, Step
+from theorylab.derivation import Amendment, Derivation, Erratum, Step
 from theorylab.params import Z
 
 from .omega_solver import prepare
@@ -60,23 +62,33 @@ TEXT = Derivation(
              erratum=Erratum(key="003-sec3.1-l1-factor", source=SEED, where="Sec. 3.1 text (vs App. A.1, eq (22))",
                              says="Omega~ = ||.||_1 in the special case Omega(M) = ||M||_F^2 with a diagonal constraint",
                              truth="Omega~(beta) = sum_j min_m (m^2 + beta_j^2/m^2) = 2||beta||_1 (eq (22) is right)",
-                             note="same minimizer, so 'sparsity-inducing' stands; omega.diag_l1 returns 2||beta||_1",
+                             severity="wrong-constant",
+                             note="a factor 2 in what the text calls a norm; same minimizer, so 'sparsity-inducing' stands; "
+                             "omega.diag_l1 returns 2||beta||_1",
                              at={"b": 1})),
-        Step("A.1: m^2 = b is the stationary point of m^2 + b^2/m^2", sp.Subs(sp.Derivative(F22, mm), mm, sp.sqrt(bb)), 0, cites=('(22)',)),
+        Step("A.1: m^2 = b is the stationary point of m^2 + b^2/m^2", sp.Subs(sp.Derivative(F22, mm), mm, sp.sqrt(bb)), 0,
+             cites=('(22)',), fidelity="as printed",
+             why="A.1's 'the minimizer of each penalty is given by m_j^2 = |beta_j|' (b = |beta_j|, m = m_j)"),
         Step("A.1: m^2 + b^2/m^2 - 2b = (m - b/m)^2 >= 0, so the stationary value 2b is the minimum", F22 - 2 * bb,
-             (mm - bb / mm) ** 2, cites=('(22)',)),
-        Step("A.1, (22): min_m m^2 + b^2/m^2 = 2b, so Omega~ = 2||.||_1", sp.Subs(F22, mm, sp.sqrt(bb)), 2 * bb, cites=('(22)',)),
-        Step("(7) as written: K(x, x') = grad f0(x) M^2 grad f0(x')^T (grad f-bar = grad f0 M, M general)",
-             gx * M2 * M2 * gy.T, (gx * M2) * (gy * M2).T,
-             why="the kernel of the adapted features grad f0 M is (grad f0(x) M)(grad f0(x') M)^T",
-             erratum=Erratum(key="003-eq7-symmetric", source=SEED, where="eq (7)", says="K = grad f0(x) M^2 grad f0(x')^T",
-                             truth="K = grad f0(x) M M^T grad f0(x')^T; equal to M^2 only for symmetric M (footnote 1 makes "
-                             "M symmetric WLOG, and (8) is symmetric)", note="write M M^T or state M symmetric",
-                             at={"g_1": 1, "g_2": 0, "h_1": 1, "h_2": 0, "m_11": 0, "m_12": 1, "m_21": 0, "m_22": 0}), cites=('(7)',)),
-        Step("(7) corrected: (grad f0(x) M)(grad f0(x') M)^T = grad f0(x) M M^T grad f0(x')^T",
-             (gx * M2) * (gy * M2).T, gx * M2 * M2.T * gy.T, cites=('(7)',)),
-        Step("(7) holds for symmetric M (footnote 1): grad f0(x) M^2 grad f0(x')^T = (grad f0(x) M)(grad f0(x') M)^T",
-             gx * Msym * Msym * gy.T, (gx * Msym) * (gy * Msym).T, cites=('(7)',)),
+             (mm - bb / mm) ** 2, why="theorylab's completion of the square: m^2 = |beta_j| is the minimizer A.1 names"),
+        Step("A.1, (22): min_m m^2 + b^2/m^2 = 2b, so Omega~ = 2||.||_1", sp.Subs(F22, mm, sp.sqrt(bb)), 2 * bb,
+             cites=('(22)',), fidelity="as printed", why="one coordinate of (22): b = |beta_j|, m = m_j"),
+        Step("(7) as printed, M symmetric (Sec. 2.2 and footnote 1: symmetric positive semidefinite M without loss of "
+             "generality): grad f0(x) M^2 grad f0(x')^T = (grad f0(x) M)(grad f0(x') M)^T",
+             gx * Msym * Msym * gy.T, (gx * Msym) * (gy * Msym).T, cites=('(7)',), fidelity="as printed",
+             why="K = grad f-bar(x) grad f-bar(x')^T with grad f-bar = grad f0 M (C = 1, P = 2; rows g, h); the sentence "
+                 "before (7) makes M symmetric, so M M^T = M^2"),
+        Step("without the symmetry (theorylab's remark, not the paper's setting): (grad f0(x) M)(grad f0(x') M)^T = "
+             "grad f0(x) M M^T grad f0(x')^T", (gx * M2) * (gy * M2).T, gx * M2 * M2.T * gy.T,
+             why="for a general M the kernel is M M^T; the paper never uses a non-symmetric M (footnote 1)"),
+    ), withdrawn=(
+        Erratum(key="003-eq7-symmetric", source=SEED, where="eq (7)", says="K = grad f0(x) M^2 grad f0(x')^T",
+                truth="K = grad f0(x) M M^T grad f0(x')^T, which is M^2 for the symmetric M the paper uses",
+                severity="typo", note="was listed as an erratum of (7) for a general M",
+                withdrawn="not an error: the sentence and footnote 1 just before (7) make M symmetric positive "
+                          "semidefinite without loss of generality, and for symmetric M, M M^T = M^2 (the step '(7) as "
+                          "printed, M symmetric' holds); the counterexample used a non-symmetric M outside the paper's "
+                          "setting"),
     ))
 
 
@@ -204,31 +216,54 @@ E6_CASE_SPLIT = Erratum(
     truth="both branches fail: only omega'(1+) matters (Max(1-z, (z-1)^2) is non-differentiable at 1 yet z* > 1 for all v > 0), "
     "and differentiable omega need not be |z-1|^p with p >= 2 (|z-1|^(3/2); exp(z-1) - z has coefficient 1/2). "
     "omega~(v) = v^2 + o(v^2) holds for every omega: v^2/z*^2 <= omega~(v) <= v^2 and z* -> 1",
-    note="proof only; the conclusion of Prop. 3 stands; (26) is right for p > 1")
+    severity="proof-gap", note="proof only; the conclusion of Prop. 3 stands; (26) is right for p > 1")
 
 
 PROP3 = Derivation(
     "omega.prop3_proof", "Proposition 3 and its proof (A.2.2): monotonicity, concavity, behaviour near 0", SEED,
     "Prop. 3, A.2.2, eqs (24)-(26)", ("omega.tilde",), (
-        Step("Prop. 3: v^2 -> omega~(v) is (strictly) increasing for continuous strictly quasi-convex omega, omega(1) = 0: "
-             "omega~(v1) < omega~(v2) for v1 < v2 (entry omega.tilde)", _w1, _w2, relation="<",
+        Step("Prop. 3 as printed: 'v^2 -> w~(v) is an increasing concave function'; w~ is defined nowhere in the paper "
+             "((12) defines omega~): the printed w~(v) is the effective penalty omega~(v)",
+             sp.Symbol("wtilde_v", real=True), sp.Symbol("omegatilde_v", real=True),
+             why="lhs: the value of the printed symbol w~ at v (unconstrained: the paper never defines it); rhs: omega~(v) "
+                 "of (12)",
+             erratum=Erratum(key="003-prop3-w", source=SEED, where="Prop. 3 statement",
+                             says="v^2 -> w~(v) is an increasing concave function",
+                             truth="v^2 -> omega~(v) (the effective penalty (12)); the symbol w~ is defined nowhere",
+                             severity="typo", note="the next sentence and the proof (A.2.2) use omega~; was a Finding of "
+                             "verify/omega.py before #22",
+                             at={"wtilde_v": 0, "omegatilde_v": 1})),
+        Step("A.2.2: 'for v1 < v2 ... omega~(v1) < omega~(v2), since the minimizer must be finite', for continuous "
+             "strictly quasi-convex omega with omega(1) = 0 (entry omega.tilde)", _w1, _w2, relation="<",
              search=_nondecreasing_points,
-             erratum=Erratum(key="003-prop3-strict", source=SEED, where="Prop. 3 and A.2.2 ('omega~(v1) < omega~(v2), since the minimizer "
-                             "must be finite')", says="v^2 -> omega~(v) is increasing; the minimum in (12) is attained",
-                             truth="omega~ (an infimum) is nondecreasing; strictly increasing where the minimizer at the larger "
-                             "|v| exists, e.g. when omega(z) -> oo. For omega = (z-1)^2/(1+(z-1)^2) and v^2 > 2, "
-                             "omega(z) + v^2/z^2 - 1 = ((v^2-1) z^2 - 2 v^2 z + 2 v^2)/(z^2 ((z-1)^2 + 1)) > 0 tends to 0: "
-                             "omega~(2) = omega~(3) = 1", note="needs the hypothesis omega(z) -> oo",
-                             at={"omega": BOUNDED, "v1": 2.0, "v2": 3.0}), cites=('Proposition 3',)),
+             erratum=Erratum(key="003-prop3-strict", source=SEED, where="proof of Prop. 3 (A.2.2): 'omega~(v1) < omega~(v2), "
+                             "since the minimizer must be finite'",
+                             says="omega~(v1) < omega~(v2) for v1 < v2, since the minimizer (of (12)) must be finite",
+                             truth="omega~ (an infimum) is nondecreasing, which is Prop. 3's 'increasing'; the strict "
+                             "inequality and the attained minimum need omega(z) -> oo. For omega = (z-1)^2/(1+(z-1)^2) and "
+                             "v^2 > 2, omega(z) + v^2/z^2 - 1 = ((v^2-1) z^2 - 2 v^2 z + 2 v^2)/(z^2 ((z-1)^2 + 1)) > 0 "
+                             "tends to 0: omega~(2) = omega~(3) = 1",
+                             severity="proof-gap", root="003-thm1-existence",
+                             note="proof only: Prop. 3's 'increasing' (nondecreasing) holds for every omega; the same "
+                             "unstated attainment of the minimum of (12) as Theorem 1's existence",
+                             history=("was missing-hypothesis (Prop. 3 read as 'strictly increasing', needing omega(z) -> "
+                                      "oo): the audit of #22 found it contestable; Prop. 3 says 'increasing' (where the "
+                                      "paper means strict it says so, as in Prop. 4), and nondecreasing holds for every "
+                                      "omega, bounded included, so only the proof's strict step fails",),
+                             at={"omega": BOUNDED, "v1": 2.0, "v2": 3.0})),
         Step("omega = (z-1)^2/(1+(z-1)^2): omega(z) + v^2/z^2 - 1 = ((v^2-1) z^2 - 2 v^2 z + 2 v^2)/(z^2((z-1)^2+1))",
              _om(BOUNDED) + uu / z**2 - 1, ((uu - 1) * z**2 - 2 * uu * z + 2 * uu) / (z**2 * ((z - 1) ** 2 + 1)),
              why="u = v^2; for u > 2 the numerator has a positive leading coefficient and discriminant 4u(2 - u) < 0"),
         Step("... whose limit as z -> oo is 0: the infimum 1 is approached, not attained (v^2 = 4)",
              sp.Limit((_om(BOUNDED) + 4 / z**2 - 1), z, sp.oo), 0),
-        Step("corrected: each u -> omega(z) + u/z^2 (u = v^2) is nondecreasing, so their infimum omega~ is",
-             sp.Derivative(sp.Function("omega")(z) + sp.Symbol("u") / z**2, sp.Symbol("u")), 1 / z**2, cites=('Proposition 3',)),
-        Step("corrected: omega~ nondecreasing in |v| (all families, bounded included; entry omega.tilde)", _w1, _w2,
-             relation="<=", search=_nondecreasing_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE, cites=('Proposition 3',)),
+        Step("corrected argument: each u -> omega(z) + u/z^2 (u = v^2) is nondecreasing, so their infimum omega~ is",
+             sp.Derivative(sp.Function("omega")(z) + sp.Symbol("u") / z**2, sp.Symbol("u")), 1 / z**2),
+        Step("Prop. 3 as printed: v^2 -> omega~(v) is increasing (nondecreasing: omega~(v1) <= omega~(v2) for v1 < v2; "
+             "all families, bounded included; entry omega.tilde)", _w1, _w2,
+             relation="<=", search=_nondecreasing_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
+             cites=('Proposition 3',), fidelity="as printed",
+             why="'increasing' read as nondecreasing: the paper says 'strictly increasing' where it means strict (Prop. 4); "
+                 "the printed symbol w~ is omega~ (typo 003-prop3-w)"),
         Step("A.2.2: '-omega~ is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)': -omega~(v) = phi*(v^2) = "
              "sup_t v^2 t - omega(1/t) implies -omega~(v) >= v^2 T - omega(1/T) for every T > 0", _neg_tilde_T,
              _conj_literal_rhs, relation=">=", search=lambda: ({"omega": om, "v": v, "T": T} for om in FAMILIES[:4]
@@ -236,7 +271,8 @@ PROP3 = Derivation(
              erratum=Erratum(key="003-A.2.2-conjugate", source=SEED, where="proof of Prop. 3 (A.2.2)",
                              says="v^2 -> -omega~(v) is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)",
                              truth="-omega~(v) = g*(-v^2) with g(u) = omega(u^(-1/2)) on u = 1/z^2 in (0, 1]; concavity follows "
-                             "directly: omega~ is an infimum of functions affine in v^2", note="proof only",
+                             "directly: omega~ is an infimum of functions affine in v^2", severity="proof-gap",
+                             note="proof only: the concavity of Prop. 3 holds",
                              at={"omega": "(z-1)**2", "v": 1.0, "T": 10.0})),
         Step("corrected: -omega~(v) = g*(-v^2), g(u) = omega(u^(-1/2)) on (0, 1] (entry omega.tilde vs the sup in u)",
              _neg_tilde, _conj_corrected, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; the sup by " + GOLDEN_SOURCE,
@@ -245,8 +281,7 @@ PROP3 = Derivation(
         Step("A.2.2 case 1: 'omega non-differentiable at 1 => z* = 1 for sufficiently small v': z* = 1 requires the KKT "
              "condition F'(1+) = omega'(1+) - 2 v^2 >= 0 (omega = Max(1 - z, (z-1)^2))",
              sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, 0, relation=">=",
-             erratum=Erratum(key=*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
-                             at={"v": sp.Rational(1, 1000)}),
+             erratum=replace(E6_CASE_SPLIT, at={"v": sp.Rational(1, 1000)}),
              why="F'(1+) = -2 v^2 < 0 at every v > 0 (the step after next), so z* > 1 for all v > 0"),
         Step("omega = Max(1 - z, (z-1)^2) is non-differentiable at 1: its left difference quotient is -1 on (0, 1/2), "
              "so omega'(1-) = -1 (and omega'(1+) = 0, next step)",
@@ -256,20 +291,21 @@ PROP3 = Derivation(
         Step("A.2.2 case 2: 'omega differentiable at 1 => omega = |z-1|^p + o(|z-1|^p) with p >= 2', which implies "
              "lim_{h->0+} h^2/omega(1 + h) >= 1 (omega = |z-1|^(3/2), differentiable at 1)",
              sp.Limit(hh**2 / _om("Abs(z-1)**(3/2)").subs(z, 1 + hh), hh, 0, "+"), 1, relation=">=",
-             erratum=Erratum(key=*[getattr(E6_CASE_SPLIT, f) for f in ("key", "seed", "where", "says", "truth", "note")],
-                             at={})),
+             erratum=replace(E6_CASE_SPLIT, at={})),
         Step("omega = |z-1|^(3/2) is differentiable at 1: omega'(1+) = 0", sp.Limit(_right_quotient("Abs(z-1)**(3/2)"),
                                                                                     hh, 0, "+"), 0),
         Step("corrected: F(1) = omega(1) + v^2 (and omega(1) = 0), so omega~(v) <= v^2",
              sp.Subs(sp.Function("omega")(z) + vv**2 / z**2, z, 1), sp.Function("omega")(1) + vv**2),
         Step("corrected: omega~(v) <= v^2 (entry omega.tilde, all families)", _w_of_v, vv**2, relation="<=",
              rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega": om, "v": v} for om in FAMILIES for v in (1e-3, 0.1, 1.0, 7.0)), cites=('Proposition 3',)),
+             search=lambda: ({"omega": om, "v": v} for om in FAMILIES for v in (1e-3, 0.1, 1.0, 7.0))),
         Step("corrected: v^2/z*^2 <= omega~(v) (30-digit minimization; families breaking both branches)", _lower_squeeze,
              _w_mp, relation="<=", search=_squeeze_points, rtol=1e-25, tol_source=GOLDEN_SOURCE),
         Step("corrected: omega~(v)/v^2 -> 1: |omega~(v)/v^2 - 1| shrinks as v decreases tenfold (30 digits)",
              _dev_mp_small, _dev_mp_large, relation="<=", search=_squeeze_points, tol=1e-20,
-             tol_source=GOLDEN_SOURCE + ", divided by v^2 >= 1e-6", cites=('Proposition 3', '(25)')),
+             tol_source=GOLDEN_SOURCE + ", divided by v^2 >= 1e-6", cites=('Proposition 3',), fidelity="as printed",
+             why="Prop. 3's 'omega~(v) = v^2 + o(v^2) as v -> 0', the limit read off its trend at v = 0.1, 0.01, 0.001 "
+                 "(and at v/10); the squeeze above proves it"),
     ))
 
 
@@ -348,6 +384,17 @@ def _min_over_v2(omega1, omega2, v1, v2):
     return _min_mp(omega1, omega2, v1, v2)
 
 
+def _oplus_v2_p4(omega1, omega2, v1, v2):
+    """(omega1 (+) omega2)(v2) from the entry omega.oplus"""
+    return _oplus_e(omega1, omega2, v2)
+
+
+def _eq23_points():
+    return ({"omega1": a, "omega2": b, "v1": x, "v2": y}
+            for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"))
+            for x, y in ((1.0, 1.5), (1.5, 4.0), (3.0, 7.0)))
+
+
 def _min_over_v1(omega1, omega2, v1, v2):
     """min over 1 <= z <= v1 of omega1(z) + omega2(v1/z) (40 digits)"""
     return _min_mp(omega1, omega2, v1, v1)
@@ -359,21 +406,31 @@ PROP4 = Derivation(
         Step("(23), first inequality, termwise: omega2(v2/z) > omega2(v1/z) for all z in [1, v2] (omega2 = (z-1)^2)",
              _om("(z-1)**2").subs(z, v2s / z), _om("(z-1)**2").subs(z, v1s / z), relation=">",
              domain={v1s: (1, 4), v2s: (1, 4), z: (1, 4)},
-             erratum=Erratum(key="003-eq23-pointwise", source=SEED, where="proof of Prop. 4, first inequality of (23)",
-                             says="(omega1 (+) omega2)(v2) > min_{1<=z<=v2} omega1(z) + omega2(v1/z) (termwise, omega2 increasing)",
-                             truth="termwise fails for z in (v1, v2] (v1/z < 1); the inequality holds by the case z2 > v1: "
-                             "omega1(v1) + omega2(1) < omega1(z2) <= (omega1 (+) omega2)(v2)", note="proof only; Prop. 4 holds",
-                             at={"v_1": 1, "v_2": sp.Rational(3, 2), "z": sp.Rational(3, 2)}), cites=('(23)',)),
+             why="the proof's 'since we only evaluate omega1 and omega2 on [1, oo), the only important property is that "
+                 "they are both strictly increasing', applied to (23) term by term",
+             erratum=Erratum(key="003-eq23-pointwise", source=SEED, where="proof of Prop. 4, before and in the first "
+                             "inequality of (23)",
+                             says="only [1, oo) is evaluated, so strict increase gives (omega1 (+) omega2)(v2) > "
+                             "min_{1<=z<=v2} omega1(z) + omega2(v1/z) (termwise)",
+                             truth="(23) evaluates omega2(v1/z) at v1/z < 1 for z in (v1, v2], where termwise fails; the "
+                             "inequality (23) holds by the case z2 > v1: omega1(v1) + omega2(1) < omega1(z2) <= "
+                             "(omega1 (+) omega2)(v2)", severity="proof-gap",
+                             note="proof only; (23) as printed and Prop. 4 hold",
+                             at={"v_1": 1, "v_2": sp.Rational(3, 2), "z": sp.Rational(3, 2)})),
+        Step("(23), first inequality as printed: (omega1 (+) omega2)(v2) > min_{1<=z<=v2} omega1(z) + omega2(v1/z) for "
+             "1 <= v1 < v2 (entry omega.oplus against the 40-digit minimization)", _oplus_v2_p4, _min_over_v2,
+             relation=">", search=_eq23_points, cites=('(23)',), fidelity="as printed",
+             why="omega2 evaluated as written, also below 1 (v1/z < 1 for z > v1)"),
         Step("(23), middle equality: the min over [1, v2] equals the min over [1, v1] (40-digit minimizations)",
              _min_over_v2, _min_over_v1, rtol=1e-30, tol_source="40-digit golden section: values within 1e-35 relative",
              search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y}
                              for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"))
-                             for x, y in ((1.0, 2.0), (1.5, 4.0), (3.0, 7.0))), cites=('(23)',)),
+                             for x, y in ((1.0, 2.0), (1.5, 4.0), (3.0, 7.0))), cites=('(23)',), fidelity="as printed"),
         Step("corrected Prop. 4, case split on the minimizer z2 at v2: (+)(v1) <= the branch's bound (entry omega.oplus)",
              _oplus_v1, _branch_bound, relation="<=", search=_case_points, rtol=VALUE_RTOL,
-             tol_source="float64 sums of two nonnegative omega values: a few ulp; 1e-12 relative", cites=('Proposition 4',)),
+             tol_source="float64 sums of two nonnegative omega values: a few ulp; 1e-12 relative"),
         Step("corrected Prop. 4: the branch's bound < omega1(z2) (z2 > v1) or < (+)(v2) (z2 <= v1)", _branch_bound,
-             _branch_upper, relation="<", search=_case_points, cites=('Proposition 4',)),
+             _branch_upper, relation="<", search=_case_points),
     ))
 
 
@@ -447,6 +504,12 @@ def _eq31_oplus(omega1, omega2, a):
     return _oplus_e(omega1, omega2, a)
 
 
+LEMMA5_READING = ("Lemma 5 at one instance: P = Q = 2, the constraint set a single matrix B = diag(2, 1/2) (so (16)'s "
+                  "argmin over B is B itself: Theorem 2 with L = 1 and an interpolation constraint that determines B), "
+                  "M1 = U S1 U^T, M2 = V S2 V^T symmetric (footnote 1: without loss of generality) with S1, S2 >= 1 as "
+                  "in (28); the minimum of (27) equals sum_j (omega1 (+) omega2)~(d_j) = Omega~_(omega1 (+) omega2)(B) of "
+                  "(29), attained by the aligned form (14)")
+
 LEMMA5 = Derivation(
     "omega.lemma5_proof", "Lemma 5's proof (A.3): alignment of singular vectors and eqs (30)-(31)", SEED,
     "Lemma 5, A.3, eqs (27)-(31)", ("omega.tilde_oplus", "omega.oplus"), (
@@ -457,18 +520,21 @@ LEMMA5 = Derivation(
                              says="||W||_F = ||Sigma||_F is minimized when U and V align the smallest values of S1^-1 and "
                              "S1^-2 [sic] with the largest singular values of B",
                              truth="false for fixed S1, S2 (rearrangement: the products should be anti-sorted); (27) survives "
-                             "because S1, S2 are optimized jointly (majorization argument)", note="also S1^-2 -> S2^-1",
-                             at={"t": sp.pi / 2}), cites=('Lemma 5',)),
+                             "because S1, S2 are optimized jointly (majorization argument)", severity="proof-gap",
+                             note="proof only; Lemma 5 holds; also S1^-2 -> S2^-1",
+                             at={"t": sp.pi / 2})),
         Step("corrected: jointly in S1, S2, no (U, V) beats sum_j (omega1 (+) omega2)~(d_j) (Nelder-Mead: an upper bound "
              "of each minimum; a value below the sum would refute)", _joint_min, _sum_tilde_oplus, relation=">=",
              rtol=VALUE_RTOL, tol_source="the entry's value (" + VALUE_SOURCE[:40] + "...)",
-             search=lambda: ({"omega1": "(z-1)**2", "omega2": "Abs(z-1)", "k": k} for k in range(1, 8)), cites=('Lemma 5', '(14)', '(16)', '(27)', '(29)')),
+             search=lambda: ({"omega1": "(z-1)**2", "omega2": "Abs(z-1)", "k": k} for k in range(1, 8)),
+             cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed", why=LEMMA5_READING),
         Step("corrected: aligned U = V = I attains sum_j (omega1 (+) omega2)~(d_j) (Nelder-Mead from three starts)",
              _joint_min, _sum_tilde_oplus, rtol=1e-8,
              tol_source="Nelder-Mead with fatol 1e-13, xatol 1e-10 on a smooth 4-D objective with positive-definite "
                         "Hessian of size ~1-10: value within ~1e-9 relative of the minimum",
              search=lambda: ({"omega1": a, "omega2": b, "k": 0} for a, b in (("(z-1)**2", "Abs(z-1)"),
-                                                                           ("Abs(z-1)**3", "(z-1)**2"))), cites=('Lemma 5', '(14)', '(16)', '(27)', '(29)')),
+                                                                           ("Abs(z-1)**3", "(z-1)**2"))),
+             cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed", why=LEMMA5_READING),
         Step("(30)-(31): 'by Prop. 4 s1, s2 >= 1' at the minimizer of min_(s1 > 0) omega1(s1) + omega2(a/s1), which 'is "
              "simply the definition of omega1 (+) omega2': min(s1*, s2*) >= 1", _eq31_min_factor, sp.Integer(1),
              relation=">=", search=lambda: ({"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": a} for a in (2.0, 0.5)),
@@ -477,7 +543,9 @@ LEMMA5 = Derivation(
                              "by Prop. 4 s1, s2 >= 1",
                              truth="(31) is a minimum over s1 > 0 alone; it equals (omega1 (+) omega2)(a) only for a >= 1 (first "
                              "step of Prop. 4's proof); a >= 1 holds WLOG since s_i < 1 is dominated. At a = 1/2 with "
-                             "omega1 = omega2 = (z-1)^2 the minimizer is s1 = s2 = 1/sqrt 2 < 1", note="typo/proof",
+                             "omega1 = omega2 = (z-1)^2 the minimizer is s1 = s2 = 1/sqrt 2 < 1", severity="typo",
+                             note="(30) relaxes (28)'s s1, s2 >= 1 to s1, s2 >= 0 and leaves a unrestricted; with a = s1 s2 >= 1 "
+                             "as in (28) the printed argument holds",
                              at={"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": 0.5}), cites=('(30)', '(31)')),
         Step("corrected: for a >= 1, min over s1 > 0 equals (omega1 (+) omega2)(a) (entry omega.oplus)",
              _eq31_free, _eq31_oplus, rtol=VALUE_RTOL, tol=1e-25,
@@ -485,7 +553,12 @@ LEMMA5 = Derivation(
              search=lambda: ({"omega1": a, "omega2": b, "a": x}
                              for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"),
                                           ("Abs(z-1)**3", "(z-1)**2 + Abs(z-1)"))
-                             for x in (1.0, 1.7, 4.0, 20.0)), cites=('(30)', '(31)')),
+                             for x in (1.0, 1.7, 4.0, 20.0)), cites=('(30)', '(31)'),
+             fidelity=Amendment(key="003-eq31-a-ge-1", kind="typo fixed",
+                                what="(30)-(31) read with a >= 1 (a = s1 s2 with s1, s2 >= 1, as in (28))",
+                                why="omega1 (+) omega2 is defined on [1, oo) only and Lemma 5 applies (30) to a = s1 s2 of "
+                                    "(28); the printed s1, s2 >= 0 with a unrestricted fails at a = 1/2",
+                                severity="typo", root="003-eq31-variables")),
     ))
 
 
@@ -527,8 +600,16 @@ E10_KERNEL = Erratum(
     says="K = K0 + sum_l sum_(j <= min(P_l, Q_l)) ([s1]_j^2 [s2]_j^2 - 1) grad f vec(u_j v_j^T) vec(u_j v_j^T)^T grad f^T",
     truth="with M_l = M2^T (x) M1: M M^T - I = sum_(i <= Q) sum_(j <= P) ([s1]_j^2 [s2]_i^2 - 1) vec(u_j v_i^T) vec(u_j v_i^T)^T, "
     "all pairs (i, j), not only i = j ([s]_j = 1 beyond min(P, Q))",
+    severity="wrong-value",
     note="value: the stated kernel misses the cross terms; (19) is unaffected (M_L^(2) = I_C)",
     at={"s1_1": 1, "s1_2": 1, "s2_1": 2})
+
+KERNEL_ALL_PAIRS = Amendment(
+    key="003-eq17-all-pairs", kind="statement replaced",
+    what="(17)-(18)'s sum over the diagonal pairs j <= min(P_l, Q_l) replaced by the sum over all pairs (i <= Q_l, "
+    "j <= P_l) of ([s1]_j^2 [s2]_i^2 - 1) vec(u_j v_i^T) vec(u_j v_i^T)^T",
+    why="M_l M_l^T = (M2^T M2) (x) (M1 M1^T) has an eigenvalue [s1]_j^2 [s2]_i^2 for every pair (i, j); the printed "
+    "kernel (17) fails (erratum 003-eq17-kernel)", severity="wrong-value", root="003-eq17-kernel")
 
 
 THEOREM2 = Derivation(
@@ -537,11 +618,11 @@ THEOREM2 = Derivation(
         Step("(17): K - K0 = sum_(j <= min(P, Q)) (s1_j^2 s2_j^2 - 1) vec(u_j v_j^T) vec(u_j v_j^T)^T (P = 2, Q = 1; "
              "grad f = I, so K - K0 = M M^T - I)", SEED21[0], SEED21[1], erratum=E10_KERNEL, cites=('(17)', '(18)', 'Theorem 2')),
         Step("(17) with P = Q = 2 and rotated U, V (cross terms i != j missing)", SEED22[0], SEED22[1],
-             erratum=Erratum(key=*[getattr(E10_KERNEL, f) for f in ("key", "seed", "where", "says", "truth", "note")],
-                             at={"s1_1": 1, "s1_2": 1, "s2_1": 2, "s2_2": 1}), cites=('(17)', '(18)')),
-        Step("corrected (P = 2, Q = 1, U a rotation by 3-4-5): the all-pairs sum equals M M^T - I", PAIRS21[0], PAIRS21[1], cites=('(17)', '(18)')),
+             erratum=replace(E10_KERNEL, at={"s1_1": 1, "s1_2": 1, "s2_1": 2, "s2_2": 1}), cites=('(17)', '(18)')),
+        Step("corrected (P = 2, Q = 1, U a rotation by 3-4-5): the all-pairs sum equals M M^T - I", PAIRS21[0], PAIRS21[1],
+             cites=('(17)', '(18)'), fidelity=KERNEL_ALL_PAIRS),
         Step("corrected (P = Q = 2, U, V rotations by 3-4-5 and 5-12-13): the all-pairs sum equals M M^T - I",
-             PAIRS22[0], PAIRS22[1], cites=('(17)', '(18)')),
+             PAIRS22[0], PAIRS22[1], cites=('(17)', '(18)'), fidelity=KERNEL_ALL_PAIRS),
     ))
 
 
@@ -596,7 +677,8 @@ THEOREM1 = Derivation(
              _W.norm(), sp.sqrt(sum((a - b) ** 2 for a, b in zip(th, tv))),
              why="lhs: the singular value of W; rhs: the seed's ||theta-hat - theta||",
              erratum=Erratum(key="003-A.3.1-theta", source=SEED, where="proof of Theorem 1", says="sigma = ||theta-hat - theta||_2",
-                             truth="sigma = ||theta-hat - theta0||_2", note="typo",
+                             truth="sigma = ||theta-hat - theta0||_2", severity="typo",
+                             note="W = theta - theta0 is set two lines above; the next line's s sigma = d uses theta0",
                              at={"thetahat_1": 1, "thetahat_2": 0, "theta0_1": 0, "theta0_2": 0, "theta_1": 1,
                                  "theta_2": 0})),
         Step("corrected: the singular value of W = theta-hat - theta0 (P x 1) is ||theta-hat - theta0||",
@@ -609,11 +691,24 @@ THEOREM1 = Derivation(
              erratum=Erratum(key="003-thm1-proof-chi", source=SEED, where="proof of Theorem 1 (A.3.1)", says="apply Lemma 5 with omega2 = chi_(1)",
                              truth="chi_(1) is extended-real-valued and not strictly quasi-convex: outside Lemma 5's hypotheses; "
                              "Theorem 1 follows from ||beta|| <= sigma1(M) ||theta - theta0|| and Omega(M) >= omega(sigma1(M))",
-                             note="proof only", at={"x": 2, "y": 3})),
+                             severity="proof-gap",
+                             note="proof only: Lemma 5's conclusion does hold for omega2 = chi_(1) (omega1 (+) chi_(1) = "
+                             "omega1; M2 = 1 forced), and Theorem 1 holds where its minimizer exists",
+                             history=("contested by the audit of #22: the paper itself admits chi_(1) as a penalty "
+                                      "(Model A, item 4, omega_L^(2) = chi_(1)) and Lemma 5's argument goes through with "
+                                      "omega2 = chi_(1); kept at the lowest severity, proof-gap, because Lemma 5 as printed "
+                                      "requires strictly quasi-convex omega2 and the proof applies it outside that "
+                                      "hypothesis",),
+                             at={"x": 2, "y": 3})),
         Step("corrected: Omega_omega(M) + ||theta - theta0||^2 >= omega~(||beta||) for all feasible (M, theta) "
              "(random instances; entry omega.tilde)", _feasible_objective, _tilde_of_beta, relation=">=",
              rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega": om, "k": k} for om in ("(z-1)**2", "Abs(z-1)", "exp(z-1)-z") for k in range(40)), cites=('(5)', 'Theorem 1')),
+             search=lambda: ({"omega": om, "k": k} for om in ("(z-1)**2", "Abs(z-1)", "exp(z-1)-z") for k in range(40)),
+             cites=('(5)', 'Theorem 1'), fidelity="as printed",
+             why="Theorem 1's optimality: no feasible (M, theta) beats the value omega~(||beta||) that (8) attains (step "
+                 "'(8) attains omega~' of omega.theorem1), i.e. (5)'s effective penalty is Omega~(beta) = "
+                 "omega~(||beta||_2), an increasing function of ||beta||_2, so (5) is minimum-norm ('Omega~ = ||.||_2'); "
+                 "random feasible points with M symmetric (footnote 1) and eigenvalues >= 1"),
     ))
 
 # == Coverage of the remaining labelled equations: (2), (9)/(32), (13), (19), (20), (21), (25) =================
@@ -800,49 +895,59 @@ def _span_residual(seed):
     return float(np.max(np.abs(J @ (np.linalg.pinv(J) @ F) - F)))
 
 
+EQ25_READING = ("(25)'s middle member 2/z*^2 - 4 (v/z*^3) dz*/dv evaluated as v -> 0+ (x = z* - 1 -> 0+ along the "
+                "stationarity curve of omega = |z-1|^p), which (25) states equals 2")
+
 COVERAGE = Derivation(
     "omega.coverage", "Seed 003: eqs (2), (9)/(32), (13), (19), (20), (21), (25) as stated", SEED,
     "eqs (2), (9), (13), (19)-(21), (25), (32)", ("omega.tilde",), (
         Step("(2): f_theta(x) - f_theta0(x) = (int_0^1 grad f at (1-t) theta0 + t theta dt)(theta - theta0) "
              "(two-layer tanh network, random theta0, theta, x)", _eq2_lhs, _eq2_rhs, tol=1e-22, tol_source=QUAD_SOURCE,
              search=lambda: ({"seed": k} for k in range(4)),
-             why="the fundamental theorem of calculus along the segment; the network is nonlinear in theta",
-             cites=("(2)",)),
+             why="the fundamental theorem of calculus along the segment; the network is nonlinear in theta (an "
+                 "instance: D = C = 1, P = 4)", cites=("(2)",), fidelity="as printed"),
         Step("(9)/(32): grad f0(x) M^2 grad f0(x')^T = K0 + (s^2 - 1)||beta||^-2 K_yhat(x, x') with M, theta-hat from (8) "
              "and K_yhat built from f_theta-hat - f_theta0 = grad f0 M (theta-hat - theta0) (C = 1, P = 2)",
-             (gx * _M8 * _M8 * gy.T)[0, 0], (gx * gy.T)[0, 0] + (_s**2 - 1) / _nb2 * _Ky[0, 0], cites=("(9)", "(32)")),
+             (gx * _M8 * _M8 * gy.T)[0, 0], (gx * gy.T)[0, 0] + (_s**2 - 1) / _nb2 * _Ky[0, 0], cites=("(9)", "(32)"),
+             fidelity="as printed", why="K = grad f0(x) M^2 grad f0(x')^T by (7)/(32); K0 = grad f0(x) grad f0(x')^T; "
+                                         "rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2)"),
         Step("(13): f_theta(x) = W_L^T z_theta(x) with z_theta = M1 z0 (M1 symmetric) equals "
              "(I_C (x) (z0^T M1)) vec(W_L) (P_L = C = 2)", (_WL.T * (_M1 * _z0)).applyfunc(sp.expand),
              sp.kronecker_product(sp.eye(2), _z0.T * _M1) * _vecW,
              why="Sec. 2 takes M symmetric positive (semi)definite WLOG; for a general M1 the Kronecker form is "
-                 "W^T M1^T z0 (as in eq (7))", cites=("(13)",)),
+                 "W^T M1^T z0 (as in eq (7))", cites=("(13)",), fidelity="as printed"),
         Step("(19): the final layer's contribution (C = 1, M_L^(1) = I + (s - 1) beta beta^T/||beta||^2): "
              "z(x)^T M^2 z(x') = z(x)^T z(x') + (s^2 - 1)||beta||^-2 (z(x)^T beta)(z(x')^T beta)",
              (_z0.T * _ML * _ML * _zp)[0, 0], (_z0.T * _zp)[0, 0] + (_s**2 - 1) / _nb2 * (_z0.T * _b)[0, 0] * (_zp.T * _b)[0, 0],
              why="the identity behind the 'approx': the other layers' contributions are dropped; that they are "
-                 "small in a trained network is the evidence of verify/tangent_features.py (Fig. 1)", cites=("(19)",)),
+                 "small in a trained network is the evidence of verify/tangent_features.py (Fig. 1); [s_L^(1)]_1 = s, "
+                 "z(x) = z0, beta-hat_L = beta", cites=("(19)",), fidelity="as printed"),
         Step("(20): grad f0(x) int_0^1 M_theta'(t) dt = grad f0(x) (I + int_0^1 (M_theta'(t) - I) dt)",
              gx * _Mt.applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1))),
              gx * (sp.eye(2) + (_Mt - sp.eye(2)).applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1)))),
-             cites=("(20)",)),
+             cites=("(20)",), fidelity="as printed",
+             why="M = int_0^1 M_theta'(t) dt along the path, the average of (20)'s middle expression (P = 2)"),
         Step("(21): diagonal M: sum_j min_(m > 0) omega(m) + beta_j^2/m^2 = sum_j omega~(beta_j) (min over z >= 1, "
              "entry omega.tilde)", _diag_direct, _diag_tilde_sum, rtol=1e-10,
              tol_source="entry omega.tilde within 1e-10 relative of its 40-digit reference (the contract's rtol); "
                         "the direct minimization at 25 digits", search=_diag_points,
              why="m < 1 is never better: omega(m) >= 0 = omega(1) and beta^2/m^2 > beta^2 (a quasi-convex omega "
-                 "minimized at 1); the direct side searches all m > 0", cites=("(21)",)),
+                 "minimized at 1); the direct side searches all m > 0", cites=("(21)",), fidelity="as printed"),
         Step("(25), omega = |z-1|^(3/2): 2/z*^2 - 4 v/z*^3 dz*/dv -> 2 as v -> 0 (z* -> 1+)",
-             sp.Limit(_eq25_middle(sp.Rational(3, 2)), _x, 0, "+"), 2, cites=("(25)",)),
+             sp.Limit(_eq25_middle(sp.Rational(3, 2)), _x, 0, "+"), 2, cites=("(25)",), fidelity="as printed",
+             why=EQ25_READING),
         Step("(25), omega = (z-1)^2: 2/z*^2 - 4 v/z*^3 dz*/dv -> 2", sp.Limit(_eq25_middle(2), _x, 0, "+"), 2,
-             cites=("(25)",)),
+             cites=("(25)",), fidelity="as printed", why=EQ25_READING),
         Step("(25), omega = |z-1|^3: 2/z*^2 - 4 v/z*^3 dz*/dv -> 2", sp.Limit(_eq25_middle(3), _x, 0, "+"), 2,
-             cites=("(25)",)),
+             cites=("(25)",), fidelity="as printed", why=EQ25_READING),
         Step("(25), omega = (z-1)^2: d^2 omega~/dv^2 (parametric along the minimizer) -> 2",
-             sp.Limit(_eq25_second(2), _x, 0, "+"), 2, cites=("(25)",)),
+             sp.Limit(_eq25_second(2), _x, 0, "+"), 2, cites=("(25)",), fidelity="as printed",
+             why="(25)'s first and last members: d^2 omega~/dv^2 at v = 0 (as v -> 0+, x = z* - 1 -> 0+) equals 2"),
         Step("(25), omega = |z-1| (non-differentiable at 1): omega~(v) = v^2 for 2 v^2 <= 1 (z* = 1), so "
              "d^2 omega~/dv^2 = 2 near 0 (entry omega.tilde)", _abs_tilde, vv**2, rtol=4 * EPS,
              tol_source="omega~(v) = 0 + v^2/1 at z* = 1: one float64 product (a few ulp)",
-             search=lambda: ({"v": v} for v in (1e-6, 1e-3, 0.1, 0.5, 0.7)), cites=("(25)",)),
+             search=lambda: ({"v": v} for v in (1e-6, 1e-3, 0.1, 0.5, 0.7)), cites=("(25)",), fidelity="as printed",
+             why="(25)'s value 2 for the first case of the proof (omega non-differentiable at 1, z* = 1 near v = 0)"),
         Step("footnote 1: M' = U S U^T, theta' = U V^T theta give beta = M' theta' = M theta (theta in theta0 = 0 "
              "coordinates, as the footnote writes it; random 3 x 3 M)", _fn1_beta_prime, _fn1_beta, rtol=1e-12,
              tol_source=FN1_SOURCE, search=lambda: ({"seed": k} for k in range(6))),

@@ -37,11 +37,33 @@ def test_derivation_is_as_recorded(derivation):
 
 def test_module_covers_the_assigned_errata_and_keys_are_prefixed():
     keys = {e.key for d in DERIVATIONS for e in d.errata}
-    assert keys == {"003-sec3.1-l1-factor", "003-eq7-symmetric", "003-prop3-strict",
+    assert keys == {"003-sec3.1-l1-factor", "003-prop3-w", "003-prop3-strict",
                     "003-A.2.2-conjugate", "003-A.2.2-case-split", "003-eq23-pointwise", "003-lemma5-alignment",
                     "003-eq31-variables", "003-eq17-kernel", "003-A.3.1-theta", "003-thm1-proof-chi"}
     assert all(d.key.startswith("omega.") for d in DERIVATIONS)
     assert len({d.key for d in DERIVATIONS}) == len(DERIVATIONS)
+
+
+def test_ledger_severities_roots_and_the_withdrawn_eq7():
+    """#22: every erratum is ranked; the (7) item is withdrawn with its reason and (7) holds as printed for the
+    symmetric M of Sec. 2.2; the contested items keep their history; amendments name their root."""
+    from theorylab.derivation import AMENDMENT_KINDS, SEVERITIES
+
+    errata = {e.key: e for d in DERIVATIONS for e in d.errata}
+    assert all(e.severity in SEVERITIES for e in errata.values())
+    assert errata["003-eq17-kernel"].severity == "wrong-value"
+    assert errata["003-sec3.1-l1-factor"].severity == "wrong-constant"
+    assert errata["003-prop3-strict"].severity == "proof-gap" and errata["003-prop3-strict"].history
+    assert errata["003-prop3-strict"].root == "003-thm1-existence"
+    assert errata["003-thm1-proof-chi"].severity == "proof-gap" and errata["003-thm1-proof-chi"].history
+    withdrawn = [e for d in DERIVATIONS for e in d.withdrawn]
+    assert [e.key for e in withdrawn] == ["003-eq7-symmetric"] and "footnote 1" in withdrawn[0].withdrawn
+    text = next(d for d in DERIVATIONS if d.key == "omega.text")
+    printed7 = [s for s in text.steps if "(7)" in s.cites]
+    assert printed7 and all(s.fidelity == "as printed" and s.erratum is None for s in printed7)
+    amendments = {a.key: a for d in DERIVATIONS for a in d.amendments}
+    assert set(amendments) == {"003-eq31-a-ge-1", "003-eq17-all-pairs"}
+    assert all(a.kind in AMENDMENT_KINDS and a.root in errata for a in amendments.values())
 
 
 @given(omega_sup, st.lists(st.floats(0, 40), min_size=2, max_size=2, unique=True))

@@ -108,15 +108,12 @@ def _scalar(ctx: Context) -> list[Evidence]:
 
 
 def _text_findings(ctx: Context) -> list[Evidence | Finding]:
-    """What the seed's text says that no relation can decide: a notation slip, and the shape of a growth claim."""
+    """What the seed's text says that no relation can decide: the shape of a growth claim. (Prop. 3's undefined w~,
+    a Finding before #22, is the typo erratum 003-prop3-w of omega.prop3_proof.)"""
     tilde = theorylab.get("omega.tilde")
     vs = np.array([1e2, 1e4, 1e6])
     w = np.asarray(tilde(v=vs, omega="(z-1)**2"), float)
     return [
-        Finding(entry="omega.tilde", check="Prop. 3 statement: the symbol w~", kind="property",
-                text=("Prop. 3 states 'v^2 -> w~(v) is an increasing concave function'; w~ is defined nowhere in the "
-                      "seed (eq (3) defines Omega~, eq (12) omega~, eq (11) (+)): it must read omega~ (a typo; the "
-                      "claim for omega~ is checked in omega.propositions and omega.prop3_proof).")),
         Finding(entry="omega.tilde", check="text after Prop. 3: omega = (z-1)^2 'behaves like |v| for large v'",
                 kind="numeric",
                 text=("Linear growth holds (omega.propositions proves omega~(v)/v -> 2 and omega~(v) = 2v - 2 sqrt(v) + "
@@ -191,8 +188,8 @@ CHECKS = (
           "Direct numerical solution of (4) over (M, theta) on small random instances; the adapted kernel (9)."),
     Check("effective penalties vs brute force", ("omega.tilde", "omega.oplus"), "numeric", _scalar,
           "omega-tilde and the joint penalty against generic scalar minimization."),
-    Check("seed text: notation and growth", ("omega.tilde",), "property", _text_findings,
-          "Findings (reported, not asserted): the undefined w~ of Prop. 3, and the large-v growth of omega~."),
+    Check("seed text: growth", ("omega.tilde",), "property", _text_findings,
+          "Finding (reported, not asserted): the large-v growth of omega~ (Prop. 3's w~ is the erratum 003-prop3-w)."),
     Check("omega: hypotheses at their edges", ("omega.theorem1", "omega.tilde"), "numeric", _hypothesis_edges,
           "Findings: Theorem 1 and Prop. 3 with 'strictly quasi-convex' weakened to quasi-convex (omega flat on [1, 2])."),
 ) + TANGENT_CHECKS
