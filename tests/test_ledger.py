@@ -114,3 +114,30 @@ def test_roots_must_exist_in_the_same_paper_without_cycles():
             Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", at=HALF)),
             Step("(6)", 3 * x**2, 3 * x, relation=">=", cites=("(6)",),
                  erratum=err("t-5", severity="typo", at=HALF)))))], verdict=None)
+
+
+def test_the_built_in_ledger_ranks_every_item_and_keeps_the_withdrawn_ones():
+    import json
+
+    from helpers import run_cli
+
+    code, out, err = run_cli("errata", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    items = {it["key"]: it for it in data["items"]}
+    assert all(it["severity"] in SEVERITIES for it in items.values())
+    assert all(it["root"] is None or it["root"] in items for it in items.values())
+    assert all(it["status"] == "confirmed" for it in items.values() if it["kind"] == "erratum")
+    gone = items["003-eq7-symmetric"]
+    assert gone["kind"] == "withdrawn" and "footnote" in gone["withdrawn"]
+    # the audit's five errors that change a value or a theorem keep their weight; duplicates fold under one root
+    assert items["002-thm22-dudley"]["severity"] == "false-statement" and items["002-eq25"]["root"] == "002-thm22-dudley"
+    assert {items[k]["severity"] for k in ("001-eq10-unique", "002-thm39-depth", "003-eq17-kernel")} == {"wrong-value"}
+    assert items["003-thm1-existence"]["severity"] == "missing-hypothesis"
+    assert items["000-A-eq9"]["root"] == "000-A-eq8-9"
+    assert {items[k]["root"] for k in ("002-eq80", "002-eq82", "002-eq84", "002-eq85", "002-B4-rate")} == {"002-eq78"}
+    s = data["summary"]
+    assert s["roots"] == sum(s["roots_by_severity"].values()) == sum(
+        sum(row.values()) for row in s["roots_by_paper"].values())
+    code, out, _ = run_cli("errata", "adaptive-tangent", "--no-eval")
+    assert code == 0 and "WITHDRAWN" in out and "002-" not in out
