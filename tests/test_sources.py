@@ -1,0 +1,217 @@
+"""theorylab.sources: labels and printed text read from .tex and .md sources, and displays parsed into relations."""
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from theorylab.sources import (DEFAULT_PARSER, NotationMap, ParseFailure, Printed, Printout, parse_display,
+                               parse_printed, parse_report, read_source)
+
+SOURCES = Path(__file__).resolve().parents[1] / "derivations" / "sources"
+
+TEX = r"""
+\documentclass{article}
+\usepackage{amsmath,amsthm}
+\numberwithin{equation}{section}
+\newtheorem{theorem}{Theorem}
+\newtheorem{lemma}[theorem]{Lemma}
+\begin{document}
+\section{Setting}
+We start with
+\begin{equation}\label{eq:first}
+  a = b + 1 % a comment with \begin{equation}
+\end{equation}
+and the chain
+\begin{align}
+  x &= y \label{eq:x} \\
+  y &\le z \nonumber \\
+    &= w \tag{7}
+\end{align}
+\begin{theorem}\label{thm:main}
+For all $x > 0$, $f(x) \ge 0$.
+
+The proof follows.
+\end{theorem}
+\section{More}
+\begin{gather*}
+  u = v \\
+  p = q \tag{8}
+\end{gather*}
+\begin{lemma}[Helper] If $a$ then $b$. \end{lemma}
+\begin{align}
+  c &= d \\
+  e &= f
+\end{align}
+\begin{mystery} q \end{mystery}
+By \eqref{eq:first} and \eqref{eq:x}.
+\end{document}
+"""
+
+MD = r"""
+# A paper
+
+$$f(x) = x^2 \tag{1}$$
+
+Some text.
+
+$$g(x) = 2x \quad (2)$$
+
+Theorem 3.1. For all x, f(x) >= 0.
+And more of the statement.
+
+Next paragraph.
+
+$$h(x) = 3x$$
+(3)
+
+$$(4)$$
+"""
+
+
+def test_tex_fixture_numbers_like_latex():
+    out = read_source(TEX, fmt="tex")
+    assert isinstance(out, Printout) and isinstance(out, list)
+    assert out.labels == ["(1.1)", "(1.2)", "(7)", "Theorem 1", "(8)", "Lemma 2", "(2.1)", "(2.2)"]
+    assert out.get("(1.1)").text == "a = b + 1"                     # comment dropped, label stripped
+    assert out.get("(1.2)").text == "x &= y"
+    assert out.get("(7)").text == "&= w" and out.get("(7)").lead == "y &\\le z"    # a continuation's left side
+    assert out.get("(8)").text == "p = q"                             # a \tag numbers a starred line
+    assert out.refs == {"eq:first": "(1.1)", "eq:x": "(1.2)", "thm:main": "Theorem 1"}
+    assert out.get("eq:x").label == "(1.2)"                           # \eqref{eq:x} -> (1.2)
+    thm = out.get("Theorem 1")
+    assert thm.kind == "statement" and thm.text == "For all $x > 0$, $f(x) \\ge 0$."
+    assert out.get("Lemma 2").text == "If $a$ then $b$."              # shared counter with theorem, [Helper] dropped
+    lines = TEX.splitlines()
+    assert out.get("(1.1)").line == lines.index(r"\begin{equation}\label{eq:first}") + 1
+    assert out.get("Theorem 1").line == lines.index(r"\begin{theorem}\label{thm:main}") + 1
+    assert [w.construct for w in out.warnings] == ["\\begin{mystery}"]
+    mystery = lines.index(r"\begin{mystery} q \end{mystery}") + 1
+    assert str(out.warnings[0]).startswith(f"line {mystery}: ")
+
+
+def test_tex_default_counters_subequations_and_appendix():
+    tex = r"""
+\begin{theorem} A. \end{theorem}
+\begin{lemma} B. \end{lemma}
+\begin{equation} a = 1 \end{equation}
+\begin{subequations}\label{eq:pair}
+\begin{align} b &= 2 \\ c &= 3 \label{eq:c} \end{align}
+\end{subequations}
+\begin{multline} d = e \\ + f \end{multline}
+\[ g = h \]
+\begin{equation*} k = l \end{equation*}
+\numberwithin{equation}{section}
+\appendix
+\section{Proofs}
+\begin{equation} m = n \end{equation}
+"""
+    out = read_source(tex, fmt="tex")
+    assert out.labels == ["Theorem 1", "Lemma 1", "(1)", "(2a)", "(2b)", "(3)", "(A.1)"]
+    assert out.refs == {"eq:pair": "(2)", "eq:c": "(2b)"}
+    assert out.get("(3)").text == "d = e + f"
+    assert not out.warnings
+
+
+def test_md_fixture():
+    out = read_source(MD)
+    assert out.fmt == "md"
+    assert out.labels == ["(1)", "(2)", "Theorem 3.1", "(3)", "(4)"]
+    assert [p.text for p in out if p.kind == "display"] == ["f(x) = x^2", "g(x) = 2x", "h(x) = 3x", ""]
+    assert out.get("Theorem 3.1").text == "For all x, f(x) >= 0. And more of the statement."
+    assert out.get("(3)").line == 15
+    assert [w.construct for w in out.warnings] == ["(4)"]          # a label on an empty display is reported
+    assert out.get("(1)").relations is None
+
+
+def test_md_file_path_and_extra_patterns(tmp_path):
+    f = tmp_path / "paper.md"
+    f.write_text("$$a = b$$ [5]\n\n$$c = d \\tag{6}$$\n")
+    assert read_source(f).labels == ["(6)"]
+    out = read_source(str(f), extra_patterns=(r"\$\$\s*\[(\d+)\]",))
+    assert out.labels == ["(5)", "(6)"] and out.get("(5)").text == "a = b"
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_the_built_in_papers_labels_equal_their_coverage_labels(n):
+    from theorylab.derivations import PAPERS
+    coverage = importlib.import_module(f"theorylab.derivations.coverage_00{n}")
+    out = read_source(SOURCES / PAPERS[n].source)
+    assert out.labels == list(coverage.LABELS)
+    displays = [p for p in out if p.kind == "display"]
+    assert sum(bool(p.text) for p in displays) >= len(displays) - 2    # every other label has its printed text
+    assert all(w.construct in {"(12)", "(38)", "(123)"} for w in out.warnings)
+
+
+def test_seed_texts_are_the_shared_seeds():
+    seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    if not seeds.exists():
+        pytest.skip(f"{seeds} is not present in this checkout")
+    for f in sorted(seeds.glob("*.txt")):
+        assert (SOURCES / f.name).read_bytes() == f.read_bytes(), f.name
+
+
+def test_printed_and_notation_records_are_checked():
+    with pytest.raises(ValueError, match="kind must be"):
+        Printed(label="(1)", kind="equation", text="", line=1)
+    with pytest.raises(ValueError, match="pair"):
+        NotationMap(rewrites=(("a",),))
+    with pytest.raises(ValueError, match="fmt must be"):
+        read_source("x", fmt="rst")
+
+
+# -- parsing (needs the parser package) ------------------------------------------------------------------------------
+
+def _parser():
+    name = {"latex2sympy2_extended": "latex2sympy2_extended", "lark": "lark", "antlr": "antlr4"}[DEFAULT_PARSER]
+    pytest.importorskip(name, reason=f"the LaTeX parser {DEFAULT_PARSER} is not installed")
+
+
+def test_a_chain_splits_into_two_relations():
+    _parser()
+    x, y, z = sp.symbols("x y z")
+    rels = parse_display(r"x^2 = y \le z + 1.")
+    assert rels == (sp.Eq(x**2, y), sp.Le(y, z + 1))
+
+
+def test_layout_conditions_and_notation():
+    _parser()
+    a, b = sp.symbols("a b")
+    rels = parse_display(r"\left( a + b \right)^2 &= a^2 + 2\,a b + b^2, \quad \text{for all } a, b \in \mathbb{R}")
+    assert rels == (sp.Eq((a + b) ** 2, a**2 + 2 * a * b + b**2),)
+    z = sp.Symbol("z", positive=True)
+    q = sp.Function("q")
+    notation = NotationMap(rewrites=((re.compile(r"\\operatorname\{arcsinh\}"), r"\arsinh"),),
+                           symbols={"z": z, "q": q})
+    (rel,) = parse_display(r"q(z) = 2 - \sqrt{4 + z^2} + z \cdot \operatorname{arcsinh}(z/2)", notation)
+    assert rel == sp.Eq(q(z), 2 - sp.sqrt(4 + z**2) + z * sp.asinh(z / 2))
+    (rel,) = parse_display(r"= \|\vec{m}_h\|_2", lead=r"z_h^2")          # a continuation takes the lead's last term
+    norm = sp.Function(r"\|\cdot\|_{2}")
+    assert rel == sp.Eq(sp.IndexedBase("z")[sp.Symbol("h")] ** 2, norm(sp.IndexedBase("m")[sp.Symbol("h")]))
+
+
+def test_a_failure_names_construct_and_position_in_one_line():
+    _parser()
+    text = r"a = \nabla_x f(x)"
+    f = parse_display(text)
+    assert isinstance(f, ParseFailure)
+    assert f.construct == r"\nabla" and f.position == text.index(r"\nabla")
+    assert "\n" not in str(f) and r"\\nabla" in str(f) and str(f.position) in str(f)
+    f = parse_display(r"x \approx y")
+    assert isinstance(f, ParseFailure) and f.construct == r"\approx" and f.position == 2
+    f = parse_display(r"= y")
+    assert isinstance(f, ParseFailure) and "continuation" in f.reason
+
+
+def test_parse_printed_and_report():
+    _parser()
+    out = parse_printed(read_source(MD))
+    assert isinstance(out, Printout) and out.warnings
+    assert out.get("(1)").relations == (sp.Eq(sp.Function("f")(sp.Symbol("x")), sp.Symbol("x") ** 2),)
+    assert out.get("Theorem 3.1").relations is None
+    report = parse_report(out)
+    assert report["displays"] == 4 and report["parsed"] == 3 and report["share"] == 0.75
+    assert report["reasons"] == [("no printed display", 1)] and set(report["failures"]) == {"(4)"}

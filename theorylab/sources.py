@@ -1,0 +1,1410 @@
+"""Paper sources: every labelled display and numbered statement of a .tex or .md source, with its printed text.
+Displays parse to SymPy relations through a paper's NotationMap with latex2sympy2_extended (see PARSERS for why)."""
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import sympy as sp
+
+__all__ = ["Printed", "Printout", "SourceWarning", "ParseFailure", "NotationMap", "PARSERS", "DEFAULT_PARSER",
+           "read_source", "parse_display", "parse_printed", "parse_report"]
+
+_TRIM = 600          # a statement's printed text is cut (at a word) to about this many characters
+
+
+# -- records ---------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """Why a display did not parse: the reason, the construct that stopped it and its position (0-based character
+    offset in the display's printed text). `str()` is one line."""
+
+    reason: str
+    construct: str
+    position: int
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.construct!r} at character {self.position}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Printed:
+    """One labelled display or numbered statement as the source prints it.
+
+    label: "(12)", "(3.2)", "(4a)" for a display; "Theorem 1", "Lemma B.1" for a statement. kind: "display" or
+    "statement". text: the display's LaTeX (label, tag, \\label and \\nonumber removed, whitespace normalized; ""
+    where the label stands on an empty display) or the statement's sentence(s) up to the paragraph's end (about 600
+    characters at most). line: its 1-based line in the source. relations: None until parsed (`parse_printed`), then a
+    tuple of SymPy relations (a display without a relation gives its one expression) or a ParseFailure; statements
+    are never parsed. lead: for a display that opens with a relation ("= b"), the LaTeX printed just before it in the
+    same chain (the previous display, or the previous lines of its align), whose last term is its left side.
+    """
+
+    label: str
+    kind: str
+    text: str
+    line: int
+    relations: tuple | ParseFailure | None = None
+    lead: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ("display", "statement"):
+            raise ValueError(f"Printed {self.label}: kind must be 'display' or 'statement'; got {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class SourceWarning:
+    """Something of the source that was not read as a label: an unknown environment, a label with no display, an
+    unclosed display. `str()` is one line."""
+
+    line: int
+    construct: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.construct}: {self.message}"
+
+
+class Printout(list):
+    """The labelled displays and statements of a source in document order, once per label (a list of Printed),
+    with `warnings` (SourceWarning: what was not read, never dropped silently), `refs` (a .tex source's \\label
+    keys -> labels, so \\eqref{eq:x} -> "(3)") and `fmt` ("md" or "tex")."""
+
+    def __init__(self, items: Iterable[Printed] = (), *, warnings: Iterable[SourceWarning] = (),
+                 refs: Mapping[str, str] | None = None, fmt: str = "md"):
+        super().__init__(items)
+        self.warnings = list(warnings)
+        self.refs = dict(refs or {})
+        self.fmt = fmt
+
+    @property
+    def labels(self) -> list[str]:
+        return [p.label for p in self]
+
+    def get(self, label: str) -> Printed | None:
+        """The Printed of this label ("(12)", "Theorem 1"), or of a .tex \\label key; None if absent."""
+        label = self.refs.get(label, label)
+        return next((p for p in self if p.label == label), None)
+
+
+def _replacement(repl: Any) -> Callable[[re.Match], str]:
+    """A rewrite's replacement as a function of the match: a callable as is; a string is literal LaTeX in which
+    only \\1 .. \\9 and \\g<name> refer to the pattern's groups (so \\langle, \\frac stay literal)."""
+    if callable(repl):
+        return repl
+    parts = re.split(r"(\\\d|\\g<\w+>)", str(repl))
+
+    def expand(m: re.Match) -> str:
+        out = []
+        for i, p in enumerate(parts):
+            if i % 2 == 0:
+                out.append(p)
+            else:
+                key = p[1:] if p[1].isdigit() else p[3:-1]
+                out.append(m.group(int(key) if key.isdigit() else key) or "")
+        return "".join(out)
+    return expand
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotationMap:
+    """A paper's notation: how its LaTeX maps to SymPy.
+
+    rewrites: ordered (pattern, replacement) pairs applied to a display's LaTeX before parsing. A pattern given as
+        a string is literal LaTeX; a compiled `re.Pattern` is a regular expression. A replacement is LaTeX (in which
+        \\1 .. \\9 and \\g<name> insert the pattern's groups), or a function of the match.
+    symbols: names as the parse gives them -> SymPy objects. A name is the canonical LaTeX of a symbol: "x",
+        "\\alpha", "\\tilde{r}", "\\mathcal{L}", "w^{(1)}", "m_{0h}^{(1)}", "\\|\\cdot\\|_{2}" (a norm),
+        "\\langle\\cdot,\\cdot\\rangle", "(\\cdot)_{+}", "\\operatorname{tr}"; bold (\\boldsymbol, \\mathbf, \\vec,
+        \\bm) is dropped. A symbol with single-letter indices (x_i, W_{l+1}, beta_{o,d}) is the IndexedBase of its
+        other parts indexed by them: map its base name to an IndexedBase, a Function or any callable, or its full
+        name ("x_{i}") to an object. A name applied to arguments, f(x, y), calls the mapped object (an undefined
+        Function of that name if unmapped). Defaults: "e" -> E, "\\pi" -> pi.
+
+    Example::
+
+        NotationMap(rewrites=((r"\\operatorname{arcsinh}", r"\\arsinh"), (re.compile(r"\\mathrm\\{aux\\}"), "a"))),
+                    symbols={"z": sp.Symbol("z", real=True)})
+    """
+
+    rewrites: tuple = ()
+    symbols: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self):
+        rw = tuple(self.rewrites.items()) if isinstance(self.rewrites, Mapping) else tuple(self.rewrites)
+        for item in rw:
+            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], (str, re.Pattern))):
+                raise ValueError(f"NotationMap: each rewrite is a (pattern, replacement) pair with a str or re.Pattern "
+                                 f"pattern; got {item!r}")
+        object.__setattr__(self, "rewrites", rw)
+        object.__setattr__(self, "symbols", MappingProxyType(dict(self.symbols)))
+
+    def compiled(self) -> list[tuple[re.Pattern, Callable[[re.Match], str]]]:
+        return [(p if isinstance(p, re.Pattern) else re.compile(re.escape(p)), _replacement(r))
+                for p, r in self.rewrites]
+
+
+_NO_NOTATION = NotationMap()
+
+
+# -- reading: common -------------------------------------------------------------------------------------------------
+
+def _norm(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _trim(s: str, n: int = _TRIM) -> str:
+    s = _norm(s)
+    if len(s) <= n:
+        return s
+    cut = s.rfind(" ", 0, n)
+    return s[:cut if cut > n // 2 else n] + " …"
+
+
+class _Lines:
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def __call__(self, pos: int) -> int:
+        return bisect.bisect_right(self.starts, pos)
+
+    def span(self, text: str, pos: int) -> tuple[int, int]:
+        i = self(pos) - 1
+        start = self.starts[i]
+        end = text.find("\n", start)
+        return start, (len(text) if end < 0 else end)
+
+
+def read_source(path_or_text: str | Path, *, fmt: str | None = None, extra_patterns: Sequence[str] = ()
+                ) -> Printout:
+    """Every labelled display and numbered statement of a paper's source, in document order, once per label.
+
+    path_or_text: a path (str or Path) to a .tex, .md or .txt file, or the source text itself. fmt: "tex" or "md";
+    by default from the file's suffix (.tex -> tex), or for a text, "tex" where it has \\begin{equation|align|
+    gather|multline|document} or \\section, else "md". extra_patterns: regular expressions whose first group is an
+    equation number, for a Markdown source's own layout (as `coverage.labels_in_text` takes them).
+
+    Markdown (converted from PDF): displays `$$ … $$` labelled by `\\tag{k}`, `\\quad (k)`, a `(k)` before the
+    closing `$$` or after it, `(k)` alone on the next line(s), an inline `$ … $ (k)`, or a line of an HTML
+    conversion ending in `\\displaystyle … (k)`; statements are lines starting "Theorem 3.6", "Lemma B.1",
+    "Proposition 3", "Corollary 2". LaTeX: see `_read_tex`. Returns a Printout (a list of Printed) whose
+    `warnings` list what was not read (unknown environments, labels on no display, unclosed displays).
+    """
+    text, suffix = None, ""
+    if isinstance(path_or_text, Path) or ("\n" not in path_or_text and len(path_or_text) < 4096
+                                          and Path(path_or_text).suffix.lower() in (".tex", ".md", ".txt", ".markdown")
+                                          and Path(path_or_text).is_file()):
+        p = Path(path_or_text)
+        text, suffix = p.read_text(encoding="utf-8"), p.suffix.lower()
+    else:
+        text = str(path_or_text)
+    if fmt is None:
+        if suffix:
+            fmt = "tex" if suffix == ".tex" else "md"
+        else:
+            fmt = "tex" if re.search(r"\\begin\{(?:equation|align|gather|multline|document)\*?\}|\\section\*?\{",
+                                     text) and "$$" not in text else "md"
+    if fmt == "tex":
+        return _read_tex(text)
+    if fmt == "md":
+        return _read_md(text, extra_patterns)
+    raise ValueError(f"read_source: fmt must be 'tex' or 'md'; got fmt={fmt!r}")
+
+
+def _statement_text(text: str, start: int) -> str:
+    """The statement's sentence(s) from `start` to the end of its paragraph; the next paragraph if that is empty."""
+    paras = re.split(r"\n[ \t]*\n", text[start:start + 20 * _TRIM], maxsplit=3)
+    first = paras[0].strip().lstrip(".:").strip()
+    if not first and len(paras) > 1:
+        first = next((p.strip() for p in paras[1:] if p.strip()), "")
+    return _trim(first)
+
+
+# -- reading: Markdown -----------------------------------------------------------------------------------------------
+
+_N = r"(\d+[a-z]?)"
+_MD_LABELS = tuple(re.compile(p, re.M) for p in (
+    r"\\tag\{" + _N + r"\}",                    # $$ ... \tag{12} $$
+    r"\$\$\s*\(" + _N + r"\)\s*\$\$",           # $$(12)$$
+    r"^[ \t]*\(" + _N + r"\)[ \t]*$",           # (12) alone on its line, after the display
+    r"\\quad\s*\(" + _N + r"\)",                # $$ ... \quad (22)$$ (closed there or not)
+    r"\$\$\s*\(" + _N + r"\)\s*$",              # $$ ... $$ (7)
+    r"\s\(" + _N + r"\)\s*\$\$",                # $$ ... (7)$$
+    r"\$\s*\(" + _N + r"\)\s*$",                # $ ... $ (18): an inline display labelled after its dollar sign
+))
+# a line of math ending in " (n)" (an HTML conversion's "\displaystyle ... (6)"): only on lines with LaTeX in them
+_MD_LINE_END = re.compile(r"\s\(" + _N + r"\)[ \t]*$", re.M)
+_STATEMENT = re.compile(r"^\W{0,4}(Theorem|Lemma|Proposition|Corollary)\s+([A-Z]?\d+(?:\.\d+)*|[A-Z]\.\d+)\b", re.M)
+_GAP = re.compile(r"(?:\s|\d+)*")              # between a display and its label: blank lines and line numbers
+
+
+def _overlapping(pat: re.Pattern, text: str):
+    """Matches of pat that may share characters ("$$ (3) $$(4)$$": both labels), each starting after the previous
+    match's number."""
+    pos = 0
+    while True:
+        m = pat.search(text, pos)
+        if not m:
+            return
+        yield m
+        pos = max(m.end(1), m.start() + 1)
+
+
+def _strip_md_label(content: str, num: str) -> str:
+    n = re.escape(num)
+    content = re.sub(r"\\tag\*?\{" + n + r"\}", " ", content)
+    content = re.sub(r"(?:\\q?quad)?\s*\(" + n + r"\)\s*$", " ", content)
+    content = re.sub(r"^\s*\(" + n + r"\)\s*$", " ", content)
+    return _norm(content)
+
+
+def _html_display(line: str, num: str) -> str:
+    """The LaTeX of an HTML conversion's display line: each `\\displaystyle` cell up to the rendered text after it."""
+    line = re.sub(r"\s\(" + re.escape(num) + r"\)[ \t]*$", "", line)
+    cells = []
+    for part in line.split("\\displaystyle")[1:]:
+        bad = next((i for i, c in enumerate(part) if ord(c) > 127), None)
+        if bad is not None:
+            cut = part.rfind(" ", 0, bad)
+            part = part[:cut] if cut > 0 else part[:bad]
+        cells.append(part.strip())
+    return _norm(" ".join(c for c in cells if c))
+
+
+def _read_md(text: str, extra_patterns: Sequence[str] = ()) -> Printout:
+    lines = _Lines(text)
+    warnings: list[SourceWarning] = []
+    toks = [m.start() for m in re.finditer(r"\$\$", text)]
+    if len(toks) % 2:
+        warnings.append(SourceWarning(lines(toks[-1]), "$$", "a display opened here is never closed; not read"))
+    blocks = [(toks[i], toks[i + 1] + 2) for i in range(0, len(toks) - 1, 2)]
+    opens = [b[0] for b in blocks]
+
+    hits: list[tuple[int, str, int, str]] = []          # (position, label, position of the number, number)
+    for pat in (*_MD_LABELS, *(re.compile(p, re.M) for p in extra_patterns)):
+        hits += [(m.start(), f"({m.group(1)})", m.start(1), m.group(1)) for m in _overlapping(pat, text)]
+    for m in _MD_LINE_END.finditer(text):
+        a, b = lines.span(text, m.start(1))
+        if re.search(r"\\[A-Za-z]|\$|=", text[a:b]):
+            hits.append((m.start(), f"({m.group(1)})", m.start(1), m.group(1)))
+    statements = [(m.start(), f"{m.group(1)} {m.group(2)}", m.end(), "") for m in _STATEMENT.finditer(text)]
+
+    def block_at(pos: int) -> int | None:
+        i = bisect.bisect_right(opens, pos) - 1
+        return i if i >= 0 and blocks[i][0] < pos < blocks[i][1] else None
+
+    def content(i: int) -> str:
+        return text[blocks[i][0] + 2:blocks[i][1] - 2]
+
+    labelled = set()                                         # blocks that carry their own (non-empty) label
+    for _, _, g, num in hits:
+        i = block_at(g)
+        if i is not None and _strip_md_label(content(i), num):
+            labelled.add(i)
+
+    def before(end: int) -> tuple[str, int] | None:
+        """The unlabelled display just before `end` (only blank lines and line numbers between), with its line."""
+        i = bisect.bisect_right(opens, end) - 1
+        while i >= 0 and blocks[i][1] > end:
+            i -= 1
+        if i < 0 or i in labelled or not _GAP.fullmatch(text[blocks[i][1]:end]):
+            return None
+        return _norm(content(i)), lines(blocks[i][0]), blocks[i][0]
+
+    def lead_of(pos: int) -> str:
+        """The display just before the one at pos (only labels, line numbers and blank lines between), unlabelled."""
+        i = bisect.bisect_right(opens, pos) - 1
+        while i >= 0 and blocks[i][1] > pos:
+            i -= 1
+        if i < 0 or not re.fullmatch(r"(?:\s|\d+|\(\d+[a-z]?\))*", text[blocks[i][1]:pos]):
+            return ""
+        return _norm(re.sub(r"\\tag\*?\{[^}]*\}|(?:\\q?quad)?\s*\(\d+[a-z]?\)\s*$", " ", content(i)))
+
+    def display(start: int, g: int, num: str) -> tuple[str, int, int]:
+        """(text, line, position of the display) of the label whose number is at g."""
+        i = block_at(g)
+        if i is not None:
+            own = _strip_md_label(content(i), num)
+            if own:
+                return own, lines(blocks[i][0]), blocks[i][0]
+            return before(blocks[i][0]) or ("", lines(g), g)
+        a, b = lines.span(text, g)
+        line = text[a:b]
+        if "\\displaystyle" in line:
+            return _html_display(line, num), lines(g), a
+        inline = re.search(r"\$([^$]+)\$\s*\(" + re.escape(num) + r"\)\s*$", line)
+        if inline:
+            return _norm(inline.group(1)), lines(g), a
+        return before(g - 1) or ("", lines(g), g)
+
+    order: dict[str, int] = {}
+    found: dict[str, Printed] = {}
+    for start, label, g, num in sorted(hits + statements):
+        order.setdefault(label, start)
+        if label in found and found[label].text:
+            continue
+        if num:
+            txt, line, at = display(start, g, num)
+            lead = lead_of(at) if re.match(r"\s*(?:=|\\le|\\ge|<|>|\\approx|\\succ|\\prec|&)", txt) else ""
+            found[label] = Printed(label=label, kind="display", text=txt, line=line, lead=lead)
+        else:
+            found[label] = Printed(label=label, kind="statement", text=_statement_text(text, g), line=lines(start))
+    out = [found[label] for label in sorted(order, key=order.get)]
+    for p in out:
+        if p.kind == "display" and not p.text:
+            warnings.append(SourceWarning(p.line, p.label, "the label stands on no display (an empty display, or "
+                                                           "its display carries another label): its text is empty"))
+    return Printout(out, warnings=sorted(warnings, key=lambda w: w.line), fmt="md")
+
+
+# -- reading: LaTeX --------------------------------------------------------------------------------------------------
+
+_ROWS = ("align", "gather", "flalign", "alignat", "eqnarray", "xalignat")      # one number per line
+_ONE = ("equation", "multline", "displaymath")                                  # one number for the display
+_UNNUMBERED = ("displaymath",)
+_TEXT_ENVS = {"document", "abstract", "itemize", "enumerate", "description", "figure", "table", "center", "proof",
+              "quote", "quotation", "tabular", "tabularx", "minipage", "thebibliography", "verbatim", "flushleft",
+              "flushright", "algorithm", "algorithmic", "lstlisting", "tikzpicture", "wrapfigure", "subfigure",
+              "small", "footnotesize", "remark", "example", "definition", "assumption", "acknowledgments",
+              "acknowledgements", "appendices", "titlepage", "frame", "list", "sloppypar", "comment", "split",
+              "aligned", "gathered", "cases", "array", "matrix", "pmatrix", "bmatrix", "vmatrix", "Vmatrix"}
+_DEFAULT_THEOREMS = {"theorem": "Theorem", "lemma": "Lemma", "proposition": "Proposition", "corollary": "Corollary"}
+_TEX_TOKEN = re.compile(
+    r"\\begin\s*\{(?P<begin>[^}]*)\}|\\end\s*\{(?P<end>[^}]*)\}"
+    r"|\\(?P<sec>section|subsection)\s*(?P<star>\*?)\s*(?:\[[^\]]*\])?\s*\{"
+    r"|\\(?P<appendix>appendix)\b"
+    r"|\\numberwithin\s*\{(?P<nw_counter>[^}]*)\}\s*\{(?P<nw_within>[^}]*)\}"
+    r"|\\newtheorem(?P<nt_star>\*?)\s*\{(?P<nt_env>[^}]*)\}\s*(?:\[(?P<nt_shared>[^\]]*)\])?\s*\{(?P<nt_title>[^}]*)\}"
+    r"\s*(?:\[(?P<nt_within>[^\]]*)\])?"
+    r"|\\setcounter\s*\{(?P<sc_counter>[^}]*)\}\s*\{(?P<sc_value>-?\d+)\}"
+    r"|(?P<bracket>(?<!\\)\\\[)|(?P<dollars>\$\$)")
+_LABEL = re.compile(r"\\label\s*\{([^}]*)\}")
+_TAG = re.compile(r"\\tag(\*?)\s*\{([^}]*)\}")
+_NONUMBER = re.compile(r"\\(?:nonumber|notag)\b")
+
+
+def _strip_comments(text: str) -> str:
+    """LaTeX comments blanked (lengths and lines kept, so positions still point into the source)."""
+    return re.sub(r"(?<!\\)%[^\n]*", lambda m: " " * len(m.group(0)), text)
+
+
+def _split_rows(body: str) -> list[tuple[int, str]]:
+    """The lines of an align-like body at its top-level `\\\\` (not inside braces or nested environments)."""
+    rows, depth, env, start, i = [], 0, 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "\\":
+            if body.startswith("\\begin", i):
+                env += 1
+            elif body.startswith("\\end", i):
+                env -= 1
+            elif body.startswith("\\\\", i) and depth == 0 and env == 0:
+                rows.append((start, body[start:i]))
+                i += 2
+                m = re.match(r"\*?\s*(?:\[[^\]]*\])?", body[i:])
+                i += m.end()
+                start = i
+                continue
+            i += 2
+            continue
+        i += 1
+    rows.append((start, body[start:]))
+    return rows
+
+
+def _read_tex(text: str) -> Printout:
+    """LaTeX: equation, align, gather, multline, flalign, alignat, eqnarray (and starred), \\[ \\], $$ $$;
+    \\label, \\tag, \\tag*, \\nonumber/\\notag; subequations (4a, 4b); numbered as LaTeX numbers them: each line of
+    align-like environments unless \\nonumber (empty lines are not numbered), per section where
+    \\numberwithin{equation}{section} (or subsection) says so, sections lettered after \\appendix; theorem,
+    lemma, proposition, corollary (each its own counter unless declared) and every \\newtheorem environment
+    (shared counters `\\newtheorem{lemma}[theorem]{Lemma}`, per-section `\\newtheorem{theorem}{Theorem}[section]`)
+    are numbered statements. An environment that is neither math, theorem-like nor a known text environment is
+    reported in `warnings`, as is a \\label on an unnumbered line."""
+    text = _strip_comments(text)
+    lines = _Lines(text)
+    out: list[Printed] = []
+    warnings: list[SourceWarning] = []
+    refs: dict[str, str] = {}
+    seen: set[str] = set()
+    sec = [0, 0]                                   # section, subsection
+    appendix = False
+    within: dict[str, str] = {}                    # counter -> section | subsection
+    counters: Counter = Counter()
+    theorems: dict[str, tuple[str, str | None]] = {}          # env -> (title, counter or None when unnumbered)
+    declared: set[str] = set()
+    sub: list = []                                 # [parent number, letters used] inside subequations
+
+    def prefix(counter: str) -> str:
+        w = within.get(counter)
+        s = (chr(64 + sec[0]) if appendix and sec[0] else str(sec[0]))
+        return {"section": f"{s}.", "subsection": f"{s}.{sec[1]}."}.get(w, "")
+
+    def next_eq() -> str:
+        if sub:
+            sub[1] += 1
+            return f"({sub[0]}{chr(96 + sub[1])})"
+        counters["equation"] += 1
+        return f"({prefix('equation')}{counters['equation']})"
+
+    def add(p: Printed):
+        if p.label in seen:
+            warnings.append(SourceWarning(p.line, p.label, "the label is printed twice; the first is kept"))
+            return
+        seen.add(p.label)
+        out.append(p)
+
+    def display(env: str, body: str, at: int, starred: bool):
+        rows = _split_rows(body) if env in _ROWS else [(0, body)]
+        before = []
+        for off, row in rows:
+            tag = _TAG.search(row)
+            keys = _LABEL.findall(row)
+            clean = _norm(_NONUMBER.sub(" ", _LABEL.sub(" ", _TAG.sub(" ", row))))
+            if env == "multline":
+                clean = _norm(clean.replace("\\\\", " "))
+            if not clean and not tag:
+                continue
+            if tag:
+                label = tag.group(2) if tag.group(1) else f"({tag.group(2)})"
+            elif not starred and not _NONUMBER.search(row) and env not in _UNNUMBERED:
+                label = next_eq()
+            else:
+                label = None
+            pos = at + off + (len(row) - len(row.lstrip()))
+            if label:
+                lead = before[-1] if before and re.match(r"&?\s*&?\s*(?:=|\\le|\\ge|<|>|\\approx)", clean) else ""
+                add(Printed(label=label, kind="display", text=clean, line=lines(pos), lead=lead))
+                for k in keys:
+                    refs[k] = label
+            elif keys:
+                warnings.append(SourceWarning(lines(pos), f"\\label{{{keys[0]}}}",
+                                              "a label on an unnumbered line refers to no number here"))
+            before.append(clean)
+
+    pos = 0
+    while True:
+        m = _TEX_TOKEN.search(text, pos)
+        if not m:
+            break
+        pos = m.end()
+        g = m.lastgroup
+        if m.group("begin") is not None:
+            env = m.group("begin").strip()
+            base, starred = env.rstrip("*"), env.endswith("*")
+            if base in _ROWS or base in _ONE:
+                end = text.find(f"\\end{{{env}}}", m.end())
+                if end < 0:
+                    warnings.append(SourceWarning(lines(m.start()), f"\\begin{{{env}}}", "never ended; not read"))
+                    continue
+                start = m.end()
+                if base in ("alignat", "xalignat"):
+                    arg = re.match(r"\s*\{[^}]*\}", text[start:end])
+                    start += arg.end() if arg else 0
+                display(base, text[start:end], start, starred)
+                pos = end + len(f"\\end{{{env}}}")
+            elif env == "subequations":
+                counters["equation"] += 1
+                sub[:] = [f"{prefix('equation')}{counters['equation']}", 0]
+                head = text[m.end():m.end() + 200]
+                lab = re.match(r"\s*\\label\s*\{([^}]*)\}", head)
+                if lab:
+                    refs[lab.group(1)] = f"({sub[0]})"
+            elif env in theorems or (env in _DEFAULT_THEOREMS and env not in declared):
+                title, counter = theorems.get(env, (_DEFAULT_THEOREMS.get(env), env))
+                end = text.find(f"\\end{{{env}}}", m.end())
+                body = text[m.end():end if end >= 0 else len(text)]
+                opt = re.match(r"\s*\[[^\]]*\]", body)
+                body = body[opt.end():] if opt else body
+                if counter is None:
+                    continue
+                counters[counter] += 1
+                label = f"{title} {prefix(counter)}{counters[counter]}"
+                head = re.split(r"\\begin\s*\{", body, maxsplit=1)[0]
+                for k in _LABEL.findall(head)[:1]:
+                    refs[k] = label
+                add(Printed(label=label, kind="statement", line=lines(m.start()),
+                            text=_statement_text(_LABEL.sub(" ", body), 0)))
+            elif env not in _TEXT_ENVS and env.rstrip("*") not in _TEXT_ENVS:
+                warnings.append(SourceWarning(lines(m.start()), f"\\begin{{{env}}}",
+                                              "an environment theorylab does not know: its contents are read as text "
+                                              "(no display or statement in it is numbered by it)"))
+        elif m.group("end") is not None:
+            if m.group("end").strip() == "subequations":
+                sub.clear()
+        elif g == "star" or m.group("sec"):
+            if not m.group("star"):
+                if m.group("sec") == "section":
+                    sec[0], sec[1] = sec[0] + 1, 0
+                    resets = ("section", "subsection")
+                else:
+                    sec[1] += 1
+                    resets = ("subsection",)
+                for c, w in within.items():
+                    if w in resets:
+                        counters[c] = 0
+        elif g == "appendix":
+            appendix, sec[0], sec[1] = True, 0, 0
+        elif m.group("nw_counter") is not None:
+            within[m.group("nw_counter").strip()] = m.group("nw_within").strip()
+        elif m.group("nt_env") is not None:
+            env, title = m.group("nt_env").strip(), m.group("nt_title").strip()
+            declared.add(env)
+            if m.group("nt_star"):
+                theorems[env] = (title, None)
+                continue
+            shared = (m.group("nt_shared") or "").strip()
+            counter = theorems[shared][1] if shared in theorems and theorems[shared][1] else (shared or env)
+            theorems[env] = (title, counter)
+            if m.group("nt_within"):
+                within[counter] = m.group("nt_within").strip()
+        elif m.group("sc_counter") is not None:
+            if m.group("sc_counter").strip() == "equation":
+                counters["equation"] = int(m.group("sc_value"))
+        elif g in ("bracket", "dollars"):
+            close = "\\]" if g == "bracket" else "$$"
+            end = text.find(close, m.end())
+            if end < 0:
+                warnings.append(SourceWarning(lines(m.start()), m.group(0), "a display never closed; not read"))
+                continue
+            display("displaymath", text[m.end():end], m.end(), True)
+            pos = end + len(close)
+    return Printout(out, warnings=sorted(warnings, key=lambda w: w.line), refs=refs, fmt="tex")
+
+
+# -- parsing ---------------------------------------------------------------------------------------------------------
+
+class _T:
+    """A string with, for each character, its offset in the printed text (so a failure names its position)."""
+
+    __slots__ = ("s", "o")
+
+    def __init__(self, s: str, o: list[int] | None = None):
+        self.s, self.o = s, (list(range(len(s))) if o is None else o)
+
+    def sub(self, rx: re.Pattern, repl: Callable[[re.Match], str] | str) -> "_T":
+        f = repl if callable(repl) else (lambda m, r=repl: r)
+        ss, oo, last = [], [], 0
+        for m in rx.finditer(self.s):
+            ss.append(self.s[last:m.start()])
+            oo.extend(self.o[last:m.start()])
+            r = f(m)
+            ss.append(r)
+            oo.extend([self.at(m.start())] * len(r))
+            last = m.end()
+        if not ss:
+            return self
+        ss.append(self.s[last:])
+        oo.extend(self.o[last:])
+        return _T("".join(ss), oo)
+
+    def at(self, i: int) -> int:
+        if not self.o:
+            return 0
+        return self.o[min(max(i, 0), len(self.o) - 1)]
+
+    def __getitem__(self, sl: slice) -> "_T":
+        return _T(self.s[sl], self.o[sl])
+
+    def strip(self) -> "_T":
+        a = len(self.s) - len(self.s.lstrip())
+        b = len(self.s.rstrip())
+        return self[a:b]
+
+    def __add__(self, other: "_T") -> "_T":
+        return _T(self.s + other.s, self.o + other.o)
+
+
+class _Fail(Exception):
+    def __init__(self, reason: str, construct: str, position: int):
+        super().__init__(reason)
+        self.failure = ParseFailure(reason, construct, position)
+
+
+def _match_close(s: str, i: int, open_: str, close: str) -> int:
+    """Index of the `close` matching the `open_` at s[i] (nesting counted), or -1."""
+    depth, j = 0, i
+    while j < len(s):
+        if s.startswith(open_, j) and (open_ != close or depth == 0):
+            depth += 1
+            j += len(open_)
+            continue
+        if s.startswith(close, j):
+            depth -= 1
+            if depth == 0:
+                return j
+            j += len(close)
+            continue
+        j += 2 if s[j] == "\\" and j + 1 < len(s) and not s[j + 1].isalpha() else 1
+    return -1
+
+
+def _brace_arg(s: str, i: int) -> tuple[str, int] | None:
+    """The {...} argument (or single token) starting at s[i] (after spaces): (content, index after it)."""
+    while i < len(s) and s[i] == " ":
+        i += 1
+    if i >= len(s):
+        return None
+    if s[i] == "{":
+        j = _match_close(s, i, "{", "}")
+        return (s[i + 1:j], j + 1) if j >= 0 else None
+    if s[i] == "\\":
+        m = re.match(r"\\(?:[A-Za-z]+|.)", s[i:])
+        return m.group(0), i + m.end()
+    return s[i], i + 1
+
+
+def _cleanup(t: _T) -> _T:
+    """Layout and style removed: what carries no mathematics, with sizes and spacing."""
+    for pat, rep in _CLEANUP:
+        for _ in range(3):                       # nested (\bm{\hat{\bm{x}}}) and repeated forms
+            new = t.sub(pat, rep)
+            if new.s == t.s:
+                break
+            t = new
+    t = _pairs(t, r"\\underbrace\s*\{", "underbrace")
+    t = _pairs(t, r"\\overbrace\s*\{", "underbrace")
+    t = _pairs(t, r"\\[|]|\\lVert|\\rVert|\|\|", "norm")
+    t = _pairs(t, r"\\langle", "inner")
+    t = _pairs(t, r"\\mathbb\{E\}(?:_\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|_[A-Za-z])?\s*\[", "expectation")
+    t = _pairs(t, r"\\(?:max|min)\s*\\\{", "setfun")
+    t = _pairs(t, r"\)\s*_\s*(?:\+|\{\+\})", "relu")
+    return t.sub(_BRACKET, lambda m: "(" if m.group(0) == "[" else ")")     # [ ] group as ( ) do
+
+
+def _pairs(t: _T, opener: str, kind: str) -> _T:
+    """Rewrites of delimited constructs the parsers lack, found by matching delimiters:
+    norms -> \\nrm{sub}(x), <a, b> -> \\inn(a, b), E[x] -> E(x), \\max\\{a,b\\} -> \\max(a,b), (x)_+ -> \\relu(x),
+    \\underbrace{x}_{note} -> {x}."""
+    rx = re.compile(opener)
+    for _ in range(50):
+        s = t.s
+        if kind == "norm":
+            ms = list(rx.finditer(s))
+            if len(ms) < 2:
+                return t
+            a, b = ms[0], ms[1]
+            inner = s[a.end():b.start()]
+            rest = s[b.end():]
+            sm = re.match(r"\s*_\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[A-Za-z0-9])", rest)
+            sub = sm.group(1) if sm else ""
+            sub = sub[1:-1] if sub.startswith("{") else sub
+            end = b.end() + (sm.end() if sm else 0)
+            head = _T("\\nrm{" + sub + "}(", [t.at(a.start())] * (len(sub) + 8))
+            t = t[:a.start()] + head + t[a.end():b.start()] + _T(")", [t.at(b.start())]) + t[end:]
+            continue
+        m = rx.search(s)
+        if not m:
+            return t
+        if kind == "inner":
+            j = _match_close(s, m.start(), "\\langle", "\\rangle")
+            if j < 0:
+                return t
+            t = t[:m.start()] + _T("\\inn(", [t.at(m.start())] * 5) + t[m.end():j] + _T(")", [t.at(j)]) \
+                + t[j + len("\\rangle"):]
+        elif kind == "expectation":
+            k = m.end() - 1
+            j = _match_close(s, k, "[", "]")
+            if j < 0:
+                return t
+            t = t[:k] + _T("(", [t.at(k)]) + t[k + 1:j] + _T(")", [t.at(j)]) + t[j + 1:]
+        elif kind == "setfun":
+            k = m.end() - 2
+            j = _match_close(s, k, "\\{", "\\}")
+            if j < 0:
+                return t
+            t = t[:k] + _T("(", [t.at(k)]) + t[k + 2:j] + _T(")", [t.at(j)]) + t[j + 2:]
+        elif kind == "relu":
+            close = m.start()
+            depth, i = 0, close
+            while i >= 0:
+                depth += {")": 1, "(": -1}.get(s[i], 0)
+                if depth == 0:
+                    break
+                i -= 1
+            if i < 0:
+                return t
+            t = t[:i] + _T("\\relu(", [t.at(i)] * 6) + t[i + 1:close] + _T(")", [t.at(close)]) + t[m.end():]
+        elif kind == "underbrace":
+            k = m.end() - 1
+            j = _match_close(s, k, "{", "}")
+            if j < 0:
+                return t
+            after = _brace_arg(s, j + 1) if re.match(r"\s*_", s[j + 1:]) else None
+            end = j + 1
+            if after is not None:
+                u = s.index("_", j + 1)
+                arg = _brace_arg(s, u + 1)
+                end = arg[1] if arg else j + 1
+            t = t[:m.start()] + _T("{", [t.at(m.start())]) + t[k + 1:j] + _T("}", [t.at(j)]) + t[end:]
+    return t
+
+
+_BRACKET = re.compile(r"(?<!\\sqrt)\[|\]")
+_CLEANUP = tuple((re.compile(p), r) for p, r in (
+    (r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle|limits|nolimits|nonumber|notag)(?![A-Za-z])", " "),
+    (r"\\label\s*\{[^}]*\}|\\tag\*?\s*\{[^}]*\}", " "),
+    (r"\\(?:big|Big|bigg|Bigg)[lrm]?\s*\{(\\?.)\}", lambda m: m.group(1)),          # HTML conversions: \Big{(}
+    (r"\\(?:big|Big|bigg|Bigg)[lrm]?(?![A-Za-z])", ""),
+    (r"\\(?:left|right)\s*\.", ""),
+    (r"\\(?:left|right)(?![A-Za-z])", ""),
+    (r"\\(?:hskip|kern|mkern|mskip)\s*-?[\d.]+\s*(?:pt|em|mu|ex)?", " "),
+    (r"\\[hv]space\*?\s*\{[^}]*\}|\\(?:hfill|allowbreak|nobreak|mathstrut|strut|phantom\{[^}]*\})", " "),
+    (r"\\[,;:!> ]|~", " "),
+    (r"\\(?:tfrac|dfrac|cfrac)(?![A-Za-z])", r"\frac"),
+    (r"\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{\s*(\\?[A-Za-z]+)\s*\}", lambda m: m.group(1) + " "),
+    (r"\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{([^{}]*)\}", lambda m: "{" + m.group(1) + "}"),
+    (r"\\(?:vec|boldsymbol|bm|mathbf|pmb)\s+([A-Za-z])", lambda m: m.group(1)),
+    (r"\{\s*\{([^{}]*)\}\s*\}", lambda m: "{" + m.group(1) + "}"),
+    (r"(?<![\\_^A-Za-z}\]])\{\s*(\\?[A-Za-z]+)\s*\}", lambda m: m.group(1) + " "),
+    (r"\{\s*\}", " "),
+    (r"\\operatorname\*", r"\operatorname"),
+    (r"\\mathop\s*\{\s*\\mathrm\s*\{([^}]*)\}\s*\}", lambda m: "\\operatorname{" + m.group(1) + "}"),
+    (r"\{\\rm\s+([A-Za-z]+)\}|\\rm\s+([A-Za-z]+)", lambda m: "\\mathrm{" + (m.group(1) or m.group(2)) + "}"),
+    (r"\\(?:textrm|textnormal|textit|textup|mbox)\s*\{", r"\text{"),
+    (r"\\circ(?![A-Za-z])", r"\cdot "),
+    (r"\\(?:top|intercal|T)(?![A-Za-z])|\\mathsf\s*\{T\}|\\mathrm\s*\{T\}", "T"),
+    (r"\\(?:leqslant|leq)(?![A-Za-z])", r"\le "),
+    (r"\\(?:geqslant|geq)(?![A-Za-z])", r"\ge "),
+    (r"\\(?:neq)(?![A-Za-z])", r"\ne "),
+    (r"\\(?:lvert|rvert|vert)(?![A-Za-z])", "|"),
+    (r"\\operatorname\s*\{\s*(?:arcsinh|arsinh|asinh)\s*\}|\\arcsinh(?![A-Za-z])", r"\arsinh "),
+    (r"\\operatorname\s*\{\s*(?:arccosh|arcosh|acosh)\s*\}|\\arccosh(?![A-Za-z])", r"\arcosh "),
+    (r"\\operatorname\s*\{\s*(?:arctanh|artanh|atanh)\s*\}|\\arctanh(?![A-Za-z])", r"\artanh "),
+    (r"\\operatorname\s*\{\s*(sinh|cosh|tanh|exp|log|ln|sin|cos|tan)\s*\}", lambda m: "\\" + m.group(1) + " "),
+    (r"\\mathrm\s*\{d\}", "d"),
+    (r"\\ell(?![A-Za-z])", r"\ell "),
+))
+
+# displays with these constructs are beyond the parsers (the reason names the construct)
+_UNSUPPORTED = tuple((re.compile(p), r) for p, r in (
+    (r"\\begin\s*\{(?:cases|dcases)\}", "a case distinction (cases)"),
+    (r"\\begin\s*\{(?:array|matrix|pmatrix|bmatrix|vmatrix|Vmatrix|smallmatrix)\}", "a matrix or array"),
+    (r"\\partial(?![A-Za-z])", "a partial derivative"),
+    (r"\\nabla(?![A-Za-z])", "a gradient (\\nabla)"),
+    (r"\\(?:dots|cdots|ldots|vdots|ddots|dotsb|dotsm|dotsc)(?![A-Za-z])", "an ellipsis (\\dots)"),
+    (r"\\(?:min|max|inf|sup)\s*_", "an optimum over a variable (\\min_{...})"),
+    (r"\\operatorname\s*\{\s*(?:arg\s*min|arg\s*max|argmin|argmax|minimize|maximize)\s*\}|\\arg\s*(?:min|max)",
+     "an optimization problem (argmin, minimize)"),
+    (r"\\(?:otimes|oplus|odot|ominus|bigotimes|bigoplus)(?![A-Za-z])", "a tensor or direct sum (\\otimes, \\oplus)"),
+    (r"\\(?:underset|overset|stackrel|substack)(?![A-Za-z])", "a stacked symbol (\\underset)"),
+    (r"\\(?:mid|vert)(?![A-Za-z])|(?<=[A-Za-z0-9}])\s\|\s(?=[A-Za-z\\])", "a conditional bar (f(x | y))"),
+    (r"\\(?:forall|exists)(?![A-Za-z])", "a quantifier"),
+    (r"\\(?:cup|cap|setminus|emptyset|subset|subseteq)(?![A-Za-z])", "a set operation"),
+    (r"\\(?:sum|prod)\s*(?:_\s*(?:[A-Za-z]|\{[^{}=]*\})\s*)?(?:\^\s*(?:\w|\{[^{}]*\}))?(?!\s*_)(?!\s*\^)"
+     r"(?=(?:\s|[A-Za-z\\(\[{]))(?<!=)",
+     "a sum or product without limits i=1..n"),
+    (r"\\(?:det|rank|tr|Tr|diag|vec|sign|sgn)\b|\\operatorname\s*\{\s*(?:tr|Tr|det|rank|diag|vec|sign|sgn)\s*\}"
+     r"|\\mathrm\s*\{\s*(?:tr|Tr|vec|diag|rank|sign)\s*\}",
+     "a matrix function (tr, det, vec, diag)"),
+))
+
+_RELATIONS = {"=": "==", ":=": "==", "\\coloneqq": "==", "\\triangleq": "==", "\\equiv": "==", "\\doteq": "==",
+              "\\eqqcolon": "==", "\\stackrel{\\text{def}}{=}": "==",
+              "\\le": "<=", "\\ge": ">=", "<": "<", ">": ">", "\\ne": "!=", "\\lt": "<", "\\gt": ">"}
+_OTHER_RELATIONS = ("\\approx", "\\simeq", "\\sim", "\\propto", "\\succcurlyeq", "\\preccurlyeq", "\\succeq",
+                    "\\preceq", "\\succ", "\\prec", "\\ll", "\\gg", "\\asymp", "\\cong", "\\to", "\\rightarrow",
+                    "\\mapsto", "\\ni", "\\in", "\\notin", "\\lesssim", "\\gtrsim")
+_REL_RX = re.compile(r"(?::=|\\coloneqq|\\triangleq|\\equiv|\\doteq|\\eqqcolon|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|"
+                     r"\\ne(?![A-Za-z])|\\lt(?![A-Za-z])|\\gt(?![A-Za-z])|=|<|>|"
+                     + "|".join(re.escape(r) + "(?![A-Za-z])" for r in _OTHER_RELATIONS) + ")")
+_SEPARATORS = re.compile(r"\\q?quad(?![A-Za-z])|\\text\s*\{\s*(?:and|or|,)\s*\}|\\(?:implies|Rightarrow|"
+                         r"Longrightarrow|iff|Leftrightarrow)(?![A-Za-z])|;")
+_CONDITION = re.compile(r"\\(?:text|mathrm)\s*\{\s*(?:s\.\s*t\.|for|if|where|with|when|subject|such|as|since|"
+                        r"otherwise|on|and\s+for)[^}]*\}|\\(?:forall)(?![A-Za-z])|\\text\s*\{\s*\}")
+
+
+def _top_level(s: str, rx: re.Pattern) -> list[re.Match]:
+    """Matches of rx outside any (), [], {} and \\left..\\right group."""
+    depth = [0] * (len(s) + 1)
+    d = 0
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s) and s[i + 1] in "{}":
+            depth[i] = depth[i + 1] = d
+            i += 2
+            continue
+        if c in "([{":
+            d += 1
+        depth[i] = d
+        if c in ")]}":
+            d = max(d - 1, 0)
+        i += 1
+    return [m for m in rx.finditer(s) if depth[m.start()] == 0]
+
+
+def _split_top(t: _T, rx: re.Pattern) -> list[tuple[_T, str]]:
+    """t cut at the top-level matches of rx: [(piece, separator after it)]."""
+    out, last = [], 0
+    for m in _top_level(t.s, rx):
+        out.append((t[last:m.start()], m.group(0)))
+        last = m.end()
+    out.append((t[last:], ""))
+    return out
+
+
+class _Names:
+    """Symbols of a display replaced by placeholders the parsers read as one symbol (Q_{za}, Q_{zb}, ...)."""
+
+    def __init__(self):
+        self.table: dict[str, tuple[str, tuple[str, ...]]] = {}      # placeholder key -> (name, indices)
+        self.by: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.apps: dict[str, tuple[str, list]] = {}      # application key -> (function placeholder, argument texts)
+        self.plain: set[str] = set()                      # names the notation maps to a value: never applied
+
+    def placeholder(self, name: str, indices: tuple[str, ...] = ()) -> str:
+        key = (name, indices)
+        if key not in self.by:
+            n = len(self.by)
+            code = "z" + "".join(chr(97 + (n // 26 ** k) % 26) for k in (2, 1, 0))
+            self.by[key] = code
+            self.table["Q" + code] = key
+        return "Q_{" + self.by[key] + "}"
+
+    def app(self, function: str, args: list) -> str:
+        n = len(self.apps)
+        code = "y" + "".join(chr(97 + (n // 26 ** k) % 26) for k in (2, 1, 0))
+        self.apps["Q" + code] = (function, args)
+        return "Q_{" + code + "}"
+
+
+_ACCENTS = {"tilde": "tilde", "widetilde": "tilde", "hat": "hat", "widehat": "hat", "bar": "bar",
+            "overline": "bar", "dot": "dot", "ddot": "ddot", "check": "check", "breve": "breve", "acute": "acute",
+            "mathcal": "mathcal", "mathbb": "mathbb", "mathfrak": "mathfrak", "mathscr": "mathscr",
+            "mathsf": "mathsf", "mathrm": "mathrm", "mathit": "mathit", "text": "text", "operatorname": "operatorname",
+            "underline": "underline", "mathring": "mathring"}
+_GREEK = set("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi omicron "
+             "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
+             "Upsilon Phi Psi Omega ell pi".split())
+_PASS = set("frac sqrt sum prod int lim to infty exp log ln lg sin cos tan csc sec cot sinh cosh tanh arsinh arcosh "
+            "artanh arcsin arccos arctan min max cdot times div le ge ne lt gt".split())
+_APPLIED = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "sinh": sp.sinh,
+            "cosh": sp.cosh, "tanh": sp.tanh, "arsinh": sp.asinh, "arcosh": sp.acosh, "artanh": sp.atanh,
+            "arcsin": sp.asin, "arccos": sp.acos, "arctan": sp.atan}
+_INDEX = re.compile(r"[A-Za-z](?:[+-]\d+|[+-][A-Za-z])?|\\(?:ell|[a-z]+)")
+
+
+def _scripts(s: str, j: int) -> tuple[dict, int]:
+    """The _x / ^{y} arguments at s[j:] (either order): ({"_": (start, end), "^": (start, end)} of their contents,
+    index after them)."""
+    out = {}
+    while True:
+        m = re.match(r"\s*([_^])\s*", s[j:])
+        if not m or m.group(1) in out:
+            return out, j
+        a = j + m.end()
+        arg = _brace_arg(s, a)
+        if arg is None:
+            return out, j
+        out[m.group(1)] = (a + 1, arg[1] - 1) if s[a] == "{" else (a, arg[1])
+        j = arg[1]
+
+
+def _depth_scan(s: str, j: int):
+    """Positions from j on at the depth of s[j] (stops where that group closes): yields (index, char)."""
+    depth = 0
+    while j < len(s):
+        c = s[j]
+        if c == "\\" and j + 1 < len(s) and s[j + 1] in "{}":
+            j += 2
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return
+        if depth == 0:
+            yield j, c
+        j += 1
+
+
+def _integral(t: _T, j: int):
+    r"""\int_a^b BODY dx (dy ...): (args for the application, index after it), or None when no differential ends it."""
+    s = t.s
+    sc, k = _scripts(s, j)
+    for p, c in _depth_scan(s, k):
+        if c != "d" or (p > 0 and (s[p - 1].isalpha() or s[p - 1] == "\\") and s[p - 1] != "d"
+                        and not s[:p].rstrip().endswith("}")):
+            continue
+        m = re.match(r"d\s*(\\[A-Za-z]+|[A-Za-z])(?![A-Za-z_^(])", s[p:])
+        if not m or (m.group(1).startswith("\\") and m.group(1)[1:] not in _GREEK):
+            continue
+        if p > k and s[p - 1].isalpha() and s[p - 1] != " ":
+            continue
+        body = t[k:p]
+        var = t[p + m.start(1):p + m.end(1)]
+        end = p + m.end()
+        lo = t[sc["_"][0]:sc["_"][1]] if "_" in sc else None
+        hi = t[sc["^"][0]:sc["^"][1]] if "^" in sc else None
+        return [body, var, lo, hi], end
+    return None
+
+
+def _limit(t: _T, j: int):
+    r"""\lim_{x \to a} BODY (to the next top-level + or -, or the term's end): (args, index after it), or None."""
+    s = t.s
+    sc, k = _scripts(s, j)
+    if "_" not in sc or "^" in sc:
+        return None
+    off = sc["_"][0]
+    m = re.fullmatch(r"\s*(.+?)\s*(?:\\to|\\rightarrow)\s*(.+?)\s*", s[off:sc["_"][1]])
+    if not m:
+        return None
+    var = t[off + m.start(1):off + m.end(1)]
+    point = t[off + m.start(2):off + m.end(2)]
+    end = len(s)
+    for p, c in _depth_scan(s, k):
+        if c in "+-" and s[k:p].strip():
+            end = p
+            break
+    return [t[k:end], var, point, None], end
+
+
+def _tidy(name: str) -> str:
+    """A symbol's canonical name: no spaces around braces and scripts, \widehat/\widetilde as \hat/\tilde."""
+    name = re.sub(r"\\wide(hat|tilde)(?![A-Za-z])", r"\\\1", name)
+    return re.sub(r"\s+(?=[_^{}])|(?<=[_^{}])\s+", "", name).strip()
+
+
+def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
+    """A term's LaTeX with every symbol (a letter or Greek letter, its accents and fonts, name-like sub- and
+    superscripts) replaced by a placeholder; operators, numbers, grouping and known functions pass through."""
+    s, out, i = t.s, [], 0
+
+    def emit(text: str, at: int):
+        out.append(_T(text, [t.at(at)] * len(text)))
+
+    while i < len(s):
+        c = s[i]
+        start = i
+        base = None
+        if c == "\\":
+            m = re.match(r"\\([A-Za-z]+)", s[i:])
+            if not m:
+                emit(s[i:i + 2], i)
+                i += 2
+                continue
+            cmd = m.group(1)
+            j = i + m.end()
+            if cmd in ("nrm", "inn", "relu"):
+                arg = _brace_arg(s, j) if cmd == "nrm" else ("", j)
+                sub = arg[0].strip() if arg else ""
+                j = arg[1] if arg else j
+                base = {"nrm": "\\|\\cdot\\|" + (f"_{{{sub}}}" if sub else ""), "inn": "\\langle\\cdot,\\cdot\\rangle",
+                        "relu": "(\\cdot)_{+}"}[cmd]
+                i = j
+                m = re.match(r"\s*\(", s[i:])
+                k = i + m.end() - 1 if m else -1
+                close = _match_close(s, k, "(", ")") if m else -1
+                if close > 0:
+                    args = [a for a, _ in _split_top(t[k + 1:close], re.compile(r"[,;]"))]
+                    emit(names.app(names.placeholder(base), args), start)
+                    i = close + 1
+                else:
+                    emit(names.placeholder(base), start)
+                continue
+            if cmd in ("int", "lim"):
+                found = (_integral if cmd == "int" else _limit)(t, j)
+                if found:
+                    args, end = found
+                    emit(names.app("\\" + cmd, args), i)
+                    i = end
+                    continue
+                emit(s[i:j] + " ", i)
+                i = j
+                continue
+            if cmd in _ACCENTS:
+                arg = _brace_arg(s, j)
+                if arg is None:
+                    raise _Fail("an accent or font with no argument", "\\" + cmd, t.at(i))
+                inner, j = arg
+                inner = inner.strip()
+                if cmd in ("text", "mathrm", "operatorname", "mathit", "mathsf") and re.fullmatch(r"[A-Za-z]{2,}",
+                                                                                                   inner):
+                    base = f"\\operatorname{{{inner}}}" if cmd == "operatorname" else f"\\{cmd}{{{inner}}}"
+                    if cmd == "text":
+                        base = f"\\text{{{inner}}}"
+                elif re.fullmatch(r"\\?[A-Za-z]+", inner) and (not inner.startswith("\\")
+                                                             or inner[1:] in _GREEK):
+                    if cmd in ("mathrm", "mathit", "text") and len(inner) == 1:
+                        base = inner
+                    else:
+                        base = f"\\{_ACCENTS[cmd]}{{{inner}}}"
+                else:
+                    inner_t = _convert(_T(inner, [t.at(i)] * len(inner)), names, in_integral)
+                    if re.fullmatch(r"Q_\{z[a-z]{3}\}", inner_t.s.strip()):
+                        nm, idx = names.table["Q" + inner_t.s.strip()[3:-1]]
+                        base = f"\\{_ACCENTS[cmd]}{{{nm}}}" if not idx else None
+                    if base is None:
+                        raise _Fail("an accent or font over an expression", f"\\{cmd}{{{inner}}}", t.at(i))
+            elif cmd in _GREEK:
+                base = "\\" + cmd
+            elif cmd in _APPLIED and re.match(r"\s*\(", s[j:]):
+                base = "\\" + cmd                              # \sinh(x): an application, never sinh(x - ...)
+            elif cmd in _PASS:
+                emit(s[i:j] + " ", i)
+                i = j
+                continue
+            else:
+                raise _Fail("a command the parsers do not read", "\\" + cmd, t.at(i))
+            i = j
+        elif c.isalpha():
+            if c == "d" and in_integral and re.match(r"d\s*(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+)", s[i:]) \
+                    and (i == 0 or not s[i - 1].isalpha() or s[i - 1] in "dxyzst"):
+                emit("d ", i)
+                i += 1
+                continue
+            base = c
+            i += 1
+        else:
+            emit(c, i)
+            i += 1
+            continue
+        # scripts attached to the symbol: name-like parts join its name, single letters become indices
+        indices: list[str] = []
+        subs: list[str] = []
+        sups: list[str] = []
+        while True:
+            m = re.match(r"\s*(')+", s[i:])
+            if m:
+                sups.append("'" * m.group(0).count("'"))
+                i += m.end()
+                continue
+            m = re.match(r"\s*([_^])", s[i:])
+            if not m:
+                break
+            arg = _brace_arg(s, i + m.end())
+            if arg is None:
+                break
+            content, j = arg
+            content = content.strip()
+            if m.group(1) == "_":
+                parts = [p.strip() for p in content.split(",")]
+                if all(_INDEX.fullmatch(p) for p in parts) and not any(p in ("\\min", "\\max", "\\rm") for p in parts):
+                    indices += parts
+                else:
+                    subs.append(content)
+                i = j
+                continue
+            sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\+|\\dagger|\\text\{[^}]*\}|"
+                              r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,})(.*)", content)
+            if not sm:
+                break
+            sups.append(sm.group(1))
+            rest = sm.group(2).strip()
+            if rest:
+                # "^{*2}": the name takes the star, the rest is a power
+                pre = len(s[:j]) - 1 - len(rest) if s[j - 1] == "}" else j
+                i = j
+                out_name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
+                emit(names.placeholder(out_name, tuple(indices)), start)
+                emit("^{", j)
+                out.append(_convert(_T(rest, [t.at(pre)] * len(rest)), names, in_integral))
+                emit("}", j)
+                base = None
+                break
+            i = j
+        if base is None:
+            continue
+        name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
+        m = re.match(r"\s*\(", s[i:])
+        if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]):
+            k = i + m.end() - 1
+            j = _match_close(s, k, "(", ")")
+            if j > k + 1 and s[k + 1:j].strip():
+                # a symbol followed by a parenthesized group is applied to it: f(x, y), \Gamma(n/2), w_h(t)
+                args = [a for a, _ in _split_top(t[k + 1:j], re.compile(r"[,;]"))]
+                emit(names.app(names.placeholder(name, tuple(indices)), args), start)
+                i = j + 1
+                continue
+        emit(names.placeholder(name, tuple(indices)), start)
+    res = _T("", [])
+    for piece in out:
+        res = res + piece
+    return res
+
+
+def _parse_lark(s: str):
+    from sympy.parsing.latex import parse_latex
+    return parse_latex(s, backend="lark")
+
+
+def _parse_l2s(s: str):
+    from latex2sympy2_extended import latex2sympy
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+    return latex2sympy(s, conversion_config=ConversionConfig(lowercase_symbols=False,
+                                                             interpret_as_mixed_fractions=False))
+
+
+def _parse_antlr(s: str):
+    from sympy.parsing.latex import parse_latex
+    return parse_latex(s, backend="antlr")
+
+
+PARSERS: dict[str, Callable[[str], Any]] = {"latex2sympy2_extended": _parse_l2s, "lark": _parse_lark,
+                                             "antlr": _parse_antlr}
+DEFAULT_PARSER = "latex2sympy2_extended"
+
+
+def _resolve(e):
+    """A lark parse that stays ambiguous (Tree '_ambig'): the first of the readings with most function applications
+    (a symbol followed by a parenthesized group is applied to it, as the notation map's names assume)."""
+    if type(e).__name__ == "Tree":
+        kids = [_resolve(k) for k in getattr(e, "children", ())]
+        kids = [k for k in kids if isinstance(k, sp.Basic)]
+        if not kids:
+            raise _Fail("the parse stays ambiguous", "", 0)
+        return max(kids, key=lambda k: len(k.atoms(sp.Function)))
+    return e
+
+
+def _error_column(ex: Exception, s: str) -> int:
+    for attr in ("pos_in_stream", "column"):
+        v = getattr(ex, attr, None)
+        if isinstance(v, int) and v >= 0:
+            return v if attr == "pos_in_stream" else v - 1
+    m = re.search(r"\n\s*(~*)\^", str(ex))
+    if m:
+        return len(m.group(1))
+    return 0
+
+
+def _parse_term(t: _T, names: _Names, parser: str):
+    t = t.strip()
+    if not t.s:
+        raise _Fail("an empty side of a relation", "", t.at(0))
+    conv = _convert(t, names, "\\int" in t.s).strip()
+    try:
+        fn = PARSERS[parser]
+    except KeyError:
+        raise ValueError(f"parser must be one of {sorted(PARSERS)}; got parser={parser!r}") from None
+    try:
+        e = _resolve(fn(conv.s))
+    except _Fail:
+        raise
+    except ImportError as ex:
+        raise _Fail(f"the parser {parser} is not installed ({ex})", parser, 0) from None
+    except Exception as ex:            # the parsers raise their own exception types
+        col = min(max(_error_column(ex, conv.s), 0), max(len(conv.s) - 1, 0))
+        tok = re.match(r"\\[A-Za-z]+|Q_\{[yz][a-z]{3}\}|.", conv.s[col:]) if conv.s else None
+        construct = tok.group(0) if tok else ""
+        if construct.startswith("Q_{y") and "Q" + construct[3:-1] in names.apps:
+            function = names.apps["Q" + construct[3:-1]][0]
+            construct = names.table.get("Q" + function[3:-1], (function,))[0] + "(…)"
+        elif construct.startswith("Q_{"):
+            construct = names.table.get("Q" + construct[3:-1], (construct,))[0]
+        raise _Fail(f"{parser} cannot read it here", construct, conv.at(col)) from None
+    if not isinstance(e, sp.Basic):
+        raise _Fail(f"{parser} gave no SymPy expression", type(e).__name__, t.at(0))
+    rep = {}
+    for a in e.atoms(sp.Symbol):
+        k = re.sub(r"[{}_]", "", a.name)
+        if k in names.apps:
+            function, args = names.apps[k]
+            if function in ("\\int", "\\lim"):
+                body, var, lo, hi = [None if x is None else _parse_term(x, names, parser) for x in args]
+                if function == "\\lim":
+                    rep[a] = sp.Limit(body, var, lo)
+                else:
+                    rep[a] = sp.Integral(body, (var, lo, hi) if lo is not None and hi is not None else (var,))
+            else:
+                rep[a] = sp.Function(function)(*[_parse_term(x, names, parser) for x in args])
+    return e.xreplace(rep) if rep else e
+
+
+def _back(e, names: _Names, notation: NotationMap):
+    """Placeholders -> the notation's SymPy objects (or Symbols, IndexedBases and Functions named canonically)."""
+    symbols = dict(notation.symbols)
+    symbols.setdefault("e", sp.E)
+    symbols.setdefault("\\pi", sp.pi)
+    for k, f in _APPLIED.items():
+        symbols.setdefault("\\" + k, f)
+
+    def obj(key: str):
+        name, idx = names.table[key]
+        full = name + (f"_{{{','.join(idx)}}}" if idx else "")
+        if full in symbols:
+            return symbols[full], ()
+        if name in symbols:
+            return symbols[name], idx
+        return None, idx
+
+    def index(i: str):
+        m = re.fullmatch(r"([A-Za-z]|\\[a-z]+)(?:([+-])(\w+))?", i)
+        s = sp.Symbol(m.group(1))
+        if m.group(2):
+            off = sp.Integer(m.group(3)) if m.group(3).isdigit() else sp.Symbol(m.group(3))
+            s = s + off if m.group(2) == "+" else s - off
+        return s
+
+    def symbol(key: str):
+        name, idx = names.table[key]
+        o, idx = obj(key)
+        if o is None:
+            return sp.IndexedBase(name)[tuple(index(i) for i in idx)] if idx else sp.Symbol(name)
+        if idx:
+            return o[tuple(index(i) for i in idx)] if isinstance(o, sp.IndexedBase) else o(*[index(i) for i in idx])
+        return o if isinstance(o, sp.Basic) else sp.Symbol(name)
+
+    def key_of(nm: str) -> str | None:
+        k = re.sub(r"[{}_]", "", nm)
+        return k if k in names.table else None
+
+    rep = {}
+    for a in e.atoms(sp.Symbol):
+        k = key_of(a.name)
+        if k:
+            rep[a] = symbol(k)
+    e = e.xreplace(rep) if rep else e
+    for f in sorted(e.atoms(sp.core.function.AppliedUndef), key=lambda f: -sp.count_ops(f)):
+        k = key_of(f.func.__name__)
+        if not k:
+            continue
+        name, idx = names.table[k]
+        o, idx = obj(k)
+        if o is None or not callable(o):
+            full = name + (f"_{{{','.join(idx)}}}" if idx else "")
+            e = e.xreplace({f: sp.Function(full)(*f.args)})
+        else:
+            e = e.xreplace({f: o(*[index(i) for i in idx], *f.args)})
+    return e
+
+
+def parse_display(text: str, notation: NotationMap | None = None, *, lead: str = "",
+                  parser: str | None = None) -> tuple | ParseFailure:
+    """A printed display's relations (SymPy), or a ParseFailure saying why not (reason, construct, position).
+
+    The display's LaTeX is rewritten by the notation map, stripped of layout (\\left/\\right, spacing, \\quad,
+    alignment `&`, line breaks `\\\\`, \\label/\\tag, trailing punctuation), cut into statements at \\quad,
+    \\text{and}, `;`, \\implies and top-level commas followed by a relation; a condition (\\text{s.t. / for / if /
+    where}, \\forall, a membership `x \\in S`) ends or drops its statement. A chain `a = b \\le c` gives two
+    relations, Eq(a, b) and b <= c (:=, \\triangleq, \\equiv give Eq). A display that opens with a relation takes
+    the last term of `lead` as its left side. Each term is parsed by `parser` (PARSERS; DEFAULT_PARSER) after its
+    symbols are replaced by placeholders, which are then mapped back through `notation.symbols`. A display with no
+    relation gives its one expression; relations with no SymPy counterpart (\\approx, \\succcurlyeq, \\to) and the
+    constructs in `_UNSUPPORTED` are failures naming the construct."""
+    notation = notation or _NO_NOTATION
+    parser = parser or DEFAULT_PARSER
+    try:
+        return _parse(text, notation, lead, parser)
+    except _Fail as f:
+        return f.failure
+    except RecursionError:
+        return ParseFailure("too deeply nested for the parser", "", 0)
+
+
+def _prepare(text: str, notation: NotationMap) -> list[_T]:
+    t = _T(text)
+    for rx, rep in notation.compiled():
+        t = t.sub(rx, rep)
+    t = t.sub(re.compile(r"\\\\(?:\[[^\]]*\])?|&"), " ")
+    t = t.sub(re.compile(r"\\begin\s*\{(?:split|aligned|gathered|alignedat)\}(?:\{\d+\})?|"
+                         r"\\end\s*\{(?:split|aligned|gathered|alignedat)\}"), " ")
+    t = _cleanup(t)
+    for rx, reason in _UNSUPPORTED:
+        m = rx.search(t.s)
+        if m:
+            raise _Fail(reason, m.group(0).strip(), t.at(m.start()))
+    cond = _top_level(t.s, _CONDITION)
+    if cond:
+        t = t[:cond[0].start()]
+    pieces = [p for p, _ in _split_top(t, _SEPARATORS)]
+    statements: list[_T] = []
+    for p in pieces:
+        local: list[_T] = []
+        for q, _ in _split_top(p, re.compile(",")):
+            if local and not _top_level(q.s, _REL_RX):
+                local[-1] = local[-1] + _T(",", [q.at(0)]) + q
+            else:
+                local.append(q)
+        statements += local
+    out = []
+    for st in statements:
+        st = st.sub(re.compile(r"[\s.,;]+$"), "")
+        if not st.s.strip():
+            continue
+        rels = _top_level(st.s, _REL_RX)
+        if any(m.group(0) in ("\\in", "\\notin") for m in rels):
+            continue                                           # a membership: a condition, not a statement
+        out.append(st)
+    return out
+
+
+def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
+    statements = _prepare(text, notation)
+    if not statements:
+        raise _Fail("nothing to parse (only conditions or an empty display)", text[:30], 0)
+    names = _Names()
+    names.plain = {k for k, v in notation.symbols.items() if isinstance(v, sp.Expr) and not isinstance(v, sp.Indexed)}
+    rels: list = []
+    for k, st in enumerate(statements):
+        ops = _top_level(st.s, _REL_RX)
+        terms, last = [], 0
+        for m in ops:
+            terms.append(st[last:m.start()])
+            last = m.end()
+        terms.append(st[last:])
+        for m in ops:
+            if m.group(0) not in _RELATIONS:
+                raise _Fail("a relation with no SymPy counterpart", m.group(0), st.at(m.start()))
+        if ops and not terms[0].s.strip():
+            if k == 0 and lead.strip():
+                prev = _prepare(lead, notation)
+                if not prev:
+                    raise _Fail("a continuation whose previous line does not parse", ops[0].group(0), st.at(0))
+                pops = _top_level(prev[-1].s, _REL_RX)
+                prev_last = prev[-1][pops[-1].end():] if pops else prev[-1]
+                left = _back(_parse_term(prev_last, names, parser), names, notation)
+            elif k > 0 and rels:
+                left = rels[-1].rhs if isinstance(rels[-1], sp.core.relational.Relational) else rels[-1]
+            else:
+                raise _Fail("a continuation (the display opens with a relation) with no left side printed before it",
+                            ops[0].group(0), st.at(ops[0].start()))
+            values = [left] + [_back(_parse_term(x, names, parser), names, notation) for x in terms[1:]]
+        else:
+            values = [_back(_parse_term(x, names, parser), names, notation) for x in terms]
+        if not ops:
+            rels.append(values[0])
+            continue
+        for m, a, b in zip(ops, values, values[1:]):
+            rels.append(sp.Rel(a, b, _RELATIONS[m.group(0)], evaluate=False))
+    return tuple(rels)
+
+
+def parse_printed(printed: Iterable[Printed], notation: NotationMap | None = None, *,
+                  parser: str | None = None) -> Printout:
+    """The Printed records with `relations` filled: each display parsed (a tuple of relations or a ParseFailure);
+    statements unchanged. Keeps a Printout's warnings and refs."""
+    items = list(printed)
+    out = [replace(p, relations=parse_display(p.text, notation, lead=p.lead, parser=parser)) if p.kind == "display"
+           and p.text else (replace(p, relations=ParseFailure("no printed display", p.label, 0))
+                            if p.kind == "display" else p) for p in items]
+    return Printout(out, warnings=getattr(printed, "warnings", ()), refs=getattr(printed, "refs", {}),
+                    fmt=getattr(printed, "fmt", "md"))
+
+
+def parse_report(printed: Iterable[Printed], notation: NotationMap | None = None, *, parser: str | None = None,
+                 top: int = 3) -> dict:
+    """How much of a paper's printed displays parse: {"displays": n, "parsed": k, "share": k/n, "reasons":
+    [(reason, count), ...] most common first (at most `top`), "failures": {label: str(ParseFailure)}}. Displays
+    already parsed (relations set) are not parsed again; labels on no display count as failures."""
+    items = [p for p in printed if p.kind == "display"]
+    if any(p.relations is None for p in items):
+        items = [p for p in parse_printed(items, notation, parser=parser)]
+    failures = {p.label: p.relations for p in items if isinstance(p.relations, ParseFailure)}
+    n = len(items)
+    return {"displays": n, "parsed": n - len(failures), "share": (n - len(failures)) / n if n else 0.0,
+            "reasons": Counter(f.reason for f in failures.values()).most_common(top),
+            "failures": {k: str(v) for k, v in failures.items()}}
