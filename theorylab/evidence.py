@@ -2,19 +2,35 @@
 
 Every record keeps both the absolute and the relative (Frobenius) error, pass or fail, and says where
 its tolerance came from (an error bound, k standard errors plus a stated bias, a convergence rule).
+
+Every record also states its *resolution*: the smallest relative deviation of its prediction it is sure to detect
+(from its tolerance, the error it shows and the size of the prediction; `resolution()`). A record needs a
+resolution (`needs`: given on the record, else by its check's `resolution=`, else by `RESOLUTION` in the module
+that defines the check's `run` (a paper's checks module), else `RESOLUTION_NEEDED[kind]`); one coarser than it
+needs is *weak* evidence: its verdict is "weak", never a full pass, however well it agrees.
 """
 from __future__ import annotations
 
+import functools
 import math
+import sys
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-__all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "compare", "compare_mc", "compare_scaling", "to_jsonable"]
+__all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "RESOLUTION_NEEDED", "compare", "compare_mc",
+           "compare_scaling", "rel_close", "resolution", "to_jsonable"]
 
 
 RECORD_RELATIONS = ("==", "<=", ">=")
+
+# The resolution a record needs by default, by kind: the largest relative deviation of its prediction it may fail
+# to detect. A numeric check compares with an independent computation and must see a 2% error; a Monte Carlo check
+# must see a 25% one (4 standard errors of a few thousand draws see a few percent); a trained network, 50% (a
+# factor 2 is a deviation of 100%: a record that swallows it is weak at any setting); a property check, 50%.
+RESOLUTION_NEEDED = {"numeric": 0.02, "monte-carlo": 0.25, "training": 0.5, "property": 0.5}
+_RESOLUTION_FALLBACK = 0.5   # a kind not listed above
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +41,11 @@ class Evidence:
     `tolerance` relative to |predicted_i|); "<=": observed <= predicted + tolerance (an upper bound holds);
     ">=": observed >= predicted - tolerance. There is no way to pass a verdict in: a record without numbers to
     compare (a crashed check) fails.
+
+    `resolution` is the smallest relative deviation of the prediction (all of it scaled by 1 + delta) that the
+    record is sure to detect (see `resolution()`; None where the prediction is 0, which no relative deviation
+    moves). A passing record whose resolution is coarser than `resolution_needed` is `weak`: its `verdict` is
+    "weak", not "pass".
     """
 
     entry: str
@@ -40,9 +61,13 @@ class Evidence:
     stderr: float | None = None
     samples: int | None = None
     extra: dict = field(default_factory=dict)
+    needs: float | None = None  # the resolution this record needs; None: its check's, its paper's or its kind's
     abs_error: float = field(init=False)
     rel_error: float = field(init=False)
-    passed: bool = field(init=False)
+    passed: bool = field(init=False)       # within the tolerance (the verdict of the comparison alone)
+    resolution: float | None = field(init=False)   # the smallest relative deviation of the prediction it detects
+    resolution_needed: float = field(init=False)   # `needs`, or the default it falls back to
+    weak: bool = field(init=False)         # passed, but coarser than it needs: not a full pass
 
     def __post_init__(self):
         if self.relation not in RECORD_RELATIONS:
@@ -50,32 +75,54 @@ class Evidence:
         tol = float(self.tolerance)
         if not (tol >= 0) or math.isnan(tol):
             raise ValueError(f"tolerance must be a number >= 0; got {self.tolerance!r}")
+        if self.needs is not None and not (float(self.needs) > 0):
+            raise ValueError(f"needs (the resolution the record needs) must be a number > 0; got {self.needs!r}")
         if self.predicted is None or self.observed is None:
-            abs_err, rel_err, passed = math.nan, math.nan, False
+            abs_err, rel_err, passed, res = math.nan, math.nan, False, None
         else:
             abs_err, rel_err, passed = _verdict(self.predicted, self.observed, tol, self.relation, self.elementwise)
+            res = resolution(self.predicted, self.observed, tol, self.relation, self.elementwise)
         object.__setattr__(self, "predicted", to_jsonable(self.predicted))
         object.__setattr__(self, "observed", to_jsonable(self.observed))
         object.__setattr__(self, "extra", to_jsonable(self.extra))
         object.__setattr__(self, "abs_error", abs_err)
         object.__setattr__(self, "rel_error", rel_err)
         object.__setattr__(self, "passed", passed)
+        object.__setattr__(self, "resolution", res)
+        self._set_needs(self.needs)
+
+    def _set_needs(self, needs: float | None) -> None:
+        """The resolution this record needs (None: its kind's default), and whether it is weak against it."""
+        object.__setattr__(self, "needs", None if needs is None else float(needs))
+        need = float(needs) if needs is not None else RESOLUTION_NEEDED.get(self.kind, _RESOLUTION_FALLBACK)
+        object.__setattr__(self, "resolution_needed", need)
+        object.__setattr__(self, "weak", bool(self.passed and self.resolution is not None and self.resolution > need))
+
+    @property
+    def verdict(self) -> str:
+        """"pass" (within tolerance, at the resolution it needs), "weak" (within tolerance, coarser than it needs:
+        never a full pass) or "fail"."""
+        return "fail" if not self.passed else ("weak" if self.weak else "pass")
 
     def to_json(self) -> dict:
-        return {"record": "evidence", **to_jsonable(asdict(self))}
+        return {"record": "evidence", **to_jsonable(asdict(self)), "verdict": self.verdict}
 
     def __repr__(self) -> str:
-        return (f"<Evidence {self.entry} / {self.check}: {'passed' if self.passed else 'FAILED'}, abs error "
-                f"{self.abs_error:.3g} vs tolerance {float(self.tolerance):.3g} ({self.tolerance_source})>")
+        state = {"pass": "passed", "weak": "WEAK (passed, coarser than needed)", "fail": "FAILED"}[self.verdict]
+        return (f"<Evidence {self.entry} / {self.check}: {state}, abs error "
+                f"{self.abs_error:.3g} vs tolerance {float(self.tolerance):.3g} ({self.tolerance_source}); "
+                f"resolution {_fmt_res(self.resolution)} (needs {self.resolution_needed:.3g})>")
 
     def _repr_html_(self) -> str:
         """In Jupyter: the verdict, prediction, observation, errors and where the tolerance comes from."""
-        verdict = "passed" if self.passed else "<b>FAILED</b>"
+        verdict = {"pass": "passed", "weak": "<b>WEAK</b> (passed, coarser than needed: not a full pass)",
+                   "fail": "<b>FAILED</b>"}[self.verdict]
         se = f" &plusmn; {self.stderr:.3g} (SE, {self.samples} samples)" if self.stderr is not None else ""
         return (f"<div><b>{_esc(self.entry)}</b> &mdash; {_esc(self.check)} [{_esc(self.kind)}]: {verdict}<br>"
                 f"predicted {_esc(_short(self.predicted))}, observed {_esc(_short(self.observed))}{se}<br>"
                 f"abs error {self.abs_error:.3g}, rel error {self.rel_error:.3g}; tolerance "
-                f"{float(self.tolerance):.3g} ({_esc(self.tolerance_source)})"
+                f"{float(self.tolerance):.3g} ({_esc(self.tolerance_source)}); resolution "
+                f"{_esc(_fmt_res(self.resolution))} (needs {self.resolution_needed:.3g})"
                 + (f"<br><small>{_esc(self.detail)}</small>" if self.detail else "") + "</div>")
 
 
@@ -125,6 +172,21 @@ def _short(x: Any) -> str:
     return str(x)
 
 
+def _fmt_res(res: float | None) -> str:
+    return "n/a (the prediction is 0)" if res is None else f"{res:.3g}"
+
+
+def rel_close(value: Any, reference: Any, rtol: float) -> np.ndarray:
+    """The one closeness rule of relative tolerances: elementwise |value_i - reference_i| <= rtol |reference_i|
+    (each element against its own reference, never against the largest); equal infinities agree. Returns the
+    boolean array (shape of the broadcast); `bool(np.all(...))` is the verdict."""
+    v = np.asarray(value, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    same_inf = np.isinf(v) & np.isinf(r) & (np.sign(v) == np.sign(r))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return same_inf | (np.abs(v - r) <= rtol * np.abs(r))
+
+
 def _verdict(predicted: Any, observed: Any, tol: float, relation: str, elementwise: bool) -> tuple[float, float, bool]:
     p = np.asarray(predicted, dtype=float)
     o = np.asarray(observed, dtype=float)
@@ -139,8 +201,44 @@ def _verdict(predicted: Any, observed: Any, tol: float, relation: str, elementwi
     if elementwise:
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = np.where(p != 0, np.abs(p - o) / np.abs(p), np.where(o == p, 0.0, np.inf))
-        return abs_err, float(np.max(rel)) if rel.size else 0.0, bool(np.all(np.abs(p - o) <= tol * np.abs(p)))
+        return abs_err, float(np.max(rel)) if rel.size else 0.0, bool(np.all(rel_close(o, p, tol)))
     return abs_err, rel_err, bool(abs_err <= tol)
+
+
+def resolution(predicted: Any, observed: Any, tolerance: float, relation: str = "==",
+               elementwise: bool = False) -> float | None:
+    """The smallest relative deviation delta of the prediction (all of it scaled by 1 + delta, either sign) that a
+    record with these numbers is sure to detect; None where the prediction is 0 (no relative deviation moves it).
+
+    Element i detects it when the deviation exceeds what the tolerance and the error already shown leave room for:
+    relation "==": |delta| > (tol + |p_i - o_i|) / |p_i| (elementwise, relative tol: (tol + r_i) / (1 - tol),
+    r_i = |p_i - o_i| / |p_i|; infinite for tol >= 1); "<=": (tol + p_i - o_i) / |p_i| (the slack of the bound:
+    only a deviation that lowers the bound below the observation is seen); ">=": (tol + o_i - p_i) / |p_i|. The
+    record detects it when any element does: the minimum over the elements with p_i != 0. Examples: 4 standard
+    errors of 0.01 on a prediction of 1 resolve 0.04; an upper bound of 1 over an observation of 0.5 resolves 0.5.
+    """
+    p = np.asarray(predicted, dtype=float)
+    o = np.asarray(observed, dtype=float)
+    try:
+        p, o = np.broadcast_arrays(p, o)
+    except ValueError:
+        return math.inf
+    if not (np.all(np.isfinite(p)) and np.all(np.isfinite(o))):
+        return math.inf
+    nz = p != 0
+    if not nz.any():
+        return None
+    a, b, tol = np.abs(p[nz]), o[nz], float(tolerance)
+    pn = p[nz]
+    if relation == "<=":
+        thr = (tol + pn - b) / a
+    elif relation == ">=":
+        thr = (tol + b - pn) / a
+    elif elementwise:
+        thr = (tol + np.abs(pn - b) / a) / (1 - tol) if tol < 1 else np.full(a.shape, math.inf)
+    else:
+        thr = (tol + np.abs(pn - b)) / a
+    return max(float(np.min(thr)), 0.0)
 
 
 PROFILES = ("quick", "paper")
@@ -182,7 +280,10 @@ class Check:
     records (cheap: it runs in the main process). `evaluate(ctx)` runs either kind in this process.
     `cost(ctx)` (or `cost(ctx, part)`), optional, is the work in any consistent unit (e.g. steps x width^2 x
     seeds): `verify --dry-run` estimates a profile never run here from the quick profile's measured seconds per
-    unit.
+    unit. `resolution`, optional, is the resolution its records need (a number, or {kind: number}); records that
+    state their own `needs` keep it, and a paper states its own for all its checks with a module-level
+    `RESOLUTION = {kind: number}` in the module that defines the checks' run functions (defaults:
+    RESOLUTION_NEEDED).
 
     Example::
 
@@ -200,8 +301,16 @@ class Check:
     parts: Callable[[Context], list[Any]] | None = field(default=None, repr=False)
     combine: Callable[[Context, list[Any]], list[Evidence]] | None = field(default=None, repr=False)
     cost: Callable[..., float] | None = field(default=None, repr=False)
+    resolution: float | Mapping[str, float] | None = None  # the resolution its records need (a number, or by kind)
 
     def __post_init__(self):
+        _check_resolution(f"check {self.name!r}: resolution", self.resolution)
+        # the records it makes carry the resolution they need (theirs, else the check's, else the paper's RESOLUTION,
+        # else the kind's default): applied where every caller gets them, whether it calls run, combine or evaluate
+        if self.parts is None:
+            object.__setattr__(self, "run", _needing(self.run, self, self.run))
+        elif self.combine is not None:
+            object.__setattr__(self, "combine", _needing(self.combine, self, self.run))
         if (self.parts is None) != (self.combine is None):
             raise ValueError(f"check {self.name!r}: parts and combine go together (parts(ctx) lists the pieces, "
                              f"combine(ctx, results) makes the records); got only "
@@ -212,6 +321,49 @@ class Check:
         if self.parts is None:
             return self.run(ctx)
         return self.combine(ctx, [to_jsonable(self.run(ctx, part)) for part in self.parts(ctx)])
+
+
+def _check_resolution(where: str, value: Any) -> None:
+    if value is None:
+        return
+    items = value.items() if isinstance(value, Mapping) else [("", value)]
+    for kind, v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0) or math.isinf(v):
+            raise ValueError(f"{where} must be a number > 0 or a dict {{kind: number > 0}}; got "
+                             f"{where.rsplit(' ', 1)[-1]}={value!r}")
+
+
+def needed_resolution(kind: str, check: "Check | None" = None, module: Any = None) -> float:
+    """The resolution a record of this kind needs: the check's `resolution`, else the module's RESOLUTION (the
+    paper's), else RESOLUTION_NEEDED[kind]."""
+    for source in ((check.resolution if check is not None else None), getattr(module, "RESOLUTION", None)):
+        if isinstance(source, Mapping):
+            if kind in source:
+                return float(source[kind])
+        elif source is not None:
+            return float(source)
+    return RESOLUTION_NEEDED.get(kind, _RESOLUTION_FALLBACK)
+
+
+def _needing(fn: Callable, check: "Check", defined_by: Callable) -> Callable:
+    """fn, whose Evidence records (without their own `needs`) get the resolution the check or its paper needs."""
+    if getattr(fn, "_theorylab_needing", False):
+        return fn
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if isinstance(out, (list, tuple)):
+            module = sys.modules.get(getattr(defined_by, "__module__", None) or "")
+            for r in out:
+                if isinstance(r, Evidence) and r.needs is None:
+                    need = needed_resolution(r.kind, check, module)
+                    if need != r.resolution_needed:
+                        r._set_needs(need)
+        return out
+
+    run._theorylab_needing = True
+    return run
 
 
 def _errors(predicted: Any, observed: Any) -> tuple[float, float, float]:
@@ -248,10 +400,11 @@ def compare(entry: str, check: str, kind: str, predicted: Any, observed: Any, *,
 
 def compare_mc(entry: str, check: str, predicted: float, mean: float, stderr: float, samples: int, *,
                k: float = 4.0, bias: float = 0.0, bias_source: str = "", detail: str = "",
-               extra: dict | None = None) -> Evidence:
+               extra: dict | None = None, needs: float | None = None) -> Evidence:
     """Monte Carlo comparison: passes when |pred - mean| <= k * stderr + bias (bias stated).
 
-    `extra` carries what a figure needs to place the point (e.g. {"figure": "002-fig1c", "gamma": 0.5})."""
+    `extra` carries what a figure needs to place the point (e.g. {"figure": "002-fig1c", "gamma": 0.5}); `needs`,
+    the resolution the record needs (default: the check's, else RESOLUTION_NEEDED["monte-carlo"])."""
     if not (stderr >= 0):
         raise ValueError(f"stderr must be >= 0; got {stderr!r}")
     if bias and not bias_source:
@@ -262,7 +415,7 @@ def compare_mc(entry: str, check: str, predicted: float, mean: float, stderr: fl
         source += f" + finite-size bias {abs(bias):.3g} ({bias_source})"
     return Evidence(entry=entry, check=check, kind="monte-carlo", predicted=float(predicted), observed=float(mean),
                     tolerance=tol, tolerance_source=source, detail=detail, stderr=float(stderr),
-                    samples=int(samples), extra=extra or {})
+                    samples=int(samples), extra=extra or {}, needs=needs)
 
 
 def to_jsonable(x: Any) -> Any:

@@ -120,13 +120,43 @@ def _table(headers: list[str], rows: list[list[tuple[str, str]]], cls: str = "")
 
 
 def _evidence_table(rows: list[dict]) -> str:
-    cells = [[(f"<code>{html.escape(r['entry'])}</code>", ""),
-              (html.escape(r["check"]) + (f"<br><small>{html.escape(r['detail'])}</small>" if r.get("detail") else ""),
-               ""), (html.escape(r["kind"]), ""), (_num(r["abs_error"]), "num"), (_num(r["rel_error"]), "num"),
-              (_num(r["tolerance"]), "num"), (html.escape(r["tolerance_source"]), ""),
-              ("pass", "pass") if r.get("passed") else ("FAIL", "fail")] for r in rows]
-    return _table(["entry", "check", "kind", "abs error", "rel error", "tolerance", "tolerance from", "result"], cells,
-                  "evidence")
+    """The evidence records, coarsest resolution first (a weak record is never shown as a pass)."""
+    from .evidence import RESOLUTION_NEEDED
+
+    res = [_resolution_of(r) for r in rows]
+    order = sorted(range(len(rows)), key=lambda i: (res[i] is None, -(res[i] or 0.0)))
+    cells = []
+    for i in order:
+        r = rows[i]
+        need = r.get("resolution_needed", RESOLUTION_NEEDED.get(r.get("kind"), 0.5))
+        verdict = r.get("verdict") or ("fail" if not r.get("passed") else
+                                       "weak" if res[i] is not None and res[i] > need else "pass")
+        cells.append([
+            (f"<code>{html.escape(r['entry'])}</code>", ""),
+            (html.escape(r["check"]) + (f"<br><small>{html.escape(r['detail'])}</small>" if r.get("detail") else ""),
+             ""), (html.escape(r["kind"]), ""), (_num(r["abs_error"]), "num"), (_num(r["rel_error"]), "num"),
+            (_num(r["tolerance"]), "num"), (html.escape(r["tolerance_source"]), ""),
+            ("n/a (prediction 0)" if res[i] is None else _num(res[i]), "num"),
+            ("" if need is None else _num(need), "num"),
+            {"pass": ("pass", "pass"), "weak": ("WEAK", "fail")}.get(verdict, ("FAIL", "fail"))])
+    return _table(["entry", "check", "kind", "abs error", "rel error", "tolerance", "tolerance from", "resolution",
+                   "needs", "result"], cells, "evidence")
+
+
+def _resolution_of(r: dict) -> float | None:
+    """The record's resolution (computed from its numbers for a record written before records carried it); None
+    where the prediction is 0 or the record has no numbers."""
+    from .evidence import resolution
+
+    try:
+        if "resolution" in r:
+            return None if r["resolution"] is None else float(r["resolution"])  # "inf" as JSON writes it
+        if r.get("predicted") is None or r.get("observed") is None:
+            return None
+        return resolution(r["predicted"], r["observed"], float(r["tolerance"]), r.get("relation", "=="),
+                          bool(r.get("elementwise")))
+    except (TypeError, ValueError, KeyError):
+        return None
 
 
 def _findings_html(rows: list[dict]) -> str:
