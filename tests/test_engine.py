@@ -79,7 +79,8 @@ def test_numeric_identity_test_is_labelled_and_finds_small_counterexamples():
 
 
 def test_erratum_that_holds_is_reported_as_not_reproduced():
-    e = Erratum(key="t-1", source="seed", where="eq 1", says="(x+1)^2 = x^2 + 2x + 1", truth="(x+1)^2 = x^2 + 2x + 1")
+    e = Erratum(key="t-1", source="seed", where="eq 1", says="(x+1)^2 = x^2 + 2x + 1", truth="(x+1)^2 = x^2 + 2x + 1",
+                severity="wrong-value")
     d = Derivation("t", "t", "seed", "eq 1", (), (Step("holds but marked", (x + 1) ** 2, x**2 + 2 * x + 1, erratum=e),
                                                    Step("fails unmarked", x, 2 * x)))
     results = d.check()
@@ -141,7 +142,8 @@ def test_structurally_identical_sides_are_refused_at_declaration():
 
 
 def test_erratum_verdict_is_computed_at_its_counterexample_and_flips_when_the_paper_is_corrected():
-    e = Erratum(key="t-2", source="seed", where="eq 2", says="y^2 >= y", truth="y^2 >= y only for y >= 1", at={"y": sp.Rational(1, 2)})
+    e = Erratum(key="t-2", source="seed", where="eq 2", says="y^2 >= y", truth="y^2 >= y only for y >= 1",
+                at={"y": sp.Rational(1, 2)}, severity="false-statement")
     wrong = Step("the paper's claim", y**2, y, relation=">=", erratum=e).check()
     assert not wrong.holds and wrong.strength == "refuted" and "y=1/2" in wrong.counterexample
     corrected = Step("a corrected paper", y**2 + sp.Rational(1, 4), y, relation=">=", erratum=e).check()
