@@ -20,6 +20,8 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from . import search as _search
+
 __all__ = ["Erratum", "Amendment", "FidelityError", "SEVERITIES", "AMENDMENT_KINDS", "AS_PRINTED", "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "check_equal",
            "RELATIONS", "STRENGTHS"]
 
@@ -202,7 +204,17 @@ class Step:
                  output, an expectation, a minimum over a set). Both are required; a step whose two sides are
                  the same expression is refused (`TrivialStepError`).
     relation     "==", "<=", "<", ">=" or ">".
-    domain       symbol -> (low, high): where the numeric search samples (default from SymPy assumptions).
+    domain       symbol -> (low, high): where the search samples, certification works and SymPy-side inequalities
+                 hold. Default from the symbol's assumptions: positive (0.05, 3), nonnegative (0, 3), real (-3, 3).
+                 A bound may be unbounded (None, sympy.oo or math.inf): "for all lambda > 0" is
+                 {lam: (0, sp.oo)}. How a variable is searched (theorylab.search): a positive interval spanning two
+                 decades or more in log coordinates (lambda = 10^u); an unbounded one in log coordinates from its
+                 finite end, clipped (lambda = lo + 10^u, u in [-9, 9]); (-oo, oo) as x = sinh(u), |x| <= 1e9; and,
+                 for at most three variables, certified through the compactifying change of variables
+                 lambda = lo + t/(1 - t) (hi - t/(1 - t) for (-oo, hi]; t/(1 - t^2) on (-oo, oo)) with t on the closed
+                 interval [0, 1] ([-1, 1]), so the limit at infinity is part of what is certified. An inequality's
+                 verdict states the box, each variable's coordinates, the points of each stage and the smallest
+                 slack found, and why certification was not attempted or failed.
     search       a callable returning the points (dicts of parameter values) at which the engine evaluates both
                  sides; required for numeric sides. Simple points first, so a counterexample is small.
     tol, rtol    numeric sides only: |lhs - rhs| <= tol + rtol * max(|lhs|, |rhs|) for "==" (slack margin for
@@ -355,8 +367,7 @@ class Step:
                                 points=self.points, search=self.search)
 
 
-_CACHE_VERSION = "theorylab-steps-3"  # bump when the engine's way of deciding a step changes
-
+_CACHE_VERSION = "theorylab-steps-4"  # bump when the engine's way of deciding a step changes
 
 class _StepCache:
     """Verdicts of symbolic steps on disk (~/.cache/theorylab/steps), keyed by content; THEORYLAB_STEP_CACHE=0 turns
@@ -739,8 +750,11 @@ def _symbolic_zero(diff: sp.Expr) -> bool:
 
 
 def _interval(sym: sp.Symbol, domain: dict) -> tuple[float, float]:
+    """The interval a symbol is searched on, as floats: the step's domain (a bound of None, sympy.oo or math.inf is
+    unbounded), else by its assumptions: positive (0.05, 3), nonnegative (0, 3), real (-3, 3)."""
     if sym in domain:
-        return domain[sym]
+        lo, hi = domain[sym]
+        return _search.finite_interval(lo, hi)
     if sym.is_positive:
         return (0.05, 3.0)
     if sym.is_nonnegative:
@@ -749,8 +763,11 @@ def _interval(sym: sp.Symbol, domain: dict) -> tuple[float, float]:
 
 
 def _candidate_points(syms: Sequence[sp.Symbol], domain: dict, rng: random.Random, points: int = NUMERIC_POINTS):
-    """Simple points first (so a counterexample is small), then random real points in the domain."""
+    """Simple points first (so a counterexample is small), then random real points in the domain: uniform on a
+    linear interval (rounded to 1/1000), uniform in the search coordinate elsewhere (log coordinates for a
+    multi-decade or unbounded interval, theorylab.search), rounded to 4 significant digits."""
     simple = (1, 2, sp.Rational(1, 2), 3, -1, -2)
+    coords = {s: _search.coordinate(s, *_interval(s, domain)) for s in syms}
 
     def inside(sym, v):
         lo, hi = _interval(sym, domain)
@@ -770,11 +787,13 @@ def _candidate_points(syms: Sequence[sp.Symbol], domain: dict, rng: random.Rando
     for _ in range(points):
         pt = {}
         for s in syms:
-            lo, hi = _interval(s, domain)
+            c = coords[s]
             if s.is_integer:
-                pt[s] = rng.randint(int(lo), int(hi))
+                pt[s] = rng.randint(int(c.ulo), int(c.uhi))
+            elif c.kind == "lin":
+                pt[s] = sp.Rational(round(rng.uniform(c.lo, c.hi) * 1000), 1000) or sp.Rational(1, 1000)
             else:
-                pt[s] = sp.Rational(round(rng.uniform(lo, hi) * 1000), 1000) or sp.Rational(1, 1000)
+                pt[s] = _search.point_of([c], [rng.uniform(c.ulo, c.uhi)], digits=4)[s]
         yield pt
 
 
@@ -972,22 +991,125 @@ def _iv_eval(expr: sp.Expr, box: Mapping[sp.Symbol, Any]):
     raise TypeError(f"no interval rule for {expr.func}")
 
 
+def _iv_compile(expr: sp.Expr, syms: Sequence[sp.Symbol]) -> Callable[[Sequence[Any]], Any]:
+    """_iv_eval compiled once: the same interval rules, constants converted once and common subexpressions
+    (SymPy cse) evaluated once per box: the enclosure of each occurrence is the same interval, so the result is an
+    enclosure as _iv_eval's is, several times faster on a large side. TypeError if an operation has no rule."""
+    import mpmath
+
+    iv = mpmath.iv
+    reps, (reduced,) = sp.cse([expr])
+    slot = {s: i for i, s in enumerate(syms)}
+
+    def const(c):
+        return lambda v: c
+
+    def comp(e):
+        if e in slot:
+            i = slot[e]
+            return lambda v: v[i]
+        if e.is_Symbol:
+            raise TypeError(f"no interval for the symbol {e}")
+        if e.is_Rational:
+            return const(iv.mpf(e.p) / iv.mpf(e.q))
+        if e.is_Number or e.is_NumberSymbol:
+            val = sp.N(e, 40)
+            return const(iv.mpf([str(val - sp.Float(10, 40) ** -35), str(val + sp.Float(10, 40) ** -35)]))
+        if e.is_Add or e.is_Mul:
+            fs = [comp(a) for a in e.args]
+            if e.is_Add:
+                def add(v):
+                    out = fs[0](v)
+                    for f in fs[1:]:
+                        out = out + f(v)
+                    return out
+                return add
+
+            def mul(v):
+                out = fs[0](v)
+                for f in fs[1:]:
+                    out = out * f(v)
+                return out
+            return mul
+        if e.is_Pow:
+            base, ex = e.args
+            fb = comp(base)
+            if ex.is_Integer:
+                n = int(ex)
+                one = iv.mpf(1)
+                return (lambda v: fb(v) ** n) if n >= 0 else (lambda v: one / (fb(v) ** (-n)))
+            if ex == sp.Rational(1, 2):
+                return lambda v: iv.sqrt(fb(v))
+            if ex == -sp.Rational(1, 2):
+                one = iv.mpf(1)
+                return lambda v: one / iv.sqrt(fb(v))
+            fe = comp(ex)
+            return lambda v: iv.exp(fe(v) * iv.log(fb(v)))
+        if isinstance(e, sp.Abs):
+            fa = comp(e.args[0])
+
+            def absolute(v):
+                a = fa(v)
+                if a.a >= 0:
+                    return a
+                if a.b <= 0:
+                    return -a
+                return iv.mpf([0, max(-a.a, a.b)])
+            return absolute
+        if e.func in _IV_FUNCS:
+            g, fa = getattr(iv, _IV_FUNCS[e.func]), comp(e.args[0])
+            return lambda v: g(fa(v))
+        raise TypeError(f"no interval rule for {e.func}")
+
+    program = []
+    for sym, sub in reps:
+        program.append(comp(sub))
+        slot[sym] = len(slot)
+    final = comp(reduced)
+
+    def run(values: Sequence[Any]) -> Any:
+        v = list(values)
+        for f in program:
+            v.append(f(v))
+        return final(v)
+    return run
+
+
 def certify_on_box(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, strict: bool = False,
-                   max_boxes: int = 20000) -> tuple[bool | None, str, int]:
+                   max_boxes: int = 20000, log: Iterable[sp.Symbol] = ()) -> tuple[bool | None, str, int]:
     """Certify slack >= 0 (> 0 if strict) on a closed box by interval arithmetic with bisection.
 
     Returns (True, detail, boxes) when every sub-box's enclosure is >= 0, (False, point, boxes) when a sub-box's
-    midpoint violates it, (None, reason, boxes) when the budget runs out or an operation has no interval rule.
+    midpoint violates it, (None, reason, boxes) when the budget runs out or an operation has no interval rule (the
+    reason names the cell left open). A cell is split along its widest side relative to the box; along the symbols
+    in `log` (a positive or negative interval) geometrically, so a multi-decade box is bisected by decades.
     """
+    ok, detail, done, _ = _certify(slack, box, strict=strict, max_boxes=max_boxes, log=log)
+    return ok, detail, done
+
+
+def _certify(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, strict: bool = False,
+             max_boxes: int = 20000, log: Iterable[sp.Symbol] = ()) -> tuple[bool | None, str, int, dict | None]:
+    """certify_on_box, with the violating midpoint as a point (symbol -> rational) when there is one."""
     import mpmath
 
     syms = sorted(box, key=lambda s: s.name)
-    stack = [tuple((float(box[s][0]), float(box[s][1])) for s in syms)]
+    full = [(float(box[s][0]), float(box[s][1])) for s in syms]
+    geo = [s in set(log) and lo * hi > 0 for s, (lo, hi) in zip(syms, full)]
+    span = [math.log(hi / lo) if g else hi - lo for g, (lo, hi) in zip(geo, full)]
+    stack = [tuple(full)]
     done = 0
+    try:
+        enclose = _iv_compile(slack, syms)
+    except (TypeError, ZeroDivisionError, ValueError) as exc:
+        return None, f"interval arithmetic cannot evaluate it ({exc})", done, None
     try:
         fast = sp.lambdify(syms, slack, "mpmath")
     except Exception:  # noqa: BLE001 -- no mpmath form: every midpoint goes to SymPy
         fast = None
+
+    def cell_text(cell) -> str:
+        return ", ".join(f"{s} in [{lo:.6g}, {hi:.6g}]" for s, (lo, hi) in zip(syms, cell))
 
     def clearly_ok(mid: dict) -> bool:
         """The slack at a midpoint is certainly > 0 (so no violation there) when 40- and 60-digit mpmath values
@@ -1004,46 +1126,58 @@ def certify_on_box(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]],
             return bool(mpmath.isfinite(hi_) and hi_ > 0 and abs(lo_ - hi_) < hi_ / 2)
         except Exception:  # noqa: BLE001 -- any failure: decide with SymPy
             return False
+
+    def middle(k: int, lo: float, hi: float) -> float:
+        return math.copysign(math.sqrt(lo * hi), lo) if geo[k] else (lo + hi) / 2
+
     while stack:
         if done >= max_boxes:
-            return None, f"undecided after {done} boxes", done
+            return None, (f"undecided after {done} boxes (the enclosure is still too wide on {len(stack) + 1} cells, "
+                          f"e.g. {cell_text(cell)})"), done, None
         cell = stack.pop()
         done += 1
         try:
-            enc = _iv_eval(slack, {s: mpmath.iv.mpf([lo, hi]) for s, (lo, hi) in zip(syms, cell)})
+            enc = enclose([mpmath.iv.mpf([lo, hi]) for lo, hi in cell])
         except (TypeError, ZeroDivisionError, ValueError) as exc:
-            return None, f"interval arithmetic cannot evaluate it ({exc})", done
+            return None, f"interval arithmetic cannot evaluate it ({exc})", done, None
         if enc.a > 0 or (enc.a >= 0 and not strict):
             continue
-        mid = {s: sp.Rational(round((lo + hi) / 2 * 10**12), 10**12) for s, (lo, hi) in zip(syms, cell)}
+        mid = {s: _search.rational(middle(k, lo, hi), 13) if lo != hi else _search.rational(lo, 13)
+               for k, (s, (lo, hi)) in enumerate(zip(syms, cell))}
         if not clearly_ok(mid):
             val = sp.N(slack.subs(mid), 30)
             if val.is_number and (val < 0 or (strict and val <= 0)):
-                return False, ", ".join(f"{s}={float(v):.12g}" for s, v in mid.items()), done
-        k = max(range(len(syms)), key=lambda i: cell[i][1] - cell[i][0])
+                return False, ", ".join(f"{s}={float(v):.12g}" for s, v in mid.items()), done, mid
+        k = max(range(len(syms)), key=lambda i: (math.log(cell[i][1] / cell[i][0]) if geo[i] else
+                                                  cell[i][1] - cell[i][0]) / (span[i] or 1.0))
         lo, hi = cell[k]
-        m = (lo + hi) / 2
-        if hi - lo < 1e-12:
-            return None, f"enclosure does not decide near {cell}", done
+        m = middle(k, lo, hi)
+        if hi - lo < 1e-12 * (max(abs(lo), abs(hi)) if geo[k] else 1.0) or not lo < m < hi:
+            return None, f"the enclosure does not decide near {cell_text(cell)}", done, None
         for half in ((lo, m), (m, hi)):
             stack.append(cell[:k] + (half,) + cell[k + 1:])
-    return True, f"{done} boxes", done
+    return True, f"{done} boxes", done, None
 
 
 def _simpler(v: Any) -> list:
     """Candidates simpler than v, simplest first: small integers and halves, the nearest fractions of small
-    denominator, then v rounded to fewer digits."""
+    denominator, then v rounded to fewer decimals and to 1, 2, 3 significant digits."""
     x = float(v)
     out = [sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Rational(1, 2),
            sp.Rational(-1, 2), sp.Integer(3), sp.Integer(-3)]
     out += [sp.Rational(round(x * q), q) for q in range(1, 11)]  # the nearest integer, half, third, ...
     out += [sp.Rational(round(x * 10**k), 10**k) for k in range(2, 7)]
+    if x and math.isfinite(x):  # far from 1 (1e-5, 3e6): the value to 1, 2, 3 significant digits
+        out += [_search.rational(x, d) for d in (1, 2, 3)]
     return [c for c in out if c != v]
 
 
-def _minimized(lhs: Any, rhs: Any, relation: str, point: Mapping, domain: dict, found: Outcome) -> Outcome:
+def _minimized(lhs: Any, rhs: Any, relation: str, point: Mapping, domain: dict, found: Outcome,
+               decide: Callable[[Mapping, str], Outcome] | None = None) -> Outcome:
     """Shrink a counterexample: each coordinate in turn replaced by the simplest value (within the domain) at which
-    the relation still fails, until no coordinate can be simplified; the verdict is re-evaluated there."""
+    the relation still fails, until no coordinate can be simplified; the verdict is re-evaluated there. `decide`
+    (check_inequality's _high_precision) evaluates a candidate; by default _evaluate."""
+    decide = decide or (lambda p, how: _evaluate(lhs, rhs, relation, [p], how))
     point = dict(point)
     changed = True
     while changed:
@@ -1056,7 +1190,7 @@ def _minimized(lhs: Any, rhs: Any, relation: str, point: Mapping, domain: dict, 
                 if sp.count_ops(cand) >= sp.count_ops(sp.nsimplify(point[sym])) and len(str(cand)) >= len(
                         str(point[sym])):
                     continue
-                out = _evaluate(lhs, rhs, relation, [{**point, sym: cand}], "minimized")
+                out = decide({**point, sym: cand}, "minimized")
                 if out.strength == "refuted":
                     point[sym] = cand
                     changed = True
@@ -1065,11 +1199,65 @@ def _minimized(lhs: Any, rhs: Any, relation: str, point: Mapping, domain: dict, 
     return out if out.strength == "refuted" else found
 
 
+def _high_precision(lhs: sp.Expr, rhs: sp.Expr, relation: str, syms: Sequence[sp.Symbol]
+                    ) -> Callable[[Mapping, str], Outcome]:
+    """The evaluation of a point that decides it: the sides as mpmath at NUMERIC_DIGITS + 10 digits (lambdified:
+    milliseconds where SymPy's substitution takes up to a second on a large side) settle a point where the relation
+    holds by a clear margin (1e-40 relative); any other point (a violation, a near-tie, a complex or non-finite
+    value, a side mpmath cannot evaluate) is decided by `_evaluate`, SymPy at NUMERIC_DIGITS digits."""
+    import mpmath
+
+    try:
+        f = sp.lambdify(list(syms), [lhs, rhs], modules="mpmath")
+    except Exception:  # noqa: BLE001 - SymPy decides every point
+        f = None
+
+    def mp(v):
+        if isinstance(v, sp.Rational):
+            return mpmath.mpf(int(v.p)) / int(v.q)
+        if isinstance(v, sp.Basic):
+            return mpmath.mpf(str(sp.N(v, NUMERIC_DIGITS + 10)))
+        return mpmath.mpf(v) if isinstance(v, (int, float)) else v
+
+    def decide(point: Mapping, how: str) -> Outcome:
+        if f is not None and all(s in point for s in syms):
+            try:
+                with mpmath.workdps(NUMERIC_DIGITS + 10):
+                    a, b = (mpmath.mpf(v) if isinstance(v, (int, float)) else v
+                            for v in f(*(mp(point[s]) for s in syms)))
+                    if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf) and mpmath.isfinite(a) and \
+                            mpmath.isfinite(b):
+                        d = (b - a) if relation in ("<=", "<") else (a - b)
+                        if d > mpmath.mpf(10) ** -40 * (abs(a) + abs(b)):
+                            return Outcome(True, "", strength="searched", points=1, min_slack=float(d))
+            except Exception:  # noqa: BLE001 - SymPy decides this point
+                pass
+        return _evaluate(lhs, rhs, relation, [point], how)
+
+    return decide
+
+
+CERTIFY_MAX_VARIABLES = 3  # interval bisection is attempted on boxes of at most this many variables
+CERTIFY_MAX_BOXES = 20000
+CERTIFY_QUICK_BOXES = 200  # tried before the float64 search: a slack certified in this many boxes needs no search
+CERTIFY_WORK = 400_000     # boxes x operations of the slack (SymPy count_ops): ~10 s at the most on a slow core
+
+
 def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None = None, symbolic: bool = True,
                      points: int | None = None, search: Callable | None = None, seed: int = 0) -> Outcome:
-    """Decide lhs <relation> rhs over the domain: proved (SymPy), certified on a bounded box of at most three
-    variables (interval arithmetic), else searched (simple and random points, then a local minimizer of the slack
-    from the best points, each re-evaluated at NUMERIC_DIGITS digits); refuted with the first violating point."""
+    """Decide lhs <relation> rhs over the domain, in stages:
+
+    1. proved: SymPy shows the slack nonnegative (positive for a strict relation) from the assumptions;
+    2. simple points, random points of the domain (log coordinates on multi-decade and unbounded intervals) and the
+       step's own `search` points, at NUMERIC_DIGITS digits;
+    3. the float64 search of theorylab.search: corners and faces of the box, differential evolution on the relative
+       slack (seeded; its budget grows with the variables and the decades), Nelder-Mead from several starts; the
+       best distinct points are re-evaluated at NUMERIC_DIGITS digits (float64 never refutes on its own);
+    4. certified: interval arithmetic with bisection on boxes of at most CERTIFY_MAX_VARIABLES variables, an
+       unbounded interval through a compactifying change of variables (x = lo + t/(1 - t), t in [0, 1]);
+    5. else searched, the verdict stating the box and its coordinates, the points of each stage, the smallest slack
+       found and why certification was not attempted or failed.
+    Refuted at the first violating point, shrunk to simple values (_minimized)."""
     domain = domain or {}
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
     slack = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
@@ -1082,55 +1270,108 @@ def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None =
     rng = random.Random(seed)
     npts = NUMERIC_POINTS if points is None else points
     cands = list(itertools.islice(_candidate_points(syms, domain, rng, npts), npts + 40))
+    own = 0
     if search is not None:
-        cands = [{next(s for s in syms if s.name == _name(k)) if any(s.name == _name(k) for s in syms) else k: v
-                  for k, v in p.items()} for p in search()] + cands
+        given = [{next(s for s in syms if s.name == _name(k)) if any(s.name == _name(k) for s in syms) else k: v
+                 for k, v in p.items()} for p in search()]
+        own = len(given)
+        cands = given + cands
+    decide = _high_precision(lhs, rhs, relation, syms)
     scored = []
     for p in cands:
-        out = _evaluate(lhs, rhs, relation, [p], "simple and random points")
+        out = decide(p, "simple and random points")
         if out.strength == "refuted":
-            return _minimized(lhs, rhs, relation, p, domain, out)
+            return _minimized(lhs, rhs, relation, p, domain, out, decide)
         if out.min_slack is not None:
             scored.append((out.min_slack, p))
-    tried = len(scored)
-    if tried == 0:
+    exact = len(scored)
+    if exact == 0:
         return Outcome(False, "undecided", "no point of the domain could be evaluated", strength="error")
-    # adversarial refinement: minimize the slack from the five tightest points (Nelder-Mead in the box)
-    if syms:
-        from scipy.optimize import minimize
+    coords = _search.coordinates(syms, lambda s: _interval(s, domain))
+    plan = None
+    if 0 < len(syms) <= CERTIFY_MAX_VARIABLES:
+        def simplify(e):
+            return _with_timeout(lambda: sp.cancel(sp.together(e)), SYMPY_TIMEOUT_S)
 
-        f = sp.lambdify(syms, slack, modules=["mpmath"])
-        bounds = [_interval(s, domain) for s in syms]
+        plan = _search.certification_plan(slack, coords, simplify)
+        ops = max(1, int(sp.count_ops(plan.expr)))
 
-        def obj(x):
-            x = [min(max(v, lo), hi) for v, (lo, hi) in zip(x, bounds)]
-            try:
-                return float(sp.re(f(*x)))
-            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-                return math.inf
+    def bisection_counterexample(mid: dict, detail: str) -> Outcome:
+        pt = {}
+        for k, v in mid.items():
+            if k in plan.mapped:  # a compactified variable: back to the step's own
+                sym, phi = plan.mapped[k]
+                pt[sym] = sp.nsimplify(phi.subs(k, v))
+            else:
+                pt[k] = v
+        out = _evaluate(lhs, rhs, relation, [pt], "interval bisection")
+        if out.strength == "refuted":
+            return _minimized(lhs, rhs, relation, pt, domain, out, decide)
+        return Outcome(False, "counterexample (interval bisection)", "at " + detail, detail, strength="refuted",
+                       points=len(scored))
 
-        for _, p in sorted(scored, key=lambda t: t[0])[:5]:
-            x0 = [float(p[s]) for s in syms]
-            res = minimize(obj, x0, method="Nelder-Mead", options={"maxiter": 200 * len(syms), "xatol": 1e-10})
-            x = [min(max(v, lo), hi) for v, (lo, hi) in zip(res.x, bounds)]
-            pt = {s: sp.Rational(round(v * 10**12), 10**12) for s, v in zip(syms, x)}
-            out = _evaluate(lhs, rhs, relation, [pt], "local minimization of the slack")
-            tried += 1
-            if out.strength == "refuted":
-                return _minimized(lhs, rhs, relation, pt, domain, out)
-            if out.min_slack is not None:
-                scored.append((out.min_slack, pt))
-    worst = min(s for s, _ in scored)
-    box = {s: _interval(s, domain) for s in syms}
-    if 0 < len(syms) <= 3 and all(math.isfinite(lo) and math.isfinite(hi) for lo, hi in box.values()):
-        ok, detail, n = certify_on_box(slack, box, strict=strict)
+    mine = f", {own} of the step's own" if own else ""
+    # a slack that certifies in a few boxes needs no search
+    if plan is not None:
+        ok, detail, n, mid = _certify(plan.expr, plan.box, strict=strict, log=plan.log,
+                                      max_boxes=min(CERTIFY_QUICK_BOXES, CERTIFY_WORK // ops))
         if ok:
-            where = ", ".join(f"{s} in [{lo:g}, {hi:g}]" for s, (lo, hi) in box.items())
-            return Outcome(True, f"certified on the box {where}", f"interval arithmetic, {detail}",
-                           strength="certified", points=tried, min_slack=worst)
-        if ok is False:
-            return Outcome(False, "counterexample (interval bisection)", "at " + detail, detail,
-                           strength="refuted", points=tried)
-    return Outcome(True, f"searched: {tried} points (simple, random, local minimization of the slack)",
-                   f"minimum slack {worst:.3g} at {NUMERIC_DIGITS} digits", strength="searched",
-                   points=tried, min_slack=worst)
+            worst, at = min(scored, key=lambda t: t[0])
+            return Outcome(True, f"certified on the box {plan.text}",
+                           f"interval arithmetic, {detail}; before it {len(scored)} points at {NUMERIC_DIGITS} digits "
+                           f"(simple, random{mine}), minimum slack {worst:.3g} (at {_fmt_point(at)})",
+                           strength="certified", points=len(scored),
+                           min_slack=worst)
+        if ok is False and mid is not None:
+            return bisection_counterexample(mid, detail)
+    cov = None
+    if syms:
+        starts = [[c.to_u(float(p[c.sym])) for c in coords] for _, p in sorted(scored, key=lambda t: t[0])[:3]
+                  if all(c.sym in p for c in coords)]
+        for early in (True, False):
+            cov = _search.search(lhs, rhs, relation, coords, seed=seed, starts=starts, early_stop=early)
+            for rel, u in cov.best:
+                pt = _search.point_of(coords, u)
+                out = decide(pt, "global and local search of the float64 slack")
+                exact += 1
+                if out.strength == "refuted":
+                    return _minimized(lhs, rhs, relation, pt, domain, out, decide)
+                if out.min_slack is not None:
+                    scored.append((out.min_slack, pt))
+            if not cov.stopped_early:  # a float64 violation not confirmed at 50 digits: search again, in full
+                break
+    worst, at = min(scored, key=lambda t: t[0])
+    tried = exact + (cov.float_evals if cov is not None else 0)
+    best = cov.best[0][0] if cov is not None and cov.best else None
+    certified, why = None, ""
+    if not syms:
+        why = "no variables"
+    elif plan is None:
+        why = (f"not attempted: {len(syms)} variables (interval bisection is attempted on at most "
+               f"{CERTIFY_MAX_VARIABLES})")
+    else:
+        boxes = min(CERTIFY_MAX_BOXES, CERTIFY_WORK // ops)
+        tight = worst <= 0 or (best is not None and best <= 1e-9)
+        if tight:
+            boxes = max(CERTIFY_QUICK_BOXES, boxes // 10)
+        ok, detail, n, mid = _certify(plan.expr, plan.box, strict=strict, log=plan.log, max_boxes=boxes)
+        if ok:
+            certified = plan.text
+            why = f"interval arithmetic, {detail}"
+        elif ok is False and mid is not None:
+            return bisection_counterexample(mid, detail)
+        else:
+            budget = (f"a budget of {boxes} boxes: {CERTIFY_WORK} operations over the slack's {ops}"
+                      + (", a tenth where the slack comes within 1e-9 of 0 (relative) in the search: interval "
+                         "enclosures rarely separate a touching slack from 0" if tight else ""))
+            why = f"failed on {plan.text}: {detail}; {budget}"
+    covered = (f"minimum slack {worst:.3g} at {NUMERIC_DIGITS} digits (at {_fmt_point(at)})"
+               + (f"; float64 slack / (|lhs| + |rhs| + their median size) >= {best:.3g}" if best is not None else "")
+               + (f"; box: {cov.box()}; float64 search: {cov.stages()}" if cov is not None else ""))
+    stages = (f"{exact} at {NUMERIC_DIGITS} digits (simple, random{mine}, the best of the search), "
+              f"{tried - exact} in float64 (corners and faces, differential evolution, Nelder-Mead)")
+    if certified:
+        return Outcome(True, f"certified on the box {certified}", f"{why}; searched first: {stages}; {covered}",
+                       strength="certified", points=tried, min_slack=worst)
+    return Outcome(True, f"searched: {tried} points ({stages})", f"{covered}; certification: {why}",
+                   strength="searched", points=tried, min_slack=worst)
