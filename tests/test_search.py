@@ -1,9 +1,9 @@
-"""The inequality search (#26 item 1, #25 item 3): a "searched" verdict means searched hard.
+"""The inequality search (#26 item 1, #25 items 3 and 6): a "searched" verdict means searched hard.
 
 Hard false inequalities (narrow violations in wide boxes, one to four variables, an unbounded domain, the edge of a
 default domain, the false ridge bound of issue 26) are refuted; true ones keep holding, certified where interval
-arithmetic can and otherwise with the reason stated; the verdict states what the search covered; and the default
-search domains are what they are documented to be.
+arithmetic can and otherwise with the reason stated; the verdict states what the search covered; the default
+search domains are what they are documented to be; and the step cache follows the deciding code.
 """
 from __future__ import annotations
 
@@ -205,3 +205,79 @@ def test_unbounded_domains_in_identities_and_numeric_points():
     assert out.holds
     bad = Step("a planted factor", sp.log(1 + x), sp.log(1 + 2 * x), domain={x: (0, None)}, symbolic=False).check()
     assert not bad.holds and bad.strength == "refuted"
+
+
+# -- the step cache follows the engine (#25 item 6) --------------------------------------------------------------
+
+def _step():
+    return Step("x^2 >= 3x - 2 on [2, 3]", y**2, 3 * y - 2, relation=">=", domain={y: (2, 3)}, symbolic=False)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("THEORYLAB_STEP_CACHE", "1")
+    monkeypatch.setattr(derivation, "_STEP_CACHE", derivation._StepCache())
+
+
+def _cached(out) -> bool:
+    return out.method.endswith("[cached]")
+
+
+def test_a_changed_search_decides_cached_steps_again(cache, monkeypatch):
+    first = _step().check()
+    assert first.holds and not _cached(first) and _cached(_step().check())
+    key = _step().content_key()
+    real = search.budget
+
+    def budget(coords, vectorized=True):  # a changed engine: half the global budget
+        return real(coords, vectorized) // 2
+
+    monkeypatch.setattr(search, "budget", budget)
+    assert _step().content_key() != key
+    again = _step().check()
+    assert again.holds and not _cached(again)  # decided again, by the changed search...
+    assert _cached(_step().check())            # ... and cached under the changed engine's key
+    monkeypatch.setattr(search, "BUDGET_PER_VARIABLE", 10)  # a changed constant is a changed engine too
+    assert not _cached(_step().check())
+
+
+def test_a_changed_deciding_function_decides_cached_steps_again_and_printing_code_does_not(cache, monkeypatch):
+    _step().check()
+    key = _step().content_key()
+    real = derivation._interval
+    monkeypatch.setattr(derivation, "_table", lambda steps, results: "")  # printing: the cache stays valid
+    assert _step().content_key() == key and _cached(_step().check())
+    # the audit's engine mistake: the default positive interval narrowed to (1, 3)
+    monkeypatch.setattr(derivation, "_interval", lambda sym, domain: (1.0, 3.0) if not domain else real(sym, domain))
+    assert _step().content_key() != key and not _cached(_step().check())
+
+
+def test_a_modified_copy_of_the_search_module_changes_the_key(cache, monkeypatch, tmp_path):
+    """The hash follows the source text: a copy of theorylab/search.py with one edited constant, loaded in its
+    place, gives another key."""
+    import importlib.util
+    import sys
+
+    key = _step().content_key()
+    text = open(search.__file__).read().replace("CONFIRM = 8 ", "CONFIRM = 9 ")
+    assert "CONFIRM = 9 " in text
+    path = tmp_path / "search_copy.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("theorylab.search", path)
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    monkeypatch.setitem(sys.modules, "theorylab.search", copy)
+    assert _step().content_key() != key
+
+
+def test_the_engine_hash_is_the_same_in_every_process():
+    """Cached verdicts are shared between processes: the hash has no memory address or hash-seed order in it."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from theorylab import derivation; print(derivation._engine_fingerprint())"
+    outs = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
+                           capture_output=True, text=True, timeout=300, check=True).stdout.strip() for seed in "12"}
+    assert outs == {derivation._engine_fingerprint()}

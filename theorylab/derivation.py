@@ -329,8 +329,9 @@ class Step:
         return out
 
     def content_key(self) -> str | None:
-        """A hash of everything the verdict depends on, for steps made of SymPy expressions alone: the sides, the
-        relation, the domain, the options, the erratum's point and the search's points (a search is called once
+        """A hash of everything the verdict depends on, for steps made of SymPy expressions alone: the engine that
+        decides it (`_engine_fingerprint`: the source of the deciding code and the libraries' versions), the sides,
+        the relation, the domain, the options, the erratum's point and the search's points (a search is called once
         here to list them). None for steps with numeric sides: their verdict depends on code, never cached."""
         if self.numeric:
             return None
@@ -344,7 +345,8 @@ class Step:
             except Exception:  # noqa: BLE001 - points that cannot be written down: not cached
                 return None
 
-        parts = [_CACHE_VERSION, sp.srepr(_sympify(self.lhs)), sp.srepr(_sympify(self.rhs)), self.relation,
+        parts = [_CACHE_VERSION, _engine_fingerprint(), sp.srepr(_sympify(self.lhs)), sp.srepr(_sympify(self.rhs)),
+                 self.relation,
                  repr(sorted((sp.srepr(k), repr(v)) for k, v in self.domain.items())), repr(self.symbolic),
                  repr(self.points), repr(self.erratum is not None),
                  repr(sorted((str(k), sp.srepr(sp.sympify(v))) for k, v in (self.erratum.at or {}).items()))
@@ -367,7 +369,141 @@ class Step:
                                 points=self.points, search=self.search)
 
 
-_CACHE_VERSION = "theorylab-steps-4"  # bump when the engine's way of deciding a step changes
+_CACHE_VERSION = "theorylab-steps-4"  # bump when what a cached verdict means changes (Outcome's fields, the key)
+
+# The code that decides a step. Its source (and the versions of the libraries it calls) is hashed into every cached
+# verdict's key, so a changed engine (a narrower search, another verdict rule, a new budget) decides cached steps
+# again instead of answering from the cache; code that only prints or records (the records above, the tables) is
+# left out, so editing it keeps the cache.
+_DECIDING = ("Step._check", "check_equal", "check_inequality", "_high_precision", "_candidate_points", "_interval",
+             "_minimized", "_simpler", "certify_on_box", "_certify", "_iv_eval", "_iv_compile",
+             "_provably_nonnegative", "_symbolic_zero", "_with_timeout", "_elements", "_replace_functions",
+             "_float_evaluator", "_float_pair", "_at", "_evaluate", "_evaluate_at", "_side_value", "_slack",
+             "_slack_at_precision", "_to_mp", "_to_float", "_sympify", "_is_numeric_side")
+_DECIDING_CONSTANTS = ("SYMPY_TIMEOUT_S", "NUMERIC_DIGITS", "NUMERIC_POINTS", "FLOAT64_RTOL", "CERTIFY_MAX_VARIABLES",
+                       "CERTIFY_MAX_BOXES", "CERTIFY_QUICK_BOXES", "CERTIFY_WORK", "_IV_FUNCS")
+_ENGINE_MODULES = ("theorylab.search",)  # every function, class and UPPER_CASE constant defined there
+_ENGINE_MEMO: list = [None, ""]
+
+
+def _engine_parts() -> list[tuple[str, Any]]:
+    """(name, object) for every piece of deciding code, and (name, value) for every deciding constant."""
+    import importlib
+
+    here = globals()
+    parts: list[tuple[str, Any]] = []
+    for name in _DECIDING:
+        obj: Any = here.get(name.split(".")[0])
+        for attr in name.split(".")[1:]:
+            obj = getattr(obj, attr, None)
+        parts.append((name, obj))
+    parts += [(name, here.get(name)) for name in _DECIDING_CONSTANTS]
+    for modname in _ENGINE_MODULES:
+        mod = importlib.import_module(modname)
+        for name, obj in sorted(vars(mod).items()):
+            if (callable(obj) and getattr(obj, "__module__", None) == modname) or (name.isupper() and isinstance(
+                    obj, (int, float, str, tuple))):
+                parts.append((f"{modname}.{name}", obj))
+    return parts
+
+
+def _code_digest(code: Any) -> str:
+    """A code object's bytecode, names and constants (nested functions included), without its file or line numbers:
+    the behaviour, so a function whose code was replaced in place (a patched __code__) hashes differently, while
+    code that only moved (lines added above it) hashes the same."""
+    import types
+
+    def const(c):
+        if isinstance(c, types.CodeType):
+            return _code_digest(c)
+        if isinstance(c, frozenset):  # set literals: sorted, a frozenset's order changes with the hash seed
+            return "frozenset" + repr(sorted(const(v) for v in c))
+        if isinstance(c, tuple):
+            return "(" + ",".join(const(v) for v in c) + ")"
+        return repr(c)
+
+    return "|".join([code.co_code.hex(), repr(code.co_names), repr(code.co_varnames)]
+                    + [const(c) for c in code.co_consts])
+
+
+def _functions_of(obj: Any) -> list[tuple[str, Any]]:
+    """(name, function) for a function itself, or for the methods and property accessors of a class."""
+    import types
+
+    if isinstance(obj, types.FunctionType):
+        return [("", obj)]
+    if isinstance(obj, type):
+        out = []
+        for name, v in sorted(vars(obj).items()):
+            v = getattr(v, "__func__", v)
+            if isinstance(v, types.FunctionType):
+                out.append((name, v))
+            elif isinstance(v, property):
+                out += [(f"{name}.{k}", f) for k, f in (("get", v.fget), ("set", v.fset)) if f is not None]
+        return out
+    return []
+
+
+def _code_text(obj: Any) -> str:
+    """What a piece of deciding code contributes to the engine's hash: a function's or class's source text (where it
+    can be read) and its bytecode (`_code_digest`); a constant's repr."""
+    import inspect
+
+    fns = _functions_of(obj)
+    if not fns:
+        return _stable_repr(obj)
+    try:
+        source = inspect.getsource(obj)
+    except (OSError, TypeError):
+        source = ""
+    return source + "".join(f"\x00{name}:{_code_digest(f.__code__)}" for name, f in fns)
+
+
+def _stable_repr(obj: Any) -> str:
+    """repr without memory addresses: functions and classes by their qualified names, dicts and sets sorted."""
+    if isinstance(obj, dict):
+        return "{" + ", ".join(sorted(f"{_stable_repr(k)}: {_stable_repr(v)}" for k, v in obj.items())) + "}"
+    if isinstance(obj, (set, frozenset)):
+        return "{" + ", ".join(sorted(_stable_repr(v) for v in obj)) + "}"
+    if isinstance(obj, (tuple, list)):
+        return "(" + ", ".join(_stable_repr(v) for v in obj) + ")"
+    if callable(obj) and hasattr(obj, "__qualname__"):
+        return f"{getattr(obj, '__module__', '')}.{obj.__qualname__}"
+    return repr(obj)
+
+
+def _identity(obj: Any) -> Any:
+    """What must stay the same for the remembered hash to stand: the objects and their code objects."""
+    fns = _functions_of(obj)
+    return (obj, *(f.__code__ for _, f in fns)) if fns else None
+
+
+def _engine_fingerprint() -> str:
+    """A hash of the deciding code (`_DECIDING`, `_DECIDING_CONSTANTS`, the modules in `_ENGINE_MODULES`) and of
+    the versions of Python, SymPy, mpmath, NumPy and SciPy. Recomputed whenever one of those objects or its code is
+    replaced (a monkeypatch, a patched __code__, a reload) or a constant changes, else remembered for the process."""
+    import hashlib
+    import sys
+
+    import mpmath
+    import scipy
+
+    parts = _engine_parts()
+    now = [(name, _identity(obj), None if _functions_of(obj) else _stable_repr(obj)) for name, obj in parts]
+    memo = _ENGINE_MEMO[0]
+    if memo is not None and len(memo) == len(now) and all(
+            m[0] == n[0] and m[2] == n[2] and (m[1] is None) == (n[1] is None)
+            and (m[1] is None or (len(m[1]) == len(n[1]) and all(p is q for p, q in zip(m[1], n[1]))))
+            for m, n in zip(memo, now)):
+        return _ENGINE_MEMO[1]
+    h = hashlib.sha256()
+    for name, obj in parts:
+        h.update(name.encode() + b"\x00" + _code_text(obj).encode() + b"\x00")
+    h.update(f"python {sys.version_info[:2]} sympy {sp.__version__} mpmath {mpmath.__version__} numpy "
+             f"{np.__version__} scipy {scipy.__version__}".encode())
+    _ENGINE_MEMO[:] = [now, h.hexdigest()]
+    return _ENGINE_MEMO[1]
+
 
 class _StepCache:
     """Verdicts of symbolic steps on disk (~/.cache/theorylab/steps), keyed by content; THEORYLAB_STEP_CACHE=0 turns
