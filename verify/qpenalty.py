@@ -44,7 +44,7 @@ def _penalty(beta, k):
 def _against_slsqp(ctx: Context) -> list[Evidence]:
     """Direct constrained minimization; tolerance from strong convexity and SLSQP's optimality gap."""
     rng = np.random.default_rng(ctx.seed)
-    ib = theorylab.get("qpenalty.implicit_bias")
+    ib, norm = theorylab.get("qpenalty.implicit_bias"), theorylab.get("qpenalty.norm")
     out = []
     for trial in range(ctx.pick(quick=3, paper=20)):
         X, y, w1, w2 = _instance(rng, 3, 6, scale=(0.3, 1.0, 2.0)[trial % 3])
@@ -76,6 +76,15 @@ def _against_slsqp(ctx: Context) -> list[Evidence]:
                            source="sqrt(2 gap/mu) from strong convexity (gap = Q(SLSQP projected) - Q(ours) + float64 "
                                   "evaluation and residual effects) + the distance of SLSQP's point to X b = y",
                            detail=f"objective ours {q_ours:.12g}, SLSQP (projected) {q_slsqp:.12g}"))
+        # the tolerance above assumes ours is feasible (its residual enters only as rounding): assert it, or an
+        # answer off X b = y widens its own tolerance (#25); and the entry qpenalty.norm is the objective (22)
+        out.append(compare("qpenalty.implicit_bias", f"interpolates X beta = y, instance {trial}", "numeric", y,
+                           X @ beta, rtol=1e-9, source="the dual Newton solve ends at rounding-level residuals "
+                           "(~1e-15 relative); 1e-9 of max|y| leaves cond(X) up to 1e6"))
+        out.append(compare("qpenalty.norm", f"(22) at ours and at SLSQP's point vs sum_d k_d q(2 b_d/k_d) (entry "
+                           f"qpenalty.q), instance {trial}", "numeric", [q_ours, q_slsqp],
+                           [norm(beta=beta, w1=w1, w2=w2), norm(beta=x_p, w1=w1, w2=w2)], rtol=1e-12,
+                           source="two float64 sums of D = 6 terms each within a few eps: 1e-12 relative"))
     return out
 
 

@@ -193,8 +193,9 @@ def _against_roots(ctx: Context) -> list[Evidence]:
     seed = np.array([seed_first_root(*t) for t in zip(m, m0, rho, gamma)])
     wrong = np.abs(seed - loop) > 1e-8 * loop
     two = np.isfinite(ours["gap"])
+    value = theorylab.get("relu.penalty")(m=m, m0=m0, rho=rho, gamma=gamma)  # the entry, not its solver (#25)
     out = [compare("relu.penalty", f"batched solver vs per-point np.roots global minimum ({n} random points, "
-                   f"{int(two.sum())} with two local minima)", "numeric", loop, ours["value"], rtol=1e-8,
+                   f"{int(two.sum())} with two local minima)", "numeric", loop, value, rtol=1e-8,
                    elementwise=True, source="np.roots' roots carry ~1e-15 cond relative error; p is stationary "
                    "there, so its value is off by ~cond^2 eps^2: 1e-8 elementwise relative")]
     worst = float(np.max(seed / loop - 1))
@@ -311,6 +312,12 @@ def _vs_qpenalty(ctx: Context) -> list[Evidence]:
         kind="numeric", detail="r~/[k q] (log(2m/k) - 1) = " + ", ".join(f"{x:.10g}" for x in scaled) + "; the "
         "'standard errors' are the neglected O(1/m) terms c2/(2m) + k/(m (L - 1)) + s k/(m^1.5 (L - 1)), doubled for "
         "their cross terms (a priori, from the two series), plus float64 rounding 1e-14"))
+    # what the records above check is the solver; that the entry relu.penalty is that solver, on their points (#25)
+    mm = np.concatenate([ms, [1e2, 1e3, 1e8]])
+    out.append(compare("relu.penalty", "the entry relu.penalty is the solver checked above (m0 = 1, rho = 1, "
+                       "gamma = 0; m = 1e2 .. 1e8)", "numeric", minimize_p(mm, 1.0, 1.0, 0.0)["value"],
+                       theorylab.get("relu.penalty")(m=mm, m0=1.0, rho=1.0, gamma=0.0), rtol=4 * EPS,
+                       elementwise=True, source="the same float64 computation: a few ulps at most"))
     return out
 
 
@@ -321,18 +328,22 @@ def _vs_qpenalty(ctx: Context) -> list[Evidence]:
 
 def _figure(ctx: Context) -> list[Evidence]:
     out = []
+    aux, slope = theorylab.get("relu.penalty_aux"), theorylab.get("relu.log_slope")
     for gamma in FIG_GAMMAS:
         data = figure1_data(ms=np.logspace(-2, 2, 41), gamma=gamma)
         h = 1e-4
+        # the entries' values on the figure's grid (#25: the check tests relu.log_slope and relu.penalty_aux, not
+        # only the solver behind them)
+        R, A, M = np.meshgrid(np.asarray(data["rho"]), np.asarray(data["m_aux"]), data["m"], indexing="ij")
 
         def central(step):
-            up = figure1_data(ms=data["m"] * math.exp(step), gamma=gamma)["penalty"]
-            dn = figure1_data(ms=data["m"] * math.exp(-step), gamma=gamma)["penalty"]
+            up, dn = (aux(m=M * math.exp(sg * step), m_aux=A, rho=R, gamma=gamma) for sg in (1, -1))
             return (np.log(up) - np.log(dn)) / (2 * step)
 
         fd, fd2 = central(h), central(2 * h)
         # near the zero set (rho = 1, m = gamma sqrt(m_aux)) the slope is singular and the step would straddle it
         ok = np.isfinite(data["log_slope"]) & (np.abs(data["log_slope"]) < 100)
+        data["log_slope"][ok] = slope(m=M[ok], m0=np.sqrt(A[ok]), rho=R[ok], gamma=gamma)
         # central differences err by h^2 s^(3)/6 + O(h^4): D(2h) - D(h) is 3 times that, so max |D(2h) - D(h)|
         # bounds the truncation with a factor 3 to spare; rounding: r~ within 1e-15 relative gives 1e-15/h
         trunc = float(np.max(np.abs(fd2[ok] - fd[ok])))
