@@ -458,32 +458,81 @@ def cmd_mutate(args) -> int:
     bad = [x for x in layers if x not in mutate.LAYERS]
     if bad:
         raise DomainError(f"--layers must be a comma-separated subset of {','.join(mutate.LAYERS)}; got {args.layers}")
-    print(f"theorylab mutate: profile {args.profile}, layers {', '.join(layers)}, {len(chosen)} entries")
+    views = tuple(args.view.split(",")) if args.view else mutate.VIEWS
+    bad = [x for x in views if x not in mutate.VIEWS]
+    if bad:
+        raise DomainError(f"--view must be a comma-separated subset of {','.join(mutate.VIEWS)}; got {args.view}")
+    print(f"theorylab mutate: profile {args.profile}, views {', '.join(views)}, layers {', '.join(layers)}, "
+          f"{len(chosen)} entries")
     t0 = time.time()
+    baselines = mutate._Baselines(args.profile)
+    record: dict = {"profile": args.profile, "layers": list(layers), "families": fams, "views": list(views)}
+    status = 0
+    if "entries" in views:
+        def show(r):
+            state = ("equivalent (excluded)" if r.equivalent else
+                     f"caught by {', '.join(r.caught_by)}" if r.caught_by else "SURVIVED")
+            print(f"  {'ok ' if not r.survived else '!! '}{r.mutant.entry:32s} {r.mutant.target:11s} "
+                  f"{r.mutant.op:18s} {state}  [{r.detail[:140]}]")
 
-    def show(r):
-        state = ("equivalent (excluded)" if r.equivalent else
-                 f"caught by {', '.join(r.caught_by)}" if r.caught_by else "SURVIVED")
-        print(f"  {'ok ' if not r.survived else '!! '}{r.mutant.entry:32s} {r.mutant.target:11s} {r.mutant.op:18s} "
-              f"{state}  [{r.detail[:140]}]")
+        results = mutate.run(chosen, profile=args.profile, progress=show, layers=layers, baselines=baselines,
+                             first_catch=args.first_catch)
+        print()
+        for fam in fams:
+            rs = [r for r in results if r.mutant.entry.split(".")[0] == fam]
+            caught, counted, frac = mutate.score(rs)
+            print(f"mutation score {fam}: {caught}/{counted} caught ({100 * frac:.0f}%)"
+                  f"{'' if caught == counted else ', ' + str(counted - caught) + ' SURVIVED'}"
+                  f"; {sum(r.equivalent for r in rs)} equivalent mutants excluded")
+        caught, counted, frac = mutate.score(results)
+        own = mutate.layer_scores(results, layers)
+        print(f"total: {caught}/{counted} caught ({100 * frac:.0f}%); each layer's own score (caught / mutants it ran "
+              "on): " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in own.items()))
+        record.update(mutants=[r.to_json() for r in results], score={"caught": caught, "counted": counted},
+                      layer_scores={k: {"caught": c, "ran": n} for k, (c, n) in own.items()})
+        status |= caught < counted
+    if "checks" in views:
+        checks = [c for c in catalogue.checks(fams) if set(c.entries) & ids]
+        print(f"\nper-check sensitivity: {len(checks)} checks, each entry it names perturbed by a relative error "
+              "delta (twice the resolution its records need, at most 1), then by the standard mutants"
+              + (" (quick: until one is caught)" if args.profile == "quick" else ""))
 
-    results = mutate.run(chosen, profile=args.profile, progress=show, layers=layers)
-    print()
-    for fam in fams:
-        rs = [r for r in results if r.mutant.entry.split(".")[0] == fam]
-        caught, counted, frac = mutate.score(rs)
-        print(f"mutation score {fam}: {caught}/{counted} caught ({100 * frac:.0f}%)"
-              f"{'' if caught == counted else ', ' + str(counted - caught) + ' SURVIVED'}"
-              f"; {sum(r.equivalent for r in rs)} equivalent mutants excluded")
-    caught, counted, frac = mutate.score(results)
-    by_layer = {layer: sum(layer in r.caught_by for r in results) for layer in layers}
-    print(f"total: {caught}/{counted} caught ({100 * frac:.0f}%), by layer "
-          + ", ".join(f"{k} {v}" for k, v in by_layer.items()) + f"; {time.time() - t0:.1f} s")
+        def show_check(c):
+            if not c.judged:
+                print(f"  -- {c.check[:60]:60s} [{c.kind}] {c.baseline}")
+                return
+            parts = []
+            for e in c.entries:
+                hit = next((p for p in c.tried if p.entry == e and p.caught), None)
+                parts.append(f"{e}: " + (f"caught ({hit.op}{', delta resolved' if c.delta_caught(e) else ''})"
+                                         if hit else f"INSENSITIVE (passed {sum(p.entry == e for p in c.tried)} "
+                                                     "perturbations)"))
+            print(f"  {'!! ' if c.insensitive else 'ok '}{c.check[:60]:60s} [{c.kind}, delta {c.delta:.3g}] "
+                  + "; ".join(parts) + (f"; {len(c.weak)} weak records" if c.weak else ""))
+
+        sens = mutate.sensitivity(checks, profile=args.profile, progress=show_check, baselines=baselines)
+        bad_checks = [c for c in sens if c.insensitive]
+        judged = [c for c in sens if c.judged]
+        blind_delta = [(c.check, e) for c in judged for e in c.entries if c.delta_caught(e) is False]
+        print(f"checks: {len(judged)} judged, {len(bad_checks)} insensitive"
+              + (" (" + "; ".join(f"{c.check}: {', '.join(c.blind_to)}" for c in bad_checks) + ")" if bad_checks
+                 else "") + f", {len(sens) - len(judged)} not judged; {len(blind_delta)} (check, entry) pairs do not "
+              f"resolve their delta; {sum(len(c.weak) for c in sens)} weak records (reported, not a full pass)")
+        record["checks"] = [c.to_json() for c in sens]
+        status |= bool(bad_checks)
+    if "coverage" in views:
+        cov = mutate.coverage(chosen)
+        gaps = [c for c in cov if c.gaps]
+        print(f"\ncoverage: {len(cov) - len(gaps)}/{len(cov)} entries appear in a derivation step and an evidence "
+              f"check (or their paper states why not)" + (":" if gaps else ""))
+        for c in gaps:
+            print(f"  !! {c.entry:40s} {'; '.join(c.gaps)}")
+        record["coverage"] = [c.to_json() for c in cov]
+        status |= bool(gaps) and args.require_coverage
+    print(f"{time.time() - t0:.1f} s")
     if args.json:
-        _write_json(args.json, {"profile": args.profile, "layers": list(layers), "families": fams,
-                                "mutants": [r.to_json() for r in results],
-                                "score": {"caught": caught, "counted": counted}})
-    return 1 if caught < counted else 0
+        _write_json(args.json, record)
+    return int(status)
 
 
 def cmd_accuracy(args) -> int:
@@ -593,8 +642,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
-                   help="quick: layers in order, first catch wins; full: every layer on every mutant, more samples")
+                   help="quick: 12 points per entry, checks that run in <= 5 s unperturbed (no trained networks), "
+                        "per-check view until the first catch; full: 40 points, every check, every perturbation")
     s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
+    s.add_argument("--view", default="", help="comma-separated subset of entries,checks,coverage (default: all): "
+                   "entry mutants with each layer's score, per-check sensitivity, entries in no step or check")
+    s.add_argument("--first-catch", action="store_true", help="stop at the first layer that catches a mutant")
+    s.add_argument("--require-coverage", action="store_true",
+                   help="exit 1 also when an entry appears in no derivation step or evidence check unexplained")
     s.add_argument("--json", default="", help="write the mutants and their fate here")
     s.set_defaults(fn=cmd_mutate)
     s = command("errata", help="the ranked errata ledger (errata, amendments, withdrawn items) with live counterexamples")
