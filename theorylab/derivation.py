@@ -226,6 +226,8 @@ class Step:
                  the notation in `why`), or an `Amendment` naming what theorylab changed in it and why. An amended
                  step needs the printed statement as a step of the same derivation citing the same label. An
                  erratum step is the printed statement failing: its fidelity is "as printed".
+    draft        True: the printed relation copied from the source (`theorylab new --from`), not derived yet; check
+                 reports it as a draft, never decides it (it cites its label, "as printed", and carries no erratum).
     """
 
     label: str
@@ -244,6 +246,7 @@ class Step:
     premises: tuple[str, ...] = ()
     cites: tuple[str, ...] = ()  # the paper's labels this step transcribes: "(28)", "Theorem 3.6"
     fidelity: "str | Amendment | None" = None  # "as printed" or an Amendment (required with cites)
+    draft: bool = False  # the printed relation, not derived yet (theorylab new --from): reported as a draft
 
     def __post_init__(self):
         where = f"step {self.label!r}"
@@ -268,6 +271,9 @@ class Step:
             if not (self.fidelity == AS_PRINTED or isinstance(self.fidelity, Amendment)):
                 raise FidelityError(f"{where}: fidelity must be 'as printed' or an Amendment; got "
                                     f"{self.fidelity!r}")
+        if self.draft and (not self.cites or self.erratum is not None):
+            raise TrivialStepError(f"{where}: a draft states the relation printed at a label: it cites that label "
+                                   "and carries no erratum")
         if self.relation not in RELATIONS:
             raise TrivialStepError(f"{where}: relation must be one of {', '.join(RELATIONS)}; got {self.relation!r}")
         if self.lhs is None or self.rhs is None:
@@ -318,6 +324,9 @@ class Step:
 
     def check(self) -> Outcome:
         """The engine's verdict (a symbolic step's verdict is cached on disk by a hash of its content)."""
+        if self.draft:
+            return Outcome(False, "draft", "the printed relation, not derived yet (TODO: the paper's steps)",
+                           strength="draft")
         key = self.content_key()
         if key is not None:
             hit = _STEP_CACHE.get(key)
@@ -696,7 +705,9 @@ class StepResult:
 
     @property
     def ok(self) -> bool:
-        """True when the result is what the ledger says: errata fail, other steps hold."""
+        """True when the result is what the ledger says: errata fail, other steps hold (a draft is not decided)."""
+        if self.step.draft:
+            return True
         if self.outcome.strength == "error":
             return False
         return self.outcome.holds != (self.step.erratum is not None)
@@ -713,6 +724,8 @@ class StepResult:
 
     @property
     def status(self) -> str:
+        if self.step.draft:
+            return "draft (not checked)"
         if self.outcome.strength == "error":
             return "ERROR (not evaluated)"
         if self.step.erratum is None:
