@@ -3,7 +3,12 @@
 Installed as `theorylab.derivations` and registered through the `theorylab.papers` entry points of theorylab's
 pyproject.toml, exactly as an outside paper is; declaring them imports none of their modules.
 """
+import re
+
+import sympy as sp
+
 from theorylab.paper import Family, Paper
+from theorylab.sources import NotationMap
 
 __all__ = ["PTFT_DIAGONAL", "PTFT_RELU", "FEATURES_ARE_FATE", "ADAPTIVE_TANGENT", "PAPERS"]
 
@@ -12,6 +17,40 @@ _D, _V = "theorylab.derivations", "theorylab.verify"
 
 def _family(name: str) -> Family:
     return Family(name=name, entries=f"{_D}.{name}", checks=f"{_V}.{name}")
+
+
+# -- notation maps: the sources' LaTeX in the symbols of the papers' steps (#24) ------------------------------------
+# Symbols unify by name already (a parsed \gamma is the step's gamma, \lambda its lam); a map names what differs: the
+# steps' shorthands for printed sub-expressions, indexed symbols taken per unit, and the source's own misprints of
+# layout (an unbalanced parenthesis), never its mathematics.
+
+NOTATION_000 = NotationMap(rewrites=(
+    # the steps write a = 4 X^T int_0^t r(s) ds (one coordinate) and G(tau) for X~^T r(tau)
+    (re.compile(r"4\s*X\^\\top\s*\\int_0\^t\s*r\(s\)\s*ds"), "a"),
+    (re.compile(r"\\tilde\{X\}\^\\top\s*\\int_0\^t\s*r\(s\)\s*ds"), r"\int_0^t G(s) ds"),
+    (r"\vec{s}(0)", "s_0"), (r"\vec{d}(0)", "d_0"),
+    # (15): w^(1) = s + d and w^(2) = s - d per branch (the substitution of (16)); (16)-(17): s_+^{\vec{}}(t) is s_+
+    (re.compile(r"w_([+-])\^\{\(1\)\}\(t\)"), r"(s_\1 + d_\1)"),
+    (re.compile(r"w_([+-])\^\{\(2\)\}\(t\)"), r"(s_\1 - d_\1)"),
+    (re.compile(r"([sd])_([+-])\^\{\\vec\{\}\}\(t\)"), r"\1_\2"),
+    # (21) prints "\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)": one parenthesis too many, as laid out
+    (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
+    # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
+    (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),
+    (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
+    (re.compile(r"z_[dh](?![A-Za-z])"), "z"),
+))
+
+NOTATION_001 = NotationMap(rewrites=(
+    # the steps' unit: w_hat = (cos theta, sin theta), w_0h^(1) = (y_1, y_2) in d = 2 (relu_proofs.py)
+    (r"\|\boldsymbol{w}_{0h}^{(1)}\|_2", r"\sqrt{y_1^2 + y_2^2}"),
+    (r"\langle \hat{\boldsymbol{w}}_h, \boldsymbol{w}_{0h}^{(1)} \rangle", r"(y_1 \cos\theta + y_2 \sin\theta)"),
+    # the conditioning bar of r~(w_hat, m | w_0, gamma) and R(w | w_0, gamma): the arguments are names
+    (re.compile(r"\\tilde\{r\}\([^()]*\|[^()]*\)"), r"\tilde{r}"),
+    (re.compile(r"\\tilde\{R\}\([^()]*\|[^()]*\)"), r"\tilde{R}"),
+    (re.compile(r"(?<![A-Za-z\\])R\(w\s*\|[^()]*\)"), "R"),
+), symbols={"m_{h}": sp.Symbol("m", real=True), "m_{0h}^{(1)}": sp.Symbol("m0", nonnegative=True),
+            "\\rho_{h}": sp.Symbol("rho", real=True)})
 
 
 PTFT_DIAGONAL = Paper(
@@ -23,6 +62,7 @@ PTFT_DIAGONAL = Paper(
     families=(_family("qpenalty"), _family("l12"), _family("measure")),
     coverage=f"{_D}.coverage_000",
     figures=(f"{_V}.figures_000",),
+    notation=NOTATION_000,
 )
 
 PTFT_RELU = Paper(
@@ -33,6 +73,7 @@ PTFT_RELU = Paper(
     families=(_family("relu"),),
     coverage=f"{_D}.coverage_001",
     figures=(f"{_V}.figures_001",),
+    notation=NOTATION_001,
 )
 
 FEATURES_ARE_FATE = Paper(

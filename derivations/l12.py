@@ -322,11 +322,11 @@ A_NORM30 = Amendment(
         "entries l12.min_param_norm and l12.norm implement")
 
 DERIVATIONS = (
-    Derivation("l12.reduction", "The l1,2 reduction of multi-task diagonal and ReLU networks", SEED,
-               "App. B, eqs (26)-(35)", ("l12.unit", "l12.norm", "l12.min_param_norm", "l12.relu_min_param_norm"), (
+    Derivation(key="l12.reduction", title="The l1,2 reduction of multi-task diagonal and ReLU networks", source=SEED,
+               where="App. B, eqs (26)-(35)", entries=("l12.unit", "l12.norm", "l12.min_param_norm", "l12.relu_min_param_norm"), steps=(
         Step("'in the minimum-norm solution either all + or all - weights of a dimension are zero': every "
              "realization with both branches non-zero costs more than the minimum",
-             _both_branches_cost, _mpn_of_realization, relation=">", erratum=Erratum(
+             lhs=_both_branches_cost, rhs=_mpn_of_realization, relation=">", erratum=Erratum(
                  key="000-B-branches", source=SEED, where="text before eq (27)",
                  says="in the minimum parameter norm solution, for a given input dimension d, either all its + weights or "
                  "all its - weights will be zero",
@@ -340,76 +340,76 @@ DERIVATIONS = (
                  at={"a_p": np.array([1.0]), "a_m": np.array([1.0]), "c_p": np.array([[1.0]]),
                      "c_m": np.array([[-1.0]])})),
         Step("both branches cost at least 2||beta_d||: (26) at any realization w >= min_param_norm(beta(w))",
-             _diag_cost, _mpn_of_realization, relation=">=", search=_realizations, rtol=ENTRY_RTOL,
+             lhs=_diag_cost, rhs=_mpn_of_realization, relation=">=", search=_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE,
              why="(25) and (26) as printed (the realization and the total parameter norm, unchanged); a^2 + ||c||^2 "
                  ">= 2||a c|| (AM-GM) per branch and ||a+ c+|| + ||a- c-|| >= ||beta_d|| (triangle)",
              cites=('(25)', '(26)'), fidelity=AS_PRINTED),
         Step("(27) suffices: the +-only realization of beta(w) with z_d^2 = ||beta_d|| costs no more than (26) at w",
-             _one_branch_cost, _diag_cost, relation="<=", search=_realizations, rtol=ENTRY_RTOL,
+             lhs=_one_branch_cost, rhs=_diag_cost, relation="<=", search=_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE, cites=("(27)",), fidelity=AS_PRINTED,
              why="the reduction to the + branch ('without loss of generality'): for every realization there is a "
                  "+-only one of the same beta that is no more expensive"),
         Step("(28): w^(2)_{o,d} = beta_{o,d}/z gives z^2 + ||beta_d||^2/z^2",
-             z**2 + (b1 / z) ** 2 + (b2 / z) ** 2, z**2 + (b1**2 + b2**2) / z**2,
-             "(28) as printed at O = 2 (a sum of the same term over o: the instance is the general case; the value "
+             lhs=z**2 + (b1 / z) ** 2 + (b2 / z) ** 2, rhs=z**2 + (b1**2 + b2**2) / z**2,
+             why="(28) as printed at O = 2 (a sum of the same term over o: the instance is the general case; the value "
              "steps below take O <= 4)", cites=('(28)',), fidelity=AS_PRINTED),
         Step("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",
-             sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), 0,
-             "(29) and (34) as printed: B = ||beta_d||_2 (or ||m_h||_2), z = z_d (or z_h)", cites=('(29)', '(34)'),
+             lhs=sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), rhs=0,
+             why="(29) and (34) as printed: B = ||beta_d||_2 (or ||m_h||_2), z = z_d (or z_h)", cites=('(29)', '(34)'),
              fidelity=AS_PRINTED),
-        Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", P - 2 * Bn, (z - Bn / z) ** 2,
-             "theorylab's completion of (29): the text only sets the derivative to zero"),
-        Step("(30): the value of (28) at z^2 = ||beta_d|| is 2||beta_d||", sp.Subs(P, z, sp.sqrt(Bn)), 2 * Bn,
-             "(30) and (35) as printed, summand by summand: B = ||beta_d||_2 (or ||m_h||_2)",
+        Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", lhs=P - 2 * Bn, rhs=(z - Bn / z) ** 2,
+             why="theorylab's completion of (29): the text only sets the derivative to zero"),
+        Step("(30): the value of (28) at z^2 = ||beta_d|| is 2||beta_d||", lhs=sp.Subs(P, z, sp.sqrt(Bn)), rhs=2 * Bn,
+             why="(30) and (35) as printed, summand by summand: B = ||beta_d||_2 (or ||m_h||_2)",
              premises=("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",), cites=('(30)', '(35)'),
              fidelity=AS_PRINTED),
-        Step("beta_d = 0: the infimum 0 is approached as z -> 0, not attained", sp.Limit(z**2, z, 0, "+"), 0),
-        Step("l12.unit is below (28) at every z > 0", _unit_value, _unit_objective, relation="<=",
+        Step("beta_d = 0: the infimum 0 is approached as z -> 0, not attained", lhs=sp.Limit(z**2, z, 0, "+"), rhs=0),
+        Step("l12.unit is below (28) at every z > 0", lhs=_unit_value, rhs=_unit_objective, relation="<=",
              search=_unit_points, rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE, cites=('(28)',), fidelity=AS_PRINTED,
              why="(28) as printed at z > 0, against the printed minimum value 2||beta_d||_2 of (29)-(30) (the entry)"),
         Step("l12.unit equals the infimum of (28) over z > 0 solved directly (golden section over log z, 40 digits)",
-             lambda b: unit(b=b), _unit_reference, search=lambda: ({"b": p["b"]} for p in _unit_points()),
+             lhs=lambda b: unit(b=b), rhs=_unit_reference, search=lambda: ({"b": p["b"]} for p in _unit_points()),
              rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative", cites=('(28)', '(29)'),
              fidelity=AS_PRINTED, why="(28) as printed, minimized over z; the entry is the printed value 2||b||_2"),
         Step("(30): min_param_norm(beta) equals the sum over d of (28) minimized directly over z_d",
-             lambda beta: min_param_norm(beta=beta), _min_param_norm_reference, search=_matrices,
+             lhs=lambda beta: min_param_norm(beta=beta), rhs=_min_param_norm_reference, search=_matrices,
              rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative", cites=('(30)',),
              fidelity=AS_PRINTED, why="(30) as printed: its left side is (27) at the optimal z_d, its right side "
                                       "2 sum_d ||beta_d||_2 (the entry)"),
         Step("(30), the remark corrected: the right-hand side is twice the l1,2 norm, "
              "min_param_norm(beta) = 2 ||beta||_{1,2}",
-             lambda beta: min_param_norm(beta=beta), lambda beta: 2 * norm(beta=beta), search=_matrices,
+             lhs=lambda beta: min_param_norm(beta=beta), rhs=lambda beta: 2 * norm(beta=beta), search=_matrices,
              rtol=2 * ENTRY_RTOL, tol_source="both entries' float64 rounding: " + ENTRY_RTOL_SOURCE, cites=('(30)',),
              fidelity=A_NORM30),
         Step("text after (30) as printed: the right-hand side 2 sum_d ||beta_d||_2 is the l1,2 norm sum_d ||beta_d||_2",
-             2 * sp.sqrt(b1**2 + b2**2), sp.sqrt(b1**2 + b2**2), "O = 2, D = 1: beta_d = (beta_1, beta_2)",
+             lhs=2 * sp.sqrt(b1**2 + b2**2), rhs=sp.sqrt(b1**2 + b2**2), why="O = 2, D = 1: beta_d = (beta_1, beta_2)",
              cites=('(30)',), erratum=E_NORM30),
         Step("single output (O = 1): the minimum parameter norm is 2 ||beta||_1 (text after (30))",
-             lambda beta: min_param_norm(beta=beta), _l1_norm_exact, search=_single_output, rtol=ENTRY_RTOL,
+             lhs=lambda beta: min_param_norm(beta=beta), rhs=_l1_norm_exact, search=_single_output, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE),
         Step("(31)-(32): w_h^(2) (<w_h^(1), x>)_+ = m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, "
-             "theta_h = w_h^(1)/||w_h^(1)||", _relu_unit, _relu_unit_32, "one unit, O = 2, x in R^3; ReLU is positively "
+             "theta_h = w_h^(1)/||w_h^(1)||", lhs=_relu_unit, rhs=_relu_unit_32, why="one unit, O = 2, x in R^3; ReLU is positively "
              "homogeneous", search=_relu_unit_points, rtol=1e-40,
              tol_source="both sides at 50 significant digits (mpmath); the quotient by ||w^(1)|| rounds at 1e-50",
              cites=("(31)", "(32)"), fidelity=AS_PRINTED),
         Step("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs z^2 + ||m_h||^2/z^2 (32)",
-             sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
-             z**2 + (m1**2 + m2**2) / z**2, "O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "
+             lhs=sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
+             rhs=z**2 + (m1**2 + m2**2) / z**2, why="O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "
              "(w^(1), w^(2)) -> (c w^(1), w^(2)/c) keeps the function; (33) as printed at O = 2, d = 3",
              cites=('(32)', '(33)'), fidelity=AS_PRINTED),
         Step("(34)-(35): the ReLU network's parameter norm at any realization >= relu_min_param_norm(m)",
-             _relu_cost, _relu_mpn_of_realization, relation=">=", search=_relu_realizations, rtol=ENTRY_RTOL,
+             lhs=_relu_cost, rhs=_relu_mpn_of_realization, relation=">=", search=_relu_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE, cites=('(35)',), fidelity=AS_PRINTED,
              why="(35) as printed: the parameter norm of (33) at any realization against its printed minimum "
                  "2 sum_h ||m_h||_2 (the entry)"),
         Step("(35): relu_min_param_norm(m) equals the sum over units of (33) minimized directly over z_h",
-             lambda m: relu_min_param_norm(m=m), _relu_min_param_norm_reference,
+             lhs=lambda m: relu_min_param_norm(m=m), rhs=_relu_min_param_norm_reference,
              search=lambda: ({"m": p["beta"].T} for p in _matrices()),
              rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE + "; golden section to 2e-24 relative", cites=('(35)',),
              fidelity=AS_PRINTED, why="(35) as printed: (33) minimized over z_h against 2 sum_h ||m_h||_2 (the entry)"),
         Step("text after (35) as printed: the right-hand side 2 sum_h ||m_h||_2 is the l1,2 norm sum_h ||m_h||_2",
-             2 * sp.sqrt(m1**2 + m2**2), sp.sqrt(m1**2 + m2**2), "O = 2, H = 1: m_h = (m_1, m_2)",
+             lhs=2 * sp.sqrt(m1**2 + m2**2), rhs=sp.sqrt(m1**2 + m2**2), why="O = 2, H = 1: m_h = (m_1, m_2)",
              cites=('(35)',), erratum=E_NORM35),
     )),
 )

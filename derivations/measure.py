@@ -318,45 +318,45 @@ EXACT_SOURCE = ("integer data with power-of-2 standard deviations: centering, th
                 "product of three traces)")
 
 CLAIM_STEPS = (
-    Step("PR >= 1: (sum lambda_i)^2 / sum lambda_i^2 >= 1 for eigenvalues lambda_i >= 0 (p = 3)", PR_EIG, 1,
+    Step("PR >= 1: (sum lambda_i)^2 / sum lambda_i^2 >= 1 for eigenvalues lambda_i >= 0 (p = 3)", lhs=PR_EIG, rhs=1,
          relation=">=", why="App. G: 'The PR scales from 1 to p'"),
-    Step("PR <= p: (sum lambda_i)^2 / sum lambda_i^2 <= 3 (p = 3; Cauchy-Schwarz)", PR_EIG, 3, relation="<=",
+    Step("PR <= p: (sum lambda_i)^2 / sum lambda_i^2 <= 3 (p = 3; Cauchy-Schwarz)", lhs=PR_EIG, rhs=3, relation="<=",
          domain={v: (0.001, 1) for v in lam}, why="App. G: 'The PR scales from 1 to p'; PR is scale invariant, "
          "so the box (0.001, 1]^3 covers every direction but those with a zero eigenvalue (PR of fewer units)"),
-    Step("PR (the entry) >= 1 at data", lambda X: pr(X=X), lambda X: 1.0, relation=">=", search=_pr_points,
+    Step("PR (the entry) >= 1 at data", lhs=lambda X: pr(X=X), rhs=lambda X: 1.0, relation=">=", search=_pr_points,
          rtol=PR_RTOL, tol_source=PR_SOURCE),
-    Step("PR (the entry) <= p at data", lambda X: pr(X=X), lambda X: float(np.shape(X)[1]), relation="<=",
+    Step("PR (the entry) <= p at data", lhs=lambda X: pr(X=X), rhs=lambda X: float(np.shape(X)[1]), relation="<=",
          search=_pr_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
     Step("App. G example as printed: X = 10 uncorrelated units, Y a subset of five of them: ENSD(X, Y) = 5",
-         _ensd_subset, lambda s, S: 5.0, search=_printed_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE,
+         lhs=_ensd_subset, rhs=lambda s, S: 5.0, search=_printed_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE,
          why="the text states no variances: ENSD = (sum lambda)(sum_S lambda)/sum lambda^2 over the units' variances",
          erratum=E_ENSD_EXAMPLE),
     Step("App. G example with equal variances: 10 uncorrelated units of equal variance, Y five of them: ENSD = 5",
-         _ensd_subset, lambda s, S: 5.0, search=_equal_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE,
+         lhs=_ensd_subset, rhs=lambda s, S: 5.0, search=_equal_units, rtol=EXACT_RTOL, tol_source=EXACT_SOURCE,
          why="the example under the hypothesis it needs (equal variances), which the text does not state"),
     Step("App. G example: Y = 5 units uncorrelated with all 10 of X: ENSD(X, Y) = 0 (any variances)",
-         _ensd_disjoint, lambda s, t: 0.0, search=_any_units),
+         lhs=_ensd_disjoint, rhs=lambda s, t: 0.0, search=_any_units),
 )
 
 
 DERIVATIONS = (
-    Derivation("measure.identities", "PR, ENSD and CKA (App. G): the identity ENSD = CKA sqrt(PR(X) PR(Y))", SEED,
-               "App. G", ("measure.participation_ratio", "measure.ensd", "measure.cka"), (
-        Step("PR: tr(C)^2/tr(C^2) is invariant to the 1/n in C = X^T X/n", (_tr(Xs.T * Xs) / 3) ** 2
-             / _tr((Xs.T * Xs / 3) ** 2), PR_X),
-        Step("ENSD = CKA sqrt(PR(X) PR(Y)) (3 x 2 symbolic X, Y)", ENSD_S, CKA_S * sp.sqrt(PR_X * PR_Y),
+    Derivation(key="measure.identities", title="PR, ENSD and CKA (App. G): the identity ENSD = CKA sqrt(PR(X) PR(Y))", source=SEED,
+               where="App. G", entries=("measure.participation_ratio", "measure.ensd", "measure.cka"), steps=(
+        Step("PR: tr(C)^2/tr(C^2) is invariant to the 1/n in C = X^T X/n", lhs=(_tr(Xs.T * Xs) / 3) ** 2
+             / _tr((Xs.T * Xs / 3) ** 2), rhs=PR_X),
+        Step("ENSD = CKA sqrt(PR(X) PR(Y)) (3 x 2 symbolic X, Y)", lhs=ENSD_S, rhs=CKA_S * sp.sqrt(PR_X * PR_Y),
              symbolic=False, points=16),
-        Step("tr(Y^T X X^T Y) = ||X^T Y||_F^2", _tr(Ys.T * Xs * Xs.T * Ys), sum(v**2 for v in (Xs.T * Ys))),
+        Step("tr(Y^T X X^T Y) = ||X^T Y||_F^2", lhs=_tr(Ys.T * Xs * Xs.T * Ys), rhs=sum(v**2 for v in (Xs.T * Ys))),
         Step("PR (the entry, centered data) = (sum lambda_i)^2 / sum lambda_i^2 over the eigenvalues of C_X",
-             lambda X, Y: pr(X=X), _pr_eig, search=_data_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
+             lhs=lambda X, Y: pr(X=X), rhs=_pr_eig, search=_data_points, rtol=PR_RTOL, tol_source=PR_SOURCE),
         Step("CKA (the entry) = HSIC(K, L)/sqrt(HSIC(K, K) HSIC(L, L)) (Kornblith et al.; exact, n x n Gram)",
-             lambda X, Y: cka_entry(X=X, Y=Y), _cka_reference, search=_data_points, tol=CKA_TOL,
+             lhs=lambda X, Y: cka_entry(X=X, Y=Y), rhs=_cka_reference, search=_data_points, tol=CKA_TOL,
              tol_source=CKA_SOURCE),
         Step("ENSD (the entry) = CKA sqrt(PR(X) PR(Y)) (the entries, at data)",
-             lambda X, Y: ensd_entry(X=X, Y=Y), _ensd_factored, search=_data_points, rtol=ENSD_RTOL,
+             lhs=lambda X, Y: ensd_entry(X=X, Y=Y), rhs=_ensd_factored, search=_data_points, rtol=ENSD_RTOL,
              tol_source=ENSD_SOURCE),
         Step("ENSD (the entry) = the seed's trace formula with n x n centered Gram matrices (exact)",
-             lambda X, Y: ensd_entry(X=X, Y=Y), _ensd_reference, search=_data_points, rtol=ENSD_RTOL + PR_RTOL,
+             lhs=lambda X, Y: ensd_entry(X=X, Y=Y), rhs=_ensd_reference, search=_data_points, rtol=ENSD_RTOL + PR_RTOL,
              tol_source=ENSD_SOURCE + "; plus the cross term ||X^T Y||_F^2's relative error, bounded like PR's "
                                       "Gram norm where X^T Y does not cancel (the search points)"),
     ) + CLAIM_STEPS),

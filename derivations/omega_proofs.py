@@ -54,10 +54,10 @@ gx, gy = sp.Matrix([[g1, g2]]), sp.Matrix([[h1, h2]])
 F22 = mm**2 + bb**2 / mm**2  # App. A.1, eq (22): one coordinate of Omega(M) + ||beta / M||^2 with diagonal M
 
 TEXT = Derivation(
-    "omega.text", "Seed 003 text: Sec. 3.1 (l1 special case), eq (7) (adapted kernel)", SEED,
-    "Sec. 3.1, eq (7)", ("omega.diag_l1", "omega.theorem1", "omega.tilde"), (
+    key="omega.text", title="Seed 003 text: Sec. 3.1 (l1 special case), eq (7) (adapted kernel)", source=SEED,
+    where="Sec. 3.1, eq (7)", entries=("omega.diag_l1", "omega.theorem1", "omega.tilde"), steps=(
         Step("Sec. 3.1: 'Omega~ = ||.||_1' for Omega(M) = ||M||_F^2 with diagonal M (one coordinate, beta = b > 0)",
-             bb, sp.Subs(F22, mm, sp.sqrt(bb)),
+             lhs=bb, rhs=sp.Subs(F22, mm, sp.sqrt(bb)),
              why="the text's value ||beta||_1 against min_m m^2 + b^2/m^2 at its minimizer m^2 = b (App. A.1, eq (22))",
              erratum=Erratum(key="003-sec3.1-l1-factor", source=SEED, where="Sec. 3.1 text (vs App. A.1, eq (22))",
                              says="Omega~ = ||.||_1 in the special case Omega(M) = ||M||_F^2 with a diagonal constraint",
@@ -66,20 +66,20 @@ TEXT = Derivation(
                              note="a factor 2 in what the text calls a norm; same minimizer, so 'sparsity-inducing' stands; "
                              "omega.diag_l1 returns 2||beta||_1",
                              at={"b": 1})),
-        Step("A.1: m^2 = b is the stationary point of m^2 + b^2/m^2", sp.Subs(sp.Derivative(F22, mm), mm, sp.sqrt(bb)), 0,
+        Step("A.1: m^2 = b is the stationary point of m^2 + b^2/m^2", lhs=sp.Subs(sp.Derivative(F22, mm), mm, sp.sqrt(bb)), rhs=0,
              cites=('(22)',), fidelity="as printed",
              why="A.1's 'the minimizer of each penalty is given by m_j^2 = |beta_j|' (b = |beta_j|, m = m_j)"),
-        Step("A.1: m^2 + b^2/m^2 - 2b = (m - b/m)^2 >= 0, so the stationary value 2b is the minimum", F22 - 2 * bb,
-             (mm - bb / mm) ** 2, why="theorylab's completion of the square: m^2 = |beta_j| is the minimizer A.1 names"),
-        Step("A.1, (22): min_m m^2 + b^2/m^2 = 2b, so Omega~ = 2||.||_1", sp.Subs(F22, mm, sp.sqrt(bb)), 2 * bb,
+        Step("A.1: m^2 + b^2/m^2 - 2b = (m - b/m)^2 >= 0, so the stationary value 2b is the minimum", lhs=F22 - 2 * bb,
+             rhs=(mm - bb / mm) ** 2, why="theorylab's completion of the square: m^2 = |beta_j| is the minimizer A.1 names"),
+        Step("A.1, (22): min_m m^2 + b^2/m^2 = 2b, so Omega~ = 2||.||_1", lhs=sp.Subs(F22, mm, sp.sqrt(bb)), rhs=2 * bb,
              cites=('(22)',), fidelity="as printed", why="one coordinate of (22): b = |beta_j|, m = m_j"),
         Step("(7) as printed, M symmetric (Sec. 2.2 and footnote 1: symmetric positive semidefinite M without loss of "
              "generality): grad f0(x) M^2 grad f0(x')^T = (grad f0(x) M)(grad f0(x') M)^T",
-             gx * Msym * Msym * gy.T, (gx * Msym) * (gy * Msym).T, cites=('(7)',), fidelity="as printed",
+             lhs=gx * Msym * Msym * gy.T, rhs=(gx * Msym) * (gy * Msym).T, cites=('(7)',), fidelity="as printed",
              why="K = grad f-bar(x) grad f-bar(x')^T with grad f-bar = grad f0 M (C = 1, P = 2; rows g, h); the sentence "
                  "before (7) makes M symmetric, so M M^T = M^2"),
         Step("without the symmetry (theorylab's remark, not the paper's setting): (grad f0(x) M)(grad f0(x') M)^T = "
-             "grad f0(x) M M^T grad f0(x')^T", (gx * M2) * (gy * M2).T, gx * M2 * M2.T * gy.T,
+             "grad f0(x) M M^T grad f0(x')^T", lhs=(gx * M2) * (gy * M2).T, rhs=gx * M2 * M2.T * gy.T,
              why="for a general M the kernel is M M^T; the paper never uses a non-symmetric M (footnote 1)"),
     ), withdrawn=(
         Erratum(key="003-eq7-symmetric", source=SEED, where="eq (7)", says="K = grad f0(x) M^2 grad f0(x')^T",
@@ -220,11 +220,11 @@ E6_CASE_SPLIT = Erratum(
 
 
 PROP3 = Derivation(
-    "omega.prop3_proof", "Proposition 3 and its proof (A.2.2): monotonicity, concavity, behaviour near 0", SEED,
-    "Prop. 3, A.2.2, eqs (24)-(26)", ("omega.tilde",), (
+    key="omega.prop3_proof", title="Proposition 3 and its proof (A.2.2): monotonicity, concavity, behaviour near 0", source=SEED,
+    where="Prop. 3, A.2.2, eqs (24)-(26)", entries=("omega.tilde",), steps=(
         Step("Prop. 3 as printed: 'v^2 -> w~(v) is an increasing concave function'; w~ is defined nowhere in the paper "
              "((12) defines omega~): the printed w~(v) is the effective penalty omega~(v)",
-             sp.Symbol("wtilde_v", real=True), sp.Symbol("omegatilde_v", real=True),
+             lhs=sp.Symbol("wtilde_v", real=True), rhs=sp.Symbol("omegatilde_v", real=True),
              why="lhs: the value of the printed symbol w~ at v (unconstrained: the paper never defines it); rhs: omega~(v) "
                  "of (12)",
              erratum=Erratum(key="003-prop3-w", source=SEED, where="Prop. 3 statement",
@@ -234,7 +234,7 @@ PROP3 = Derivation(
                              "verify/omega.py before #22",
                              at={"wtilde_v": 0, "omegatilde_v": 1})),
         Step("A.2.2: 'for v1 < v2 ... omega~(v1) < omega~(v2), since the minimizer must be finite', for continuous "
-             "strictly quasi-convex omega with omega(1) = 0 (entry omega.tilde)", _w1, _w2, relation="<",
+             "strictly quasi-convex omega with omega(1) = 0 (entry omega.tilde)", lhs=_w1, rhs=_w2, relation="<",
              search=_nondecreasing_points,
              erratum=Erratum(key="003-prop3-strict", source=SEED, where="proof of Prop. 3 (A.2.2): 'omega~(v1) < omega~(v2), "
                              "since the minimizer must be finite'",
@@ -252,21 +252,21 @@ PROP3 = Derivation(
                                       "omega, bounded included, so only the proof's strict step fails",),
                              at={"omega": BOUNDED, "v1": 2.0, "v2": 3.0})),
         Step("omega = (z-1)^2/(1+(z-1)^2): omega(z) + v^2/z^2 - 1 = ((v^2-1) z^2 - 2 v^2 z + 2 v^2)/(z^2((z-1)^2+1))",
-             _om(BOUNDED) + uu / z**2 - 1, ((uu - 1) * z**2 - 2 * uu * z + 2 * uu) / (z**2 * ((z - 1) ** 2 + 1)),
+             lhs=_om(BOUNDED) + uu / z**2 - 1, rhs=((uu - 1) * z**2 - 2 * uu * z + 2 * uu) / (z**2 * ((z - 1) ** 2 + 1)),
              why="u = v^2; for u > 2 the numerator has a positive leading coefficient and discriminant 4u(2 - u) < 0"),
         Step("... whose limit as z -> oo is 0: the infimum 1 is approached, not attained (v^2 = 4)",
-             sp.Limit((_om(BOUNDED) + 4 / z**2 - 1), z, sp.oo), 0),
+             lhs=sp.Limit((_om(BOUNDED) + 4 / z**2 - 1), z, sp.oo), rhs=0),
         Step("corrected argument: each u -> omega(z) + u/z^2 (u = v^2) is nondecreasing, so their infimum omega~ is",
-             sp.Derivative(sp.Function("omega")(z) + sp.Symbol("u") / z**2, sp.Symbol("u")), 1 / z**2),
+             lhs=sp.Derivative(sp.Function("omega")(z) + sp.Symbol("u") / z**2, sp.Symbol("u")), rhs=1 / z**2),
         Step("Prop. 3 as printed: v^2 -> omega~(v) is increasing (nondecreasing: omega~(v1) <= omega~(v2) for v1 < v2; "
-             "all families, bounded included; entry omega.tilde)", _w1, _w2,
+             "all families, bounded included; entry omega.tilde)", lhs=_w1, rhs=_w2,
              relation="<=", search=_nondecreasing_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
              cites=('Proposition 3',), fidelity="as printed",
              why="'increasing' read as nondecreasing: the paper says 'strictly increasing' where it means strict (Prop. 4); "
                  "the printed symbol w~ is omega~ (typo 003-prop3-w)"),
         Step("A.2.2: '-omega~ is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)': -omega~(v) = phi*(v^2) = "
-             "sup_t v^2 t - omega(1/t) implies -omega~(v) >= v^2 T - omega(1/T) for every T > 0", _neg_tilde_T,
-             _conj_literal_rhs, relation=">=", search=lambda: ({"omega": om, "v": v, "T": T} for om in FAMILIES[:4]
+             "sup_t v^2 t - omega(1/t) implies -omega~(v) >= v^2 T - omega(1/T) for every T > 0", lhs=_neg_tilde_T,
+             rhs=_conj_literal_rhs, relation=">=", search=lambda: ({"omega": om, "v": v, "T": T} for om in FAMILIES[:4]
                                                               for v in (0.5, 1.0) for T in (0.5, 10.0)),
              erratum=Erratum(key="003-A.2.2-conjugate", source=SEED, where="proof of Prop. 3 (A.2.2)",
                              says="v^2 -> -omega~(v) is the Legendre-Fenchel conjugate of z^2 -> omega(1/z^2)",
@@ -275,34 +275,34 @@ PROP3 = Derivation(
                              note="proof only: the concavity of Prop. 3 holds",
                              at={"omega": "(z-1)**2", "v": 1.0, "T": 10.0})),
         Step("corrected: -omega~(v) = g*(-v^2), g(u) = omega(u^(-1/2)) on (0, 1] (entry omega.tilde vs the sup in u)",
-             _neg_tilde, _conj_corrected, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; the sup by " + GOLDEN_SOURCE,
+             lhs=_neg_tilde, rhs=_conj_corrected, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE + "; the sup by " + GOLDEN_SOURCE,
              search=lambda: ({"omega": om, "v": v} for om in ("(z-1)**2", "Abs(z-1)", "exp(z-1)-z")
                              for v in (0.5, 1.0, 2.0, 5.0))),
         Step("A.2.2 case 1: 'omega non-differentiable at 1 => z* = 1 for sufficiently small v': z* = 1 requires the KKT "
              "condition F'(1+) = omega'(1+) - 2 v^2 >= 0 (omega = Max(1 - z, (z-1)^2))",
-             sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, 0, relation=">=",
+             lhs=sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, rhs=0, relation=">=",
              erratum=replace(E6_CASE_SPLIT, at={"v": sp.Rational(1, 1000)}),
              why="F'(1+) = -2 v^2 < 0 at every v > 0 (the step after next), so z* > 1 for all v > 0"),
         Step("omega = Max(1 - z, (z-1)^2) is non-differentiable at 1: its left difference quotient is -1 on (0, 1/2), "
              "so omega'(1-) = -1 (and omega'(1+) = 0, next step)",
-             (_om(NONDIFF).subs(z, 1 - hh) - _om(NONDIFF).subs(z, 1)) / (-hh), -1, domain={hh: (0.001, 0.5)}),
+             lhs=(_om(NONDIFF).subs(z, 1 - hh) - _om(NONDIFF).subs(z, 1)) / (-hh), rhs=-1, domain={hh: (0.001, 0.5)}),
         Step("... and F'(1+) = omega'(1+) - 2 v^2 = -2 v^2 < 0 for every v > 0",
-             sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, -2 * vv**2),
+             lhs=sp.Limit(_right_quotient(NONDIFF), hh, 0, "+") - 2 * vv**2, rhs=-2 * vv**2),
         Step("A.2.2 case 2: 'omega differentiable at 1 => omega = |z-1|^p + o(|z-1|^p) with p >= 2', which implies "
              "lim_{h->0+} h^2/omega(1 + h) >= 1 (omega = |z-1|^(3/2), differentiable at 1)",
-             sp.Limit(hh**2 / _om("Abs(z-1)**(3/2)").subs(z, 1 + hh), hh, 0, "+"), 1, relation=">=",
+             lhs=sp.Limit(hh**2 / _om("Abs(z-1)**(3/2)").subs(z, 1 + hh), hh, 0, "+"), rhs=1, relation=">=",
              erratum=replace(E6_CASE_SPLIT, at={})),
-        Step("omega = |z-1|^(3/2) is differentiable at 1: omega'(1+) = 0", sp.Limit(_right_quotient("Abs(z-1)**(3/2)"),
-                                                                                    hh, 0, "+"), 0),
+        Step("omega = |z-1|^(3/2) is differentiable at 1: omega'(1+) = 0", lhs=sp.Limit(_right_quotient("Abs(z-1)**(3/2)"),
+                                                                                    hh, 0, "+"), rhs=0),
         Step("corrected: F(1) = omega(1) + v^2 (and omega(1) = 0), so omega~(v) <= v^2",
-             sp.Subs(sp.Function("omega")(z) + vv**2 / z**2, z, 1), sp.Function("omega")(1) + vv**2),
-        Step("corrected: omega~(v) <= v^2 (entry omega.tilde, all families)", _w_of_v, vv**2, relation="<=",
+             lhs=sp.Subs(sp.Function("omega")(z) + vv**2 / z**2, z, 1), rhs=sp.Function("omega")(1) + vv**2),
+        Step("corrected: omega~(v) <= v^2 (entry omega.tilde, all families)", lhs=_w_of_v, rhs=vv**2, relation="<=",
              rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
              search=lambda: ({"omega": om, "v": v} for om in FAMILIES for v in (1e-3, 0.1, 1.0, 7.0))),
-        Step("corrected: v^2/z*^2 <= omega~(v) (30-digit minimization; families breaking both branches)", _lower_squeeze,
-             _w_mp, relation="<=", search=_squeeze_points, rtol=1e-25, tol_source=GOLDEN_SOURCE),
+        Step("corrected: v^2/z*^2 <= omega~(v) (30-digit minimization; families breaking both branches)", lhs=_lower_squeeze,
+             rhs=_w_mp, relation="<=", search=_squeeze_points, rtol=1e-25, tol_source=GOLDEN_SOURCE),
         Step("corrected: omega~(v)/v^2 -> 1: |omega~(v)/v^2 - 1| shrinks as v decreases tenfold (30 digits)",
-             _dev_mp_small, _dev_mp_large, relation="<=", search=_squeeze_points, tol=1e-20,
+             lhs=_dev_mp_small, rhs=_dev_mp_large, relation="<=", search=_squeeze_points, tol=1e-20,
              tol_source=GOLDEN_SOURCE + ", divided by v^2 >= 1e-6", cites=('Proposition 3',), fidelity="as printed",
              why="Prop. 3's 'omega~(v) = v^2 + o(v^2) as v -> 0', the limit read off its trend at v = 0.1, 0.01, 0.001 "
                  "(and at v/10); the squeeze above proves it"),
@@ -401,10 +401,10 @@ def _min_over_v1(omega1, omega2, v1, v2):
 
 
 PROP4 = Derivation(
-    "omega.prop4_proof", "Proposition 4's proof: (omega1 (+) omega2) is strictly increasing (eq (23))", SEED,
-    "Prop. 4, A.2.3, eq (23)", ("omega.oplus",), (
+    key="omega.prop4_proof", title="Proposition 4's proof: (omega1 (+) omega2) is strictly increasing (eq (23))", source=SEED,
+    where="Prop. 4, A.2.3, eq (23)", entries=("omega.oplus",), steps=(
         Step("(23), first inequality, termwise: omega2(v2/z) > omega2(v1/z) for all z in [1, v2] (omega2 = (z-1)^2)",
-             _om("(z-1)**2").subs(z, v2s / z), _om("(z-1)**2").subs(z, v1s / z), relation=">",
+             lhs=_om("(z-1)**2").subs(z, v2s / z), rhs=_om("(z-1)**2").subs(z, v1s / z), relation=">",
              domain={v1s: (1, 4), v2s: (1, 4), z: (1, 4)},
              why="the proof's 'since we only evaluate omega1 and omega2 on [1, oo), the only important property is that "
                  "they are both strictly increasing', applied to (23) term by term",
@@ -418,19 +418,19 @@ PROP4 = Derivation(
                              note="proof only; (23) as printed and Prop. 4 hold",
                              at={"v_1": 1, "v_2": sp.Rational(3, 2), "z": sp.Rational(3, 2)})),
         Step("(23), first inequality as printed: (omega1 (+) omega2)(v2) > min_{1<=z<=v2} omega1(z) + omega2(v1/z) for "
-             "1 <= v1 < v2 (entry omega.oplus against the 40-digit minimization)", _oplus_v2_p4, _min_over_v2,
+             "1 <= v1 < v2 (entry omega.oplus against the 40-digit minimization)", lhs=_oplus_v2_p4, rhs=_min_over_v2,
              relation=">", search=_eq23_points, cites=('(23)',), fidelity="as printed",
              why="omega2 evaluated as written, also below 1 (v1/z < 1 for z > v1)"),
         Step("(23), middle equality: the min over [1, v2] equals the min over [1, v1] (40-digit minimizations)",
-             _min_over_v2, _min_over_v1, rtol=1e-30, tol_source="40-digit golden section: values within 1e-35 relative",
+             lhs=_min_over_v2, rhs=_min_over_v1, rtol=1e-30, tol_source="40-digit golden section: values within 1e-35 relative",
              search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y}
                              for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"))
                              for x, y in ((1.0, 2.0), (1.5, 4.0), (3.0, 7.0))), cites=('(23)',), fidelity="as printed"),
         Step("corrected Prop. 4, case split on the minimizer z2 at v2: (+)(v1) <= the branch's bound (entry omega.oplus)",
-             _oplus_v1, _branch_bound, relation="<=", search=_case_points, rtol=VALUE_RTOL,
+             lhs=_oplus_v1, rhs=_branch_bound, relation="<=", search=_case_points, rtol=VALUE_RTOL,
              tol_source="float64 sums of two nonnegative omega values: a few ulp; 1e-12 relative"),
-        Step("corrected Prop. 4: the branch's bound < omega1(z2) (z2 > v1) or < (+)(v2) (z2 <= v1)", _branch_bound,
-             _branch_upper, relation="<", search=_case_points),
+        Step("corrected Prop. 4: the branch's bound < omega1(z2) (z2 > v1) or < (+)(v2) (z2 <= v1)", lhs=_branch_bound,
+             rhs=_branch_upper, relation="<", search=_case_points),
     ))
 
 
@@ -511,11 +511,11 @@ LEMMA5_READING = ("Lemma 5 at one instance: P = Q = 2, the constraint set a sing
                   "(29), attained by the aligned form (14)")
 
 LEMMA5 = Derivation(
-    "omega.lemma5_proof", "Lemma 5's proof (A.3): alignment of singular vectors and eqs (30)-(31)", SEED,
-    "Lemma 5, A.3, eqs (27)-(31)", ("omega.tilde_oplus", "omega.oplus"), (
+    key="omega.lemma5_proof", title="Lemma 5's proof (A.3): alignment of singular vectors and eqs (30)-(31)", source=SEED,
+    where="Lemma 5, A.3, eqs (27)-(31)", entries=("omega.tilde_oplus", "omega.oplus"), steps=(
         Step("Lemma 5: for fixed S1, S2, ||S1^-1 U^T B V S2^-1||_F is minimized by the singular vectors of B "
              "(P = Q = 2, B = I, S1 = S2 = diag(2, 1): aligned U = V = I against V = rotation by t)",
-             _fro2(sp.eye(2), sp.eye(2)), _fro2(sp.eye(2), _R), relation="<=", domain={tt: (0, 7)},
+             lhs=_fro2(sp.eye(2), sp.eye(2)), rhs=_fro2(sp.eye(2), _R), relation="<=", domain={tt: (0, 7)},
              erratum=Erratum(key="003-lemma5-alignment", source=SEED, where="proof of Lemma 5",
                              says="||W||_F = ||Sigma||_F is minimized when U and V align the smallest values of S1^-1 and "
                              "S1^-2 [sic] with the largest singular values of B",
@@ -524,19 +524,19 @@ LEMMA5 = Derivation(
                              note="proof only; Lemma 5 holds; also S1^-2 -> S2^-1",
                              at={"t": sp.pi / 2})),
         Step("corrected: jointly in S1, S2, no (U, V) beats sum_j (omega1 (+) omega2)~(d_j) (Nelder-Mead: an upper bound "
-             "of each minimum; a value below the sum would refute)", _joint_min, _sum_tilde_oplus, relation=">=",
+             "of each minimum; a value below the sum would refute)", lhs=_joint_min, rhs=_sum_tilde_oplus, relation=">=",
              rtol=VALUE_RTOL, tol_source="the entry's value (" + VALUE_SOURCE[:40] + "...)",
              search=lambda: ({"omega1": "(z-1)**2", "omega2": "Abs(z-1)", "k": k} for k in range(1, 8)),
              cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed", why=LEMMA5_READING),
         Step("corrected: aligned U = V = I attains sum_j (omega1 (+) omega2)~(d_j) (Nelder-Mead from three starts)",
-             _joint_min, _sum_tilde_oplus, rtol=1e-8,
+             lhs=_joint_min, rhs=_sum_tilde_oplus, rtol=1e-8,
              tol_source="Nelder-Mead with fatol 1e-13, xatol 1e-10 on a smooth 4-D objective with positive-definite "
                         "Hessian of size ~1-10: value within ~1e-9 relative of the minimum",
              search=lambda: ({"omega1": a, "omega2": b, "k": 0} for a, b in (("(z-1)**2", "Abs(z-1)"),
                                                                            ("Abs(z-1)**3", "(z-1)**2"))),
              cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed", why=LEMMA5_READING),
         Step("(30)-(31): 'by Prop. 4 s1, s2 >= 1' at the minimizer of min_(s1 > 0) omega1(s1) + omega2(a/s1), which 'is "
-             "simply the definition of omega1 (+) omega2': min(s1*, s2*) >= 1", _eq31_min_factor, sp.Integer(1),
+             "simply the definition of omega1 (+) omega2': min(s1*, s2*) >= 1", lhs=_eq31_min_factor, rhs=sp.Integer(1),
              relation=">=", search=lambda: ({"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": a} for a in (2.0, 0.5)),
              erratum=Erratum(key="003-eq31-variables", source=SEED, where="Lemma 5, eqs (30)-(31)",
                              says="minimize_(s1, s2 >= 0) omega1(s1) + omega2(a/s1) is the definition of omega1 (+) omega2; "
@@ -548,7 +548,7 @@ LEMMA5 = Derivation(
                              "as in (28) the printed argument holds",
                              at={"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": 0.5}), cites=('(30)', '(31)')),
         Step("corrected: for a >= 1, min over s1 > 0 equals (omega1 (+) omega2)(a) (entry omega.oplus)",
-             _eq31_free, _eq31_oplus, rtol=VALUE_RTOL, tol=1e-25,
+             lhs=_eq31_free, rhs=_eq31_oplus, rtol=VALUE_RTOL, tol=1e-25,
              tol_source=VALUE_SOURCE + "; the free minimum by 40-digit golden section (absolute error < 1e-30 here)",
              search=lambda: ({"omega1": a, "omega2": b, "a": x}
                              for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"),
@@ -613,16 +613,16 @@ KERNEL_ALL_PAIRS = Amendment(
 
 
 THEOREM2 = Derivation(
-    "omega.theorem2_kernel", "Theorem 2: the adapted kernel (17) of a layer with M = M2^T (x) M1", SEED,
-    "Theorem 2, eqs (16)-(18)", ("omega.tilde_oplus",), (
+    key="omega.theorem2_kernel", title="Theorem 2: the adapted kernel (17) of a layer with M = M2^T (x) M1", source=SEED,
+    where="Theorem 2, eqs (16)-(18)", entries=("omega.tilde_oplus",), steps=(
         Step("(17): K - K0 = sum_(j <= min(P, Q)) (s1_j^2 s2_j^2 - 1) vec(u_j v_j^T) vec(u_j v_j^T)^T (P = 2, Q = 1; "
-             "grad f = I, so K - K0 = M M^T - I)", SEED21[0], SEED21[1], erratum=E10_KERNEL, cites=('(17)', '(18)', 'Theorem 2')),
-        Step("(17) with P = Q = 2 and rotated U, V (cross terms i != j missing)", SEED22[0], SEED22[1],
+             "grad f = I, so K - K0 = M M^T - I)", lhs=SEED21[0], rhs=SEED21[1], erratum=E10_KERNEL, cites=('(17)', '(18)', 'Theorem 2')),
+        Step("(17) with P = Q = 2 and rotated U, V (cross terms i != j missing)", lhs=SEED22[0], rhs=SEED22[1],
              erratum=replace(E10_KERNEL, at={"s1_1": 1, "s1_2": 1, "s2_1": 2, "s2_2": 1}), cites=('(17)', '(18)')),
-        Step("corrected (P = 2, Q = 1, U a rotation by 3-4-5): the all-pairs sum equals M M^T - I", PAIRS21[0], PAIRS21[1],
+        Step("corrected (P = 2, Q = 1, U a rotation by 3-4-5): the all-pairs sum equals M M^T - I", lhs=PAIRS21[0], rhs=PAIRS21[1],
              cites=('(17)', '(18)'), fidelity=KERNEL_ALL_PAIRS),
         Step("corrected (P = Q = 2, U, V rotations by 3-4-5 and 5-12-13): the all-pairs sum equals M M^T - I",
-             PAIRS22[0], PAIRS22[1], cites=('(17)', '(18)'), fidelity=KERNEL_ALL_PAIRS),
+             lhs=PAIRS22[0], rhs=PAIRS22[1], cites=('(17)', '(18)'), fidelity=KERNEL_ALL_PAIRS),
     ))
 
 
@@ -672,9 +672,9 @@ tv = sp.symbols("theta_1:3", real=True)
 _W = sp.Matrix([a - b for a, b in zip(th, t0)])
 
 THEOREM1 = Derivation(
-    "omega.theorem1_proof", "Theorem 1's proof (A.3.1)", SEED, "Theorem 1, A.3.1", ("omega.theorem1", "omega.tilde"), (
+    key="omega.theorem1_proof", title="Theorem 1's proof (A.3.1)", source=SEED, where="Theorem 1, A.3.1", entries=("omega.theorem1", "omega.tilde"), steps=(
         Step("A.3.1: 'the singular value of W is simply sigma = ||theta-hat - theta||_2' (W = theta-hat - theta0, P x 1)",
-             _W.norm(), sp.sqrt(sum((a - b) ** 2 for a, b in zip(th, tv))),
+             lhs=_W.norm(), rhs=sp.sqrt(sum((a - b) ** 2 for a, b in zip(th, tv))),
              why="lhs: the singular value of W; rhs: the seed's ||theta-hat - theta||",
              erratum=Erratum(key="003-A.3.1-theta", source=SEED, where="proof of Theorem 1", says="sigma = ||theta-hat - theta||_2",
                              truth="sigma = ||theta-hat - theta0||_2", severity="typo",
@@ -682,9 +682,9 @@ THEOREM1 = Derivation(
                              at={"thetahat_1": 1, "thetahat_2": 0, "theta0_1": 0, "theta0_2": 0, "theta_1": 1,
                                  "theta_2": 0})),
         Step("corrected: the singular value of W = theta-hat - theta0 (P x 1) is ||theta-hat - theta0||",
-             _W.norm(), sp.sqrt(sum((a - b) ** 2 for a, b in zip(th, t0)))),
+             lhs=_W.norm(), rhs=sp.sqrt(sum((a - b) ** 2 for a, b in zip(th, t0)))),
         Step("A.3.1 applies Lemma 5 with omega2 = chi_(1), which needs omega2 strictly quasi-convex: "
-             "exp(-chi((x+y)/2)) > min(exp(-chi(x)), exp(-chi(y))) for x != y", _exp_chi_mid, _exp_chi_min,
+             "exp(-chi((x+y)/2)) > min(exp(-chi(x)), exp(-chi(y))) for x != y", lhs=_exp_chi_mid, rhs=_exp_chi_min,
              relation=">", search=lambda: ({"x": x, "y": y} for x, y in ((1, 2), (2, 3), (0.5, 1.5))),
              why="exp(-.) is strictly decreasing, so chi((x+y)/2) < max(chi(x), chi(y)) iff this holds; it keeps +oo "
                  "finite (exp(-oo) = 0)",
@@ -701,7 +701,7 @@ THEOREM1 = Derivation(
                                       "hypothesis",),
                              at={"x": 2, "y": 3})),
         Step("corrected: Omega_omega(M) + ||theta - theta0||^2 >= omega~(||beta||) for all feasible (M, theta) "
-             "(random instances; entry omega.tilde)", _feasible_objective, _tilde_of_beta, relation=">=",
+             "(random instances; entry omega.tilde)", lhs=_feasible_objective, rhs=_tilde_of_beta, relation=">=",
              rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
              search=lambda: ({"omega": om, "k": k} for om in ("(z-1)**2", "Abs(z-1)", "exp(z-1)-z") for k in range(40)),
              cites=('(5)', 'Theorem 1'), fidelity="as printed",
@@ -899,72 +899,72 @@ EQ25_READING = ("(25)'s middle member 2/z*^2 - 4 (v/z*^3) dz*/dv evaluated as v 
                 "stationarity curve of omega = |z-1|^p), which (25) states equals 2")
 
 COVERAGE = Derivation(
-    "omega.coverage", "Seed 003: eqs (2), (9)/(32), (13), (19), (20), (21), (25) as stated", SEED,
-    "eqs (2), (9), (13), (19)-(21), (25), (32)", ("omega.tilde",), (
+    key="omega.coverage", title="Seed 003: eqs (2), (9)/(32), (13), (19), (20), (21), (25) as stated", source=SEED,
+    where="eqs (2), (9), (13), (19)-(21), (25), (32)", entries=("omega.tilde",), steps=(
         Step("(2): f_theta(x) - f_theta0(x) = (int_0^1 grad f at (1-t) theta0 + t theta dt)(theta - theta0) "
-             "(two-layer tanh network, random theta0, theta, x)", _eq2_lhs, _eq2_rhs, tol=1e-22, tol_source=QUAD_SOURCE,
+             "(two-layer tanh network, random theta0, theta, x)", lhs=_eq2_lhs, rhs=_eq2_rhs, tol=1e-22, tol_source=QUAD_SOURCE,
              search=lambda: ({"seed": k} for k in range(4)),
              why="the fundamental theorem of calculus along the segment; the network is nonlinear in theta (an "
                  "instance: D = C = 1, P = 4)", cites=("(2)",), fidelity="as printed"),
         Step("(9)/(32): grad f0(x) M^2 grad f0(x')^T = K0 + (s^2 - 1)||beta||^-2 K_yhat(x, x') with M, theta-hat from (8) "
              "and K_yhat built from f_theta-hat - f_theta0 = grad f0 M (theta-hat - theta0) (C = 1, P = 2)",
-             (gx * _M8 * _M8 * gy.T)[0, 0], (gx * gy.T)[0, 0] + (_s**2 - 1) / _nb2 * _Ky[0, 0], cites=("(9)", "(32)"),
+             lhs=(gx * _M8 * _M8 * gy.T)[0, 0], rhs=(gx * gy.T)[0, 0] + (_s**2 - 1) / _nb2 * _Ky[0, 0], cites=("(9)", "(32)"),
              fidelity="as printed", why="K = grad f0(x) M^2 grad f0(x')^T by (7)/(32); K0 = grad f0(x) grad f0(x')^T; "
                                          "rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2)"),
         Step("(13): f_theta(x) = W_L^T z_theta(x) with z_theta = M1 z0 (M1 symmetric) equals "
-             "(I_C (x) (z0^T M1)) vec(W_L) (P_L = C = 2)", (_WL.T * (_M1 * _z0)).applyfunc(sp.expand),
-             sp.kronecker_product(sp.eye(2), _z0.T * _M1) * _vecW,
+             "(I_C (x) (z0^T M1)) vec(W_L) (P_L = C = 2)", lhs=(_WL.T * (_M1 * _z0)).applyfunc(sp.expand),
+             rhs=sp.kronecker_product(sp.eye(2), _z0.T * _M1) * _vecW,
              why="Sec. 2 takes M symmetric positive (semi)definite WLOG; for a general M1 the Kronecker form is "
                  "W^T M1^T z0 (as in eq (7))", cites=("(13)",), fidelity="as printed"),
         Step("(19): the final layer's contribution (C = 1, M_L^(1) = I + (s - 1) beta beta^T/||beta||^2): "
              "z(x)^T M^2 z(x') = z(x)^T z(x') + (s^2 - 1)||beta||^-2 (z(x)^T beta)(z(x')^T beta)",
-             (_z0.T * _ML * _ML * _zp)[0, 0], (_z0.T * _zp)[0, 0] + (_s**2 - 1) / _nb2 * (_z0.T * _b)[0, 0] * (_zp.T * _b)[0, 0],
+             lhs=(_z0.T * _ML * _ML * _zp)[0, 0], rhs=(_z0.T * _zp)[0, 0] + (_s**2 - 1) / _nb2 * (_z0.T * _b)[0, 0] * (_zp.T * _b)[0, 0],
              why="the identity behind the 'approx': the other layers' contributions are dropped; that they are "
                  "small in a trained network is the evidence of verify/tangent_features.py (Fig. 1); [s_L^(1)]_1 = s, "
                  "z(x) = z0, beta-hat_L = beta", cites=("(19)",), fidelity="as printed"),
         Step("(20): grad f0(x) int_0^1 M_theta'(t) dt = grad f0(x) (I + int_0^1 (M_theta'(t) - I) dt)",
-             gx * _Mt.applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1))),
-             gx * (sp.eye(2) + (_Mt - sp.eye(2)).applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1)))),
+             lhs=gx * _Mt.applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1))),
+             rhs=gx * (sp.eye(2) + (_Mt - sp.eye(2)).applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1)))),
              cites=("(20)",), fidelity="as printed",
              why="M = int_0^1 M_theta'(t) dt along the path, the average of (20)'s middle expression (P = 2)"),
         Step("(21): diagonal M: sum_j min_(m > 0) omega(m) + beta_j^2/m^2 = sum_j omega~(beta_j) (min over z >= 1, "
-             "entry omega.tilde)", _diag_direct, _diag_tilde_sum, rtol=1e-10,
+             "entry omega.tilde)", lhs=_diag_direct, rhs=_diag_tilde_sum, rtol=1e-10,
              tol_source="entry omega.tilde within 1e-10 relative of its 40-digit reference (the contract's rtol); "
                         "the direct minimization at 25 digits", search=_diag_points,
              why="m < 1 is never better: omega(m) >= 0 = omega(1) and beta^2/m^2 > beta^2 (a quasi-convex omega "
                  "minimized at 1); the direct side searches all m > 0", cites=("(21)",), fidelity="as printed"),
         Step("(25), omega = |z-1|^(3/2): 2/z*^2 - 4 v/z*^3 dz*/dv -> 2 as v -> 0 (z* -> 1+)",
-             sp.Limit(_eq25_middle(sp.Rational(3, 2)), _x, 0, "+"), 2, cites=("(25)",), fidelity="as printed",
+             lhs=sp.Limit(_eq25_middle(sp.Rational(3, 2)), _x, 0, "+"), rhs=2, cites=("(25)",), fidelity="as printed",
              why=EQ25_READING),
-        Step("(25), omega = (z-1)^2: 2/z*^2 - 4 v/z*^3 dz*/dv -> 2", sp.Limit(_eq25_middle(2), _x, 0, "+"), 2,
+        Step("(25), omega = (z-1)^2: 2/z*^2 - 4 v/z*^3 dz*/dv -> 2", lhs=sp.Limit(_eq25_middle(2), _x, 0, "+"), rhs=2,
              cites=("(25)",), fidelity="as printed", why=EQ25_READING),
-        Step("(25), omega = |z-1|^3: 2/z*^2 - 4 v/z*^3 dz*/dv -> 2", sp.Limit(_eq25_middle(3), _x, 0, "+"), 2,
+        Step("(25), omega = |z-1|^3: 2/z*^2 - 4 v/z*^3 dz*/dv -> 2", lhs=sp.Limit(_eq25_middle(3), _x, 0, "+"), rhs=2,
              cites=("(25)",), fidelity="as printed", why=EQ25_READING),
         Step("(25), omega = (z-1)^2: d^2 omega~/dv^2 (parametric along the minimizer) -> 2",
-             sp.Limit(_eq25_second(2), _x, 0, "+"), 2, cites=("(25)",), fidelity="as printed",
+             lhs=sp.Limit(_eq25_second(2), _x, 0, "+"), rhs=2, cites=("(25)",), fidelity="as printed",
              why="(25)'s first and last members: d^2 omega~/dv^2 at v = 0 (as v -> 0+, x = z* - 1 -> 0+) equals 2"),
         Step("(25), omega = |z-1| (non-differentiable at 1): omega~(v) = v^2 for 2 v^2 <= 1 (z* = 1), so "
-             "d^2 omega~/dv^2 = 2 near 0 (entry omega.tilde)", _abs_tilde, vv**2, rtol=4 * EPS,
+             "d^2 omega~/dv^2 = 2 near 0 (entry omega.tilde)", lhs=_abs_tilde, rhs=vv**2, rtol=4 * EPS,
              tol_source="omega~(v) = 0 + v^2/1 at z* = 1: one float64 product (a few ulp)",
              search=lambda: ({"v": v} for v in (1e-6, 1e-3, 0.1, 0.5, 0.7)), cites=("(25)",), fidelity="as printed",
              why="(25)'s value 2 for the first case of the proof (omega non-differentiable at 1, z* = 1 near v = 0)"),
         Step("footnote 1: M' = U S U^T, theta' = U V^T theta give beta = M' theta' = M theta (theta in theta0 = 0 "
-             "coordinates, as the footnote writes it; random 3 x 3 M)", _fn1_beta_prime, _fn1_beta, rtol=1e-12,
+             "coordinates, as the footnote writes it; random 3 x 3 M)", lhs=_fn1_beta_prime, rhs=_fn1_beta, rtol=1e-12,
              tol_source=FN1_SOURCE, search=lambda: ({"seed": k} for k in range(6))),
         Step("footnote 1: 'the penalty value remains the same': Omega_omega(M') + ||theta'||^2 = Omega_omega(M) + "
-             "||theta||^2", _fn1_objective_prime, _fn1_objective, rtol=1e-12, tol_source=FN1_SOURCE,
+             "||theta||^2", lhs=_fn1_objective_prime, rhs=_fn1_objective, rtol=1e-12, tol_source=FN1_SOURCE,
              search=lambda: ({"seed": k, "omega": om} for k in range(3) for om in ("(z-1)**2", "Abs(z-1)**(1/2)",
                                                                                      "exp(z-1)-z"))),
         Step("Sec. 3.2 'no matter the original penalties ... always sub-quadratic tail': omega~(10 v)/(10 v)^2 < "
              "omega~(v)/v^2 (entry omega.tilde; |z-1|^(1/2), fast exp, slow log^2, bounded omega)",
-             lambda omega, v: _tail_ratio(omega, v, 10.0), lambda omega, v: _tail_ratio(omega, v, 1.0), relation="<",
+             lhs=lambda omega, v: _tail_ratio(omega, v, 10.0), rhs=lambda omega, v: _tail_ratio(omega, v, 1.0), relation="<",
              search=_tail_points),
         Step("Sec. 3.2 'always sub-quadratic tail' for a joint penalty: (omega1 (+) omega2)~(10 v)/(10 v)^2 < "
              "(omega1 (+) omega2)~(v)/v^2 (omega1 = (z-1)^2, omega2 = |z-1|; entry omega.tilde_oplus)",
-             lambda v: _tail_ratio_oplus(v, 10.0), lambda v: _tail_ratio_oplus(v, 1.0), relation="<",
+             lhs=lambda v: _tail_ratio_oplus(v, 10.0), rhs=lambda v: _tail_ratio_oplus(v, 1.0), relation="<",
              search=lambda: ({"v": v} for v in (3.0,))),
         Step("Sec. 2: grad f0(x_i) spanning R^(C N) (C N = 4 <= P = 6) gives an M_theta with grad f0(x_i) M_theta = "
-             "grad f-bar(x_i) for all i (least squares residual)", _span_residual, 0, relation="<=", tol=1e-12,
+             "grad f-bar(x_i) for all i (least squares residual)", lhs=_span_residual, rhs=0, relation="<=", tol=1e-12,
              tol_source="float64 pseudo-inverse of a 4 x 6 Gaussian matrix (condition < 1e2 at these seeds): residual "
                         "<= cond * 10 eps * max|Fbar| < 1e-12",
              search=lambda: ({"seed": k} for k in range(4))),

@@ -302,7 +302,7 @@ def _qcurv_step():
     bb, kk = sp.Symbol("beta", real=True), sp.Symbol("k", positive=True)
     lhs = sp.Subs(sp.Derivative(kk * Q_SEED.subs(zq, 2 * bb / kk), bb, 2), bb, 0)
     return Step("seed 000's Q-penalty has the same curvature at its initialization: d^2/dbeta^2 k q(2 beta/k) "
-                "= 2/k at beta = 0", lhs, 2 / kk)
+                "= 2/k at beta = 0", lhs=lhs, rhs=2 / kk)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -404,27 +404,27 @@ _VALUE_RTOL = ("the float64 value: three nonnegative terms from compensated prod
                "it by p'' du^2 ~ eps^2 r~ at these points): 1e-13 relative")
 
 DERIVATIONS_MAIN = Derivation(
-    "relu.penalty", "The per-unit penalty (3)-(11): reduction to one dimension, the quartic, the global minimum",
-    SEED, "Sec. 1.1, eqs (2)-(11)", ("relu.quartic", "relu.stationary_points", "relu.penalty", "relu.penalty_aux",
+    key="relu.penalty", title="The per-unit penalty (3)-(11): reduction to one dimension, the quartic, the global minimum",
+    source=SEED, where="Sec. 1.1, eqs (2)-(11)", entries=("relu.quartic", "relu.stationary_points", "relu.penalty", "relu.penalty_aux",
                                     "relu.log_slope"),
-    (
-        Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", sp.sqrt(_sq(u * W_HAT)), u,
-             "every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0 (theorylab's "
+    steps=(
+        Step("(5) -> (6): w^(1) = u w_hat has norm u (u > 0)", lhs=sp.sqrt(_sq(u * W_HAT)), rhs=u,
+             why="every feasible (w^(1), w^(2)) of (5) is w^(1) = u w_hat, w^(2) = m/u with u = ||w^(1)|| > 0 (theorylab's "
              "lemma for the reduction; the printed (5) -> (6) is the next step)"),
         Step("(5) -> (6): the objective of (5) at w^(1) = u w_hat, w^(2) = m/u is p(u)",
-             sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), P_EQ6,
-             "as printed: the objective of (5) is the h-th term of (2), and on the feasible set it is p(u) of (6). "
+             lhs=sp.Subs(OBJ5, (w2s, w11, w12), (m / u, u * sp.cos(theta), u * sp.sin(theta))), rhs=P_EQ6,
+             why="as printed: the objective of (5) is the h-th term of (2), and on the feasible set it is p(u) of (6). "
              "Notation: d = 2 with w_hat = (cos theta, sin theta), w_0h^(1) = (y_1, y_2); the objective depends on "
              "w_hat and w_0h only through their norms and inner product, so by rotation invariance d = 2 is general",
              cites=("(2)", "(5)", "(6)"), fidelity=AS_PRINTED),
-        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", P_EQ6, P_EQ7,
-             "as printed; notation as in the previous step (d = 2 general by rotation invariance)",
+        Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", lhs=P_EQ6, rhs=P_EQ7,
+             why="as printed; notation as in the previous step (d = 2 general by rotation invariance)",
              cites=("(6)", "(7)"), fidelity=AS_PRINTED),
-        Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", P_EQ7,
-             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
-             "m0 = ||w0||, ||w_h|| = u", erratum=E_RHO, cites=("(8)",)),
-        Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", P_EQ7,
-             sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE)), cites=("(8)",),
+        Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", lhs=P_EQ7,
+             rhs=sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
+             why="m0 = ||w0||, ||w_h|| = u", erratum=E_RHO, cites=("(8)",)),
+        Step("(8) with rho = <w_h, w0>/(||w_h|| ||w0||) = <w_hat, w0>/||w0||", lhs=P_EQ7,
+             rhs=sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_TRUE)), cites=("(8)",),
              fidelity=Amendment(
                  key="001-eq8-rho-cosine", kind="typo fixed",
                  what="rho_h in (8) is the cosine <w_h, w_0h>/(||w_h|| ||w_0h||) the text names, not the printed "
@@ -432,22 +432,22 @@ DERIVATIONS_MAIN = Derivation(
                  why="the text calls rho_h the cosine similarity of the two weights and (9)-(11) treat it as "
                      "independent of u; the printed numerator is the erratum 001-eq8-rho (the step above)",
                  severity="typo", root="001-eq8-rho")),
-        Step("(9): p'(u)", D_P, DP_SEED,
-             "as printed: the derivative of (8) in u with rho_h a parameter independent of u, as (9) itself treats "
+        Step("(9): p'(u)", lhs=D_P, rhs=DP_SEED,
+             why="as printed: the derivative of (8) in u with rho_h a parameter independent of u, as (9) itself treats "
              "it (the definition's misprint is erratum 001-eq8-rho); m = m_h, m0 = m_0h^(1)",
              cites=("(9)",), fidelity=AS_PRINTED),
-        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", u**3 / 2 * D_P, QUARTIC_SEED,
-             "as printed: 'multiplying by u^3/2' turns (9) = 0 into (10)", cites=("(9)", "(10)"),
+        Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", lhs=u**3 / 2 * D_P, rhs=QUARTIC_SEED,
+             why="as printed: 'multiplying by u^3/2' turns (9) = 0 into (10)", cites=("(9)", "(10)"),
              fidelity=AS_PRINTED),
         Step("(1): w2 (<w1, x>)_+ is unchanged by w2 -> a w2, w1 -> w1/a (a > 0), and equals m (<w_hat, x>)_+ with "
              "w1 = u w_hat (u = ||w1|| > 0), m = u w2: the redundancy that (3) removes",
-             sp.Matrix([a_s * w2_s * sp.Max(0, z_s / a_s), w2_s * sp.Max(0, u * z_s)]),
-             sp.Matrix([w2_s * sp.Max(0, z_s), (u * w2_s) * sp.Max(0, z_s)]),
-             "as printed: the text's remark on (1) (multiply w_h^(2) by a > 0, divide w_h^(1) by a: the same "
+             lhs=sp.Matrix([a_s * w2_s * sp.Max(0, z_s / a_s), w2_s * sp.Max(0, u * z_s)]),
+             rhs=sp.Matrix([w2_s * sp.Max(0, z_s), (u * w2_s) * sp.Max(0, z_s)]),
+             why="as printed: the text's remark on (1) (multiply w_h^(2) by a > 0, divide w_h^(1) by a: the same "
              "function) and the parameterization (w_hat_h, m_h) that (3) uses; z = <w_h^(1), x> in the first entry, "
              "<w_hat_h, x> in the second", cites=("(1)", "(3)"), fidelity=AS_PRINTED),
         Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit "
-             "re-evaluation) is the sum of the per-unit minima relu.penalty", R_tilde_direct, R_tilde_sum, rtol=1e-12,
+             "re-evaluation) is the sum of the per-unit minima relu.penalty", lhs=R_tilde_direct, rhs=R_tilde_sum, rtol=1e-12,
              tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "
                         "whose rounding noise is 1e-16 p locates a minimum to sqrt(1e-16) relative at these points, "
                         "p'' u^2/p <= 1e2); the value is stationary there: p'' du^2/2 <= 1e-14 p; relu.penalty 1e-15",
@@ -456,17 +456,17 @@ DERIVATIONS_MAIN = Derivation(
                  "per-unit minima (5); a numeric check of the printed identity at these instances",
              cites=("(2)", "(3)", "(4)"), fidelity=AS_PRINTED),
         Step("relu.quartic: the entry's coefficients are those of (u^3/2) p'(u), SymPy at the exact point",
-             quartic_value, quartic_from_p, rtol=2.0**-53, tol_source=_ONE_ROUNDING,
+             lhs=quartic_value, rhs=quartic_from_p, rtol=2.0**-53, tol_source=_ONE_ROUNDING,
              search=lambda: [dict(m=2.0, m0=3.0, rho=0.5, gamma=-1.0)] + _solver_points(),
              why="as printed: relu.quartic is (10)'s coefficients [1, -m0 rho, 0, gamma m, -m^2] transcribed",
              cites=("(10)",), fidelity=AS_PRINTED),
         Step("(11) in a float-stable form: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho)(1 + rho), a sum of "
-             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", P_STABLE, P_SEED,
-             "theorylab's rewriting for its solver, not a display of the paper"),
-        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", sp.Limit(1 / P_SEED, u, sp.oo), 0,
-             "as printed: the sentence after (6), its u -> oo half", cites=("(6)",), fidelity=AS_PRINTED),
+             "nonnegative terms (the expanded (8) cancels when u ~ m0 rho and rho ~ 1)", lhs=P_STABLE, rhs=P_SEED,
+             why="theorylab's rewriting for its solver, not a display of the paper"),
+        Step("p -> oo as u -> oo (1/p -> 0; p > 0)", lhs=sp.Limit(1 / P_SEED, u, sp.oo), rhs=0,
+             why="as printed: the sentence after (6), its u -> oo half", cites=("(6)",), fidelity=AS_PRINTED),
         Step("p -> oo as u -> 0+ for m != 0 (1/p -> 0, m > 0 and m < 0)",
-             sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), sp.Matrix([0, 0]),
+             lhs=sp.Matrix([sp.Limit(1 / P_SEED.subs(m, s * mpos), u, 0, "+") for s in (1, -1)]), rhs=sp.Matrix([0, 0]),
              cites=("(6)",),
              fidelity=Amendment(
                  key="001-eq6-divergence-m-nonzero", kind="hypothesis added",
@@ -475,21 +475,21 @@ DERIVATIONS_MAIN = Derivation(
                      "001-eq6-divergence",
                  severity="missing-hypothesis", root="001-eq6-divergence")),
         Step("p -> oo as u -> 0+ (as the seed states it, m = 0 included: 1/p -> 0)",
-             sp.Limit(1 / P_SEED.subs(m, 0), u, 0, "+"), 0,
+             lhs=sp.Limit(1 / P_SEED.subs(m, 0), u, 0, "+"), rhs=0,
              erratum=dataclasses.replace(E_DIVERGE, at={gamma: 1, m0: 1, rho: 0}), cites=("(6)",)),
         Step("f'' = 6u(2u - m0 rho): the quartic is concave on (0, m0 rho/2) and convex beyond",
-             sp.Derivative(QUARTIC_SEED, u, 2), 6 * u * (2 * u - m0 * rho)),
+             lhs=sp.Derivative(QUARTIC_SEED, u, 2), rhs=6 * u * (2 * u - m0 * rho)),
         Step("critical points of f: u = m0 rho t, 4t^3 - 3t^2 + kappa = 0 at t = 1/4 + cos(phi + 2 pi k/3)/2 with "
              "cos(3 phi) = 1 - 8 kappa, kappa = gamma m/(m0 rho)^3",
-             (4 * t_of(0) ** 3 - 3 * t_of(0) ** 2 + KAPPA_OF_PHI), 0, domain={phi_s: (0.0, 1.0)}),
-        Step("the same for the middle critical point (k = 1)", (4 * t_of(1) ** 3 - 3 * t_of(1) ** 2 + KAPPA_OF_PHI), 0,
+             lhs=(4 * t_of(0) ** 3 - 3 * t_of(0) ** 2 + KAPPA_OF_PHI), rhs=0, domain={phi_s: (0.0, 1.0)}),
+        Step("the same for the middle critical point (k = 1)", lhs=(4 * t_of(1) ** 3 - 3 * t_of(1) ** 2 + KAPPA_OF_PHI), rhs=0,
              domain={phi_s: (0.0, 1.0)}),
         Step("t_L = 1/4 + cos(phi - 2pi/3)/2 = sin(phi/2 + pi/3) sin(phi/2) (no cancellation at small kappa)",
-             t_of(-1), sp.sin(phi_s / 2 + sp.pi / 3) * sp.sin(phi_s / 2), domain={phi_s: (0.0, 1.0)}),
+             lhs=t_of(-1), rhs=sp.sin(phi_s / 2 + sp.pi / 3) * sp.sin(phi_s / 2), domain={phi_s: (0.0, 1.0)}),
         Step("phi = (2/3) asin(2 sqrt(kappa)) solves cos(3 phi) = 1 - 8 kappa (accurate at small kappa)",
-             sp.cos(2 * sp.asin(2 * sp.sqrt(kap_s))), 1 - 8 * kap_s, domain={kap_s: (0.001, 0.25)}),
+             lhs=sp.cos(2 * sp.asin(2 * sp.sqrt(kap_s))), rhs=1 - 8 * kap_s, domain={kap_s: (0.001, 0.25)}),
         Step("one positive root of (10) unless m0 rho > 0 and gamma m > 0 (Descartes): the exact count of "
-             "relu.stationary_points at 80 points of the other sign patterns", positive_root_count, sp.Integer(1),
+             "relu.stationary_points at 80 points of the other sign patterns", lhs=positive_root_count, rhs=sp.Integer(1),
              search=_descartes_points, cites=("(10)",),
              fidelity=Amendment(
                  key="001-eq10-unique-descartes", kind="hypothesis added",
@@ -500,35 +500,35 @@ DERIVATIONS_MAIN = Derivation(
                  severity="wrong-value", root="001-eq10-unique")),
         Step("(10) in scale-free form (m > 0): f(sqrt(m) v) = m^2 (v^4 - alpha v^3 + kappa v - 1), "
              "alpha = m0 rho/sqrt(m), kappa = gamma/sqrt(m)",
-             sp.Subs(QUARTIC_SEED, u, sp.sqrt(mpos) * v_s).subs(m, mpos),
-             mpos**2 * G_SCALED.subs({al_s: m0 * rho / sp.sqrt(mpos), ka_s: gamma / sp.sqrt(mpos)}),
-             "theorylab's analysis of (10)'s roots (the sharp condition for three), not a display of the paper"),
+             lhs=sp.Subs(QUARTIC_SEED, u, sp.sqrt(mpos) * v_s).subs(m, mpos),
+             rhs=mpos**2 * G_SCALED.subs({al_s: m0 * rho / sp.sqrt(mpos), ka_s: gamma / sp.sqrt(mpos)}),
+             why="theorylab's analysis of (10)'s roots (the sharp condition for three), not a display of the paper"),
         Step("three positive roots need the left critical point v_L (kappa = v^2 (3 alpha - 4 v)) with g(v_L) > 0; "
-             "there kappa = 3/(2v) + v^3/2 + (3/(2v)) g(v)", ka_s.subs(ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
-             sp.Subs(3 / (2 * v_s) + v_s**3 / 2 + 3 / (2 * v_s) * G_SCALED, ka_s, v_s**2 * (3 * al_s - 4 * v_s))),
+             "there kappa = 3/(2v) + v^3/2 + (3/(2v)) g(v)", lhs=ka_s.subs(ka_s, v_s**2 * (3 * al_s - 4 * v_s)),
+             rhs=sp.Subs(3 / (2 * v_s) + v_s**3 / 2 + 3 / (2 * v_s) * G_SCALED, ka_s, v_s**2 * (3 * al_s - 4 * v_s))),
         Step("3/(2v) + v^3/2 >= 2 for v > 0 (AM-GM, equality at v = 1): three positive roots need kappa > 2, and "
              "two critical points kappa < alpha^3/4, so alpha > 2 (never at gamma = 0; on Fig. 1's range kappa <= "
              "0.01/sqrt(0.01) = 0.1: the root is unique there for every m >= 0.01, not only at the plotted points)",
-             3 / (2 * v_s) + v_s**3 / 2, sp.Integer(2), relation=">="),
+             lhs=3 / (2 * v_s) + v_s**3 / 2, rhs=sp.Integer(2), relation=">="),
         Step("the condition is sharp: at m = rho = 1, m0 = gamma = t, (10) is (u^2 - 1)(u^2 - t u + 1), three positive "
              "roots for every t > 2 (the smallest counterexample to uniqueness approaches (1, 2, 1, 2))",
-             QUARTIC_SEED.subs({m: 1, rho: 1, m0: t_s, gamma: t_s}), sp.factor((u**2 - 1) * (u**2 - t_s * u + 1))),
+             lhs=QUARTIC_SEED.subs({m: 1, rho: 1, m0: t_s, gamma: t_s}), rhs=sp.factor((u**2 - 1) * (u**2 - t_s * u + 1))),
         Step("(10): the positive root is unique (as the seed states it: 'select the (unique ...) positive real "
-             "root')", positive_root_count, sp.Integer(1),
+             "root')", lhs=positive_root_count, rhs=sp.Integer(1),
              erratum=dataclasses.replace(E_UNIQUE, at={"m": 1.0, "m0": 2.5, "rho": 1.0, "gamma": 2.5}),
              cites=("(10)",)),
         Step("relu.stationary_points: p'(r) = 0 at every root it returns (scaled residual)",
-             roots_of_stationary_points, sp.Integer(0), tol=8 * EPS,
+             lhs=roots_of_stationary_points, rhs=sp.Integer(0), tol=8 * EPS,
              tol_source="each root is the mpmath root rounded to float64 (half an ulp): " + _STATIONARY_TOL,
              search=_generic_points),
         Step("(11) as printed: where (10) has a single positive root u* (the seed's premise, 'as long as we have a "
-             "unique positive stationary point u*'), relu.penalty = p(u*)", penalty_value, p_at_single_root,
+             "unique positive stationary point u*'), relu.penalty = p(u*)", lhs=penalty_value, rhs=p_at_single_root,
              rtol=1e-13, tol_source=_VALUE_RTOL, search=_single_root_points,
              why="as printed: (11) at the positive root of (10), read with its stated premise that the root is "
                  "unique (whether it is unique is the erratum 001-eq10-unique); m = m_h, m0 = m_0h^(1)",
              cites=("(11)",), fidelity=AS_PRINTED),
         Step("(11) with the smallest p over all positive roots of (10) is relu.penalty (the global minimum; with "
-             "three roots the seed's single root can be the wrong one)", penalty_value, min_p_over_positive_roots,
+             "three roots the seed's single root can be the wrong one)", lhs=penalty_value, rhs=min_p_over_positive_roots,
              rtol=1e-13, tol_source=_VALUE_RTOL, search=_three_root_points, cites=("(11)",),
              fidelity=Amendment(
                  key="001-eq11-global-root", kind="statement replaced",
@@ -538,18 +538,18 @@ DERIVATIONS_MAIN = Derivation(
                      "root other than the global minimizer overstates r~ without bound (erratum 001-eq10-unique)",
                  severity="wrong-value", root="001-eq10-unique")),
         Step("relu.penalty's solver: p'(u*) = 0 at the minimizer it returns (scaled residual)",
-             stationarity_residual, sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points),
-        Step("relu.penalty = p(u*) at the solver's minimizer u*, eq (11)", penalty_value, p_at_solver_minimizer,
+             lhs=stationarity_residual, rhs=sp.Integer(0), tol=8 * EPS, tol_source=_STATIONARY_TOL, search=_generic_points),
+        Step("relu.penalty = p(u*) at the solver's minimizer u*, eq (11)", lhs=penalty_value, rhs=p_at_solver_minimizer,
              rtol=1e-13, tol_source=_VALUE_RTOL, search=_generic_points),
-        Step("relu.penalty <= p(u) for every u > 0 (a minimum): 161 u over eight decades", penalty_value, p_on_grid,
+        Step("relu.penalty <= p(u) for every u > 0 (a minimum): 161 u over eight decades", lhs=penalty_value, rhs=p_on_grid,
              relation="<=", rtol=1e-13, tol_source=_VALUE_RTOL.replace("p at the float u* in", "p(u) in"),
              search=_solver_points),
         Step("relu.penalty_aux = relu.penalty at m0 = sqrt(m_aux) (perfect squares: sqrt(m_aux) and m_aux exact)",
-             penalty_aux_value, penalty_at_sqrt,
+             lhs=penalty_aux_value, rhs=penalty_at_sqrt,
              search=lambda: [dict(m=mm, m_aux=a_, rho=r_, gamma=g_) for mm in (1.0, -3.0, 0.01)
                              for a_ in (1.0, 4.0, 0.25, 100.0) for r_, g_ in ((1.0, 0.0), (0.9, 0.3), (-0.5, -2.0))]),
         Step("edge m = 0: relu.penalty is the infimum of (6), gamma^2 + m0^2 (1 - max(rho, 0)^2) (rho = -1, 0, 1 "
-             "included)", penalty_at_m_zero, infimum_at_m_zero, rtol=4 * EPS,
+             "included)", lhs=penalty_at_m_zero, rhs=infimum_at_m_zero, rtol=4 * EPS,
              tol_source="three float64 products and sums of exact inputs: <= 4 eps relative",
              search=lambda: [dict(m0=a_, rho=r_, gamma=g_) for a_ in (0.0, 1.0, 3.0)
                              for r_ in (-1.0, -0.5, 0.0, 0.5, 1.0)
@@ -557,26 +557,26 @@ DERIVATIONS_MAIN = Derivation(
              why="theorylab's value at an edge the printed (6) and (11) do not reach (at m = 0, m0 rho <= 0 the min "
                  "of (6) is not attained and (10) has no positive root: erratum 001-eq6-divergence)"),
         Step("edge m0 = 0, gamma = 0 (a fresh unit): r~ = min (m/u)^2 + u^2 = 2|m|, exactly l1, for every rho",
-             penalty_m0_zero, lambda m, rho: 2 * abs(m), rtol=8 * EPS, tol_source=_EDGE_RTOL,
+             lhs=penalty_m0_zero, rhs=lambda m, rho: 2 * abs(m), rtol=8 * EPS, tol_source=_EDGE_RTOL,
              search=lambda: [dict(m=mm, rho=r_) for mm in (1.0, -2.0, 0.01, 100.0, 3.7, -1e-6)
                              for r_ in (-1.0, 0.0, 1.0)],
              why="theorylab's edge value (the cosine rho is 0/0 at m0 = 0 and drops out), not a display of the paper"),
         Step("edge rho = -1: r~ > m0^2 (a unit pointing against its pretrained weights costs more than their whole "
-             "norm), m0 = 0 and gamma = 0 included", penalty_value, lambda m, m0, rho, gamma: m0 * m0, relation=">",
+             "norm), m0 = 0 and gamma = 0 included", lhs=penalty_value, rhs=lambda m, m0, rho, gamma: m0 * m0, relation=">",
              search=_edge_points_rho_minus_one, why="theorylab's edge bound, not a display of the paper"),
-        Step("p(m, gamma) = p(-m, -gamma) in (8)", sp.Subs(P_SEED, (m, gamma), (-m, -gamma)), P_SEED,
-             "a symmetry of (8) theorylab uses (the paper assumes m_aux > 0 WLOG), not a display of the paper"),
-        Step("so relu.penalty(m, gamma) = relu.penalty(-m, -gamma), and r~ is even in m at gamma = 0", penalty_value,
-             penalty_neg, search=lambda: [dict(m=mm, m0=a_, rho=r_, gamma=g_) for mm in (1.0, 0.01, 3.0)
+        Step("p(m, gamma) = p(-m, -gamma) in (8)", lhs=sp.Subs(P_SEED, (m, gamma), (-m, -gamma)), rhs=P_SEED,
+             why="a symmetry of (8) theorylab uses (the paper assumes m_aux > 0 WLOG), not a display of the paper"),
+        Step("so relu.penalty(m, gamma) = relu.penalty(-m, -gamma), and r~ is even in m at gamma = 0", lhs=penalty_value,
+             rhs=penalty_neg, search=lambda: [dict(m=mm, m0=a_, rho=r_, gamma=g_) for mm in (1.0, 0.01, 3.0)
                                          for a_ in (0.0, 1.0, 3.0) for r_ in (-1.0, 0.5, 1.0) for g_ in (0.0, 4.0)]),
         Step("rho = 1, gamma = m0: p(m/u) = p(u), so two local minima always tie (the minimizer jumps)",
-             P_SEED.subs({rho: 1, gamma: m0, u: mpos / u, m: mpos}), P_SEED.subs({rho: 1, gamma: m0, m: mpos})),
-        Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", sp.Derivative(P_SEED, m),
-             2 * (m / u - gamma) / u),
+             lhs=P_SEED.subs({rho: 1, gamma: m0, u: mpos / u, m: mpos}), rhs=P_SEED.subs({rho: 1, gamma: m0, m: mpos})),
+        Step("envelope theorem: dr~/dm = dp/dm at u* = 2 (m/u - gamma)/u", lhs=sp.Derivative(P_SEED, m),
+             rhs=2 * (m / u - gamma) / u),
         Step("log-slope forms agree at stationary points: m dp/dm - 2u(u - m0 rho) = -u p'(u)",
-             m * sp.Derivative(P_SEED, m) - 2 * u * (u - m0 * rho), -u * D_P),
+             lhs=m * sp.Derivative(P_SEED, m) - 2 * u * (u - m0 * rho), rhs=-u * D_P),
         Step("relu.log_slope (envelope theorem at the solver's u*) = d log r~/d log|m| of relu.penalty by "
-             "Richardson-extrapolated central differences", log_slope_value, log_slope_by_differences, tol=1e-9,
+             "Richardson-extrapolated central differences", lhs=log_slope_value, rhs=log_slope_by_differences, tol=1e-9,
              tol_source="Richardson on central differences with h = 1e-3 in log|m|: truncation h^4 |d^5 log r~/"
                         "dt^5|/30 <= 3e-11 where that derivative is below 1e3 (points away from ties and the triple "
                         "root), plus rounding 2.5 delta/h = 2.5e-12 for the solver's relative error delta <= 1e-15",
@@ -630,50 +630,50 @@ def figure_root_counts(m_aux, rho, gamma):
 E_DLOG_AT = dataclasses.replace(E_DLOG, at={"m": 2})
 
 DERIVATIONS_CLAIMS = Derivation(
-    "relu.claims", "Sec. 1.2: the log-derivative, rho = 1 against seed 000's diagonal-network penalty",
-    SEED, "Sec. 1.2", ("relu.log_slope", "relu.penalty", "relu.penalty_aux"),
-    (
-        Step("the plotted d log(r~)/dm is 2 for the l2 norm r = m^2", sp.Derivative(sp.log(mpos**2), mpos), 2,
+    key="relu.claims", title="Sec. 1.2: the log-derivative, rho = 1 against seed 000's diagonal-network penalty",
+    source=SEED, where="Sec. 1.2", entries=("relu.log_slope", "relu.penalty", "relu.penalty_aux"),
+    steps=(
+        Step("the plotted d log(r~)/dm is 2 for the l2 norm r = m^2", lhs=sp.Derivative(sp.log(mpos**2), mpos), rhs=2,
              erratum=E_DLOG_AT),
         Step("the log-log slope m d log(r)/dm is 2 for r = m^2 and 1 for r = |m|",
-             sp.Matrix([mpos * sp.Derivative(sp.log(mpos**2), mpos), mpos * sp.Derivative(sp.log(mpos), mpos)]),
-             sp.Matrix([2, 1])),
+             lhs=sp.Matrix([mpos * sp.Derivative(sp.log(mpos**2), mpos), mpos * sp.Derivative(sp.log(mpos), mpos)]),
+             rhs=sp.Matrix([2, 1])),
         Step("Sec. 1.2: a pretrained unit of minimum parameter norm has m0 = sqrt(m_aux): (m_aux/u)^2 + u^2 >= 2 m_aux",
-             (Maux / u) ** 2 + u**2, 2 * Maux, relation=">="),
-        Step("... with equality at u = ||w_0h^(1)|| = sqrt(m_aux)", sp.Subs((Maux / u) ** 2 + u**2, u, sp.sqrt(Maux)),
-             2 * Maux),
-        Step("rho = 1: p = 0 at m = gamma m0, u = m0 (the initialization itself)", sp.Subs(P_SEED, *AT_INIT), 0),
-        Step("rho = 1: p'(m0) = 0 there", sp.Subs(D_P, *AT_INIT), 0),
-        Step("rho = 1: relu.penalty = 0 at m = gamma m0 (dyadic points, the product exact)", penalty_value,
-             sp.Integer(0), search=lambda: [dict(m=g_ * a_, m0=a_, rho=1.0, gamma=g_)
+             lhs=(Maux / u) ** 2 + u**2, rhs=2 * Maux, relation=">="),
+        Step("... with equality at u = ||w_0h^(1)|| = sqrt(m_aux)", lhs=sp.Subs((Maux / u) ** 2 + u**2, u, sp.sqrt(Maux)),
+             rhs=2 * Maux),
+        Step("rho = 1: p = 0 at m = gamma m0, u = m0 (the initialization itself)", lhs=sp.Subs(P_SEED, *AT_INIT), rhs=0),
+        Step("rho = 1: p'(m0) = 0 there", lhs=sp.Subs(D_P, *AT_INIT), rhs=0),
+        Step("rho = 1: relu.penalty = 0 at m = gamma m0 (dyadic points, the product exact)", lhs=penalty_value,
+             rhs=sp.Integer(0), search=lambda: [dict(m=g_ * a_, m0=a_, rho=1.0, gamma=g_)
                                             for a_, g_ in ((1.0, 2.0), (0.5, 3.0), (4.0, -0.25), (2.0, 0.0))]),
         Step("rho = 1: r~''(gamma m0) = p_mm - p_mu^2/p_uu = 2/(m0^2 + gamma^2) (implicit function theorem)",
-             sp.Subs(CURV_RHO1, *AT_INIT), 2 / (m0**2 + gamma**2), domain={m0: (0.1, 3.0)}),
+             lhs=sp.Subs(CURV_RHO1, *AT_INIT), rhs=2 / (m0**2 + gamma**2), domain={m0: (0.1, 3.0)}),
         _qcurv_step(),
         Step("Fig. 1a: rho = 1, m ~ 1 (m in [0.5, 2]): m_aux = 100 has a smaller penalty than m_aux = 0.01",
-             aux_100, aux_001, relation="<",
+             lhs=aux_100, rhs=aux_001, relation="<",
              search=lambda: [dict(m=x, rho=1.0, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
         Step("Fig. 1a: rho = 0.9, m ~ 1 (m in [0.5, 2]): m_aux = 100 has a larger penalty than m_aux = 0.01 (the "
-             "reversal)", aux_100, aux_001, relation=">",
+             "reversal)", lhs=aux_100, rhs=aux_001, relation=">",
              search=lambda: [dict(m=x, rho=0.9, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
         Step("Sec. 1.2 '(whereas if the weights are comparable in magnitude it will benefit)': rho = 0.9, m ~ m_aux = "
              "100 (m in [50, 200]): m_aux = 100 has a smaller penalty than m_aux = 0.01 (the reversal is for small m "
-             "only)", aux_100, aux_001, relation="<",
+             "only)", lhs=aux_100, rhs=aux_001, relation="<",
              search=lambda: [dict(m=float(x), rho=0.9, gamma=g_) for g_ in FIG_GAMMAS
                              for x in np.linspace(50, 200, 16)]),
         Step("rho near 1 (1, 0.99): in the l1-like regime (log-slope within 0.2 of 1 at m_aux = 1) a gap remains: "
-             "r~(m_aux = 0.01) > r~(m_aux = 1)", aux_001, aux_1, relation=">", search=_l1_regime_points),
+             "r~(m_aux = 0.01) > r~(m_aux = 1)", lhs=aux_001, rhs=aux_1, relation=">", search=_l1_regime_points),
         Step("rho = 0.9: l1-like at m ~ m_aux = 1 (m in [0.5, 2]): the log-slope is nearer 1 than 2 (below 1.5)",
-             slope_aux_1, sp.Rational(3, 2), relation="<",
+             lhs=slope_aux_1, rhs=sp.Rational(3, 2), relation="<",
              search=lambda: [dict(m=x, rho=0.9, gamma=g_) for g_ in FIG_GAMMAS for x in FIG_M_NEAR_ONE]),
         Step("rho < 1 (0.99, 0.9): the log-slope stays below 2 for every m in [1e-3, 1e3] (gamma = 0)",
-             slope_aux_1, sp.Integer(2), relation="<",
+             lhs=slope_aux_1, rhs=sp.Integer(2), relation="<",
              search=lambda: [dict(m=float(x), rho=r_, gamma=0.0) for r_ in (0.99, 0.9)
                              for x in np.logspace(-3, 3, 121)]),
         Step("on Fig. 1's range p has a single local minimum (the seed's 'all empirical cases'): one positive root "
              "of (10) for m in [1e-2, 1e2] (9 log-spaced), each m_aux, rho and gamma of the figure (between them the "
              "proved condition kappa > 2 decides: kappa <= 0.1 on the whole range)",
-             figure_root_counts, sp.Integer(1),
+             lhs=figure_root_counts, rhs=sp.Integer(1),
              search=lambda: [dict(m_aux=a_, rho=r_, gamma=g_) for a_ in (0.01, 1.0, 100.0)
                              for r_ in (1.0, 0.99, 0.9) for g_ in FIG_GAMMAS]),
     ))

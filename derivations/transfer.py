@@ -949,25 +949,25 @@ def _b5_eq92(n, d, seed):
 
 
 DERIVATIONS = (
-    Derivation("transfer.theorem36", "Scratch risk (Theorem 3.6): eqs (88)-(100) and the finite-size form",
-               SEED, "App. B.5, eqs (88)-(100)", ("transfer.scratch_risk", "transfer.scratch_risk_finite",
-                                                  "transfer.pinv_trace"), (
+    Derivation(key="transfer.theorem36", title="Scratch risk (Theorem 3.6): eqs (88)-(100) and the finite-size form",
+               source=SEED, where="App. B.5, eqs (88)-(100)", entries=("transfer.scratch_risk", "transfer.scratch_risk_finite",
+                                                  "transfer.pinv_trace"), steps=(
         Step("(89): ||beta_t - beta_hat||^2 = 1 + ||beta_hat||^2 - 2 <beta_hat, beta_t> for one draw (unit beta_t, "
-             "beta_hat = X^+ y = X^+ X beta_t + X^+ eps)", _b5_risk, _b5_eq89, search=lambda: _SHAPES, rtol=1e-12,
+             "beta_hat = X^+ y = X^+ X beta_t + X^+ eps)", lhs=_b5_risk, rhs=_b5_eq89, search=lambda: _SHAPES, rtol=1e-12,
              tol_source="float64 pinv and norms of size <= 50 with entries <= 10: a few hundred roundings of terms <= 1e2",
              why="a per-draw identity (||beta_t|| = 1, Assumption 3.2), so it holds in E_{X, eps}",
              cites=("(89)",), fidelity="as printed"),
         Step("(90)-(91) as printed, at n = d (where eps^T (X^+ X) beta_t is defined): E_eps ||beta_t - beta_hat||^2 = "
              "1 + beta_t^T (X^+X)^T (X^+X) beta_t + E eps^T (X^+)^T X^+ eps + 2 E eps^T (X^+X) beta_t - 2 (beta_t^T "
-             "X^+X beta_t + E beta_t^T X^+ eps), X fixed", _b5_mean_risk, _b5_eq90_printed,
+             "X^+X beta_t + E beta_t^T X^+ eps), X fixed", lhs=_b5_mean_risk, rhs=_b5_eq90_printed,
              search=lambda: _SQUARE_SHAPES, rtol=1e-10,
              tol_source=("the 2n-point rule eps = +-sigma sqrt(n) e_i has the mean and covariance of eps, so it "
                          "integrates these quadratics in eps exactly; float64 pinv of square Gaussian X with cond <= "
                          "1e3 here: <= 1e3 * 1e-15 relative"),
              why="E_X stays outside both sides (the identity holds for each X)", cites=("(90)", "(91)"),
              fidelity="as printed"),
-        Step("(90)-(91) with the cross term 2 E eps^T (X^+)^T (X^+X) beta_t, every shape", _b5_mean_risk,
-             _b5_eq90_amended, search=lambda: _SHAPES, rtol=1e-10,
+        Step("(90)-(91) with the cross term 2 E eps^T (X^+)^T (X^+X) beta_t, every shape", lhs=_b5_mean_risk,
+             rhs=_b5_eq90_amended, search=lambda: _SHAPES, rtol=1e-10,
              tol_source=("exact 2n-point rule for quadratics in eps (mean 0, covariance sigma^2 I); float64 pinv of "
                          "Gaussian matrices with cond <= 1e3 here: <= 1e3 * 1e-15 relative"),
              cites=("(90)", "(91)"), fidelity=Amendment(
@@ -977,17 +977,17 @@ DERIVATIONS = (
                  why="a dimension slip: both terms have mean 0 and (92) drops them; the printed display holds where it "
                  "is defined (n = d, the step before)", severity="typo")),
         Step("(92): E_eps ||beta_t - beta_hat||^2 = 1 - ||P_row(X) beta_t||^2 + sigma^2 tr((X^+)^T X^+), X fixed",
-             _b5_mean_risk, _b5_eq92, search=lambda: _SHAPES, rtol=1e-10,
+             lhs=_b5_mean_risk, rhs=_b5_eq92, search=lambda: _SHAPES, rtol=1e-10,
              tol_source=("exact 2n-point rule for quadratics in eps; float64 pinv and trace of Gaussian matrices with "
                          "cond <= 1e3 here: <= 1e3 * 1e-15 relative"),
              why="P_row(X) = X^+ X; E_X stays outside both sides", cites=("(92)",), fidelity="as printed"),
         Step("(89)-(92) in the symbols p = E||P beta_t||^2, tau = E tr(X^+T X^+): 1 + E||b||^2 - 2E<b, beta_t> "
              "with b = P beta_t + X^+ eps",
-             sp.Subs(1 + Eb2_ - 2 * Ebb_, (Eb2_, Ebb_), (p_ + s**2 * tau_, p_)), RISK_92,
-             "p = E||P beta_t||^2 = E beta_t^T P beta_t (P^T P = P), tau = E tr(X^+T X^+); cross terms have mean 0 "
+             lhs=sp.Subs(1 + Eb2_ - 2 * Ebb_, (Eb2_, Ebb_), (p_ + s**2 * tau_, p_)), rhs=RISK_92,
+             why="p = E||P beta_t||^2 = E beta_t^T P beta_t (P^T P = P), tau = E tr(X^+T X^+); cross terms have mean 0 "
              "(theorylab's bookkeeping for (100); the displays themselves are the steps above)"),
-        Step("(93) as written: E||P_row(X) beta_t||^2 = gamma for all gamma", _p_row_norm, g,
-             "evaluated on a Gaussian X with n = 2d: P_row(X) = X^+ X = I, so the value is 1 for every draw",
+        Step("(93) as written: E||P_row(X) beta_t||^2 = gamma for all gamma", lhs=_p_row_norm, rhs=g,
+             why="evaluated on a Gaussian X with n = 2d: P_row(X) = X^+ X = I, so the value is 1 for every draw",
              erratum=Erratum(
                  key="002-eq93", source=SEED, where="eq (93)", says="E||P_row(X) beta_t||^2 = gamma",
                  truth="= min(gamma, 1): n/d for n <= d and 1 for n >= d (P_row(X) = I). (100)'s gamma > 1 branch uses 1.",
@@ -997,57 +997,57 @@ DERIVATIONS = (
                  "misprint. The Monte Carlo check of (93) uses min(gamma, 1).", at={"gamma": 2.0}),
              tol=1e-12, tol_source="float64 pinv of a 40x20 Gaussian matrix: ||X^+ X - I|| ~ cond(X) * 1e-16 < 1e-14", cites=("(93)",)),
         Step("(95): sum_l 1/sigma_l^2 = (gamma/n) tr(C^-1), C = X X^T/d (eigenvalues lambda_l = sigma_l^2/d)",
-             sp.Subs(1 / sigl2_, sigl2_, d * lam_l), sp.Subs(g / n / lam_l, g, n / d),
-             "term by term: (95) is the sum over the n eigenvalues (gamma < 1: sigma_l^2 = d lambda_l)",
+             lhs=sp.Subs(1 / sigl2_, sigl2_, d * lam_l), rhs=sp.Subs(g / n / lam_l, g, n / d),
+             why="term by term: (95) is the sum over the n eigenvalues (gamma < 1: sigma_l^2 = d lambda_l)",
              cites=("(95)",), fidelity="as printed"),
-        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", _stieltjes_at, _minus_inv_one_minus,
+        Step("(98)-(99): lim_{z->0} g_C(z) = -1/(1-gamma), gamma < 1", lhs=_stieltjes_at, rhs=_minus_inv_one_minus,
              search=lambda: _grid(gamma=(0.5, 0.125, 0.875), z=(1e-25, -1e-25)),  # binary fractions: exact
              tol=1e-20, tol_source=("g_C(z) + 1/(1-gamma) = -z E lambda^-2 + O(z^2) with E lambda^-2 = (1-gamma)^-3 "
                                     "<= 512 at gamma <= 7/8: |difference| <= 1e-22 at |z| = 1e-25; 60-digit arithmetic"),
              why="(98)'s closed form at z = +-1e-25 (the limit z -> 0, branch continuous along the real axis) against "
              "(99)", cites=("(98)", "(99)"), fidelity="as printed"),
-        Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", sp.Subs(RISK_92, (p_, tau_), (g, g / (1 - g))),
-             SCRATCH.args[0][0], "(92) with (93) and (99); the right side is (100) = (8) as printed",
+        Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", lhs=sp.Subs(RISK_92, (p_, tau_), (g, g / (1 - g))),
+             rhs=SCRATCH.args[0][0], why="(92) with (93) and (99); the right side is (100) = (8) as printed",
              cites=("(100)", "Theorem 3.6"), fidelity="as printed"),
-        Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", sp.Subs(RISK_92, (p_, tau_), (1, 1 / (g - 1))),
-             SCRATCH.args[1][0], "(92) with E||P beta_t||^2 = 1 (P_row(X) = I for n > d; erratum 002-eq93) and the "
+        Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", lhs=sp.Subs(RISK_92, (p_, tau_), (1, 1 / (g - 1))),
+             rhs=SCRATCH.args[1][0], why="(92) with E||P beta_t||^2 = 1 (P_row(X) = I for n > d; erratum 002-eq93) and the "
              "transposed (95)-(97); the right side is (100) = (8) as printed", cites=("(100)", "Theorem 3.6"),
              fidelity="as printed"),
         Step("finite n < d-1: E tr (X X^T)^-1 = n/(d-n-1) (inverse Wishart, by chi-square quadrature)",
-             _inv_wishart_trace, _inv_wishart_closed,
+             lhs=_inv_wishart_trace, rhs=_inv_wishart_closed,
              search=lambda: [{"n": 2, "d": 10}, {"n": 5, "d": 7}, {"n": 50, "d": 200}, {"n": 1000, "d": 1002},
                              {"n": 10**6, "d": 3 * 10**6}],
              rtol=1e-20, tol_source="mpmath quadrature at 40 digits (its error estimate is below 1e-30)"),
         Step("finite n < d-1: (92) with E||P beta||^2 = n/d, E tr (XX^T)^-1 = n/(d-n-1)",
-             sp.Subs(RISK_92, (p_, tau_), (n / d, n / (d - n - 1))), SCRATCH_FINITE.args[0][0]),
-        Step("stable finite form", SCRATCH_FINITE_STABLE.args[0][0], SCRATCH_FINITE.args[0][0]),
+             lhs=sp.Subs(RISK_92, (p_, tau_), (n / d, n / (d - n - 1))), rhs=SCRATCH_FINITE.args[0][0]),
+        Step("stable finite form", lhs=SCRATCH_FINITE_STABLE.args[0][0], rhs=SCRATCH_FINITE.args[0][0]),
         Step("finite form -> (8) as d -> oo with n = gamma d, gamma < 1",
-             sp.Limit(SCRATCH_FINITE.args[0][0].subs(n, g * d), d, sp.oo), SCRATCH.args[0][0],
+             lhs=sp.Limit(SCRATCH_FINITE.args[0][0].subs(n, g * d), d, sp.oo), rhs=SCRATCH.args[0][0],
              domain={g: (0.05, 0.95)}, why="the printed (8) as the limit of the exact finite-size risk",
              cites=("(8)", "Theorem 3.6"), fidelity="as printed"),
         Step("finite form -> (8) as d -> oo with n = gamma d, gamma > 1",
-             sp.Limit(SCRATCH_FINITE.args[1][0].subs(n, g * d), d, sp.oo), SCRATCH.args[1][0],
+             lhs=sp.Limit(SCRATCH_FINITE.args[1][0].subs(n, g * d), d, sp.oo), rhs=SCRATCH.args[1][0],
              domain={g: (1.05, 3.0)}, why="the printed (8) as the limit of the exact finite-size risk",
              cites=("(8)", "Theorem 3.6"), fidelity="as printed"),
-        Step("pinv trace: finite n/(d-n-1) -> gamma/(1-gamma)", sp.Limit((g * d) / (d - g * d - 1), d, sp.oo),
-             g / (1 - g), domain={g: (0.05, 0.95)}),
+        Step("pinv trace: finite n/(d-n-1) -> gamma/(1-gamma)", lhs=sp.Limit((g * d) / (d - g * d - 1), d, sp.oo),
+             rhs=g / (1 - g), domain={g: (0.05, 0.95)}),
     )),
-    Derivation("transfer.theorem37", "Linear transfer (Theorem 3.7): eqs (101)-(117)", SEED,
-               "App. B.6, eqs (101)-(117)", ("transfer.linear_transfer_risk", "transfer.inverse_chi2_mean"), (
+    Derivation(key="transfer.theorem37", title="Linear transfer (Theorem 3.7): eqs (101)-(117)", source=SEED,
+               where="App. B.6, eqs (101)-(117)", entries=("transfer.linear_transfer_risk", "transfer.inverse_chi2_mean"), steps=(
         Step("(108): ||b beta_s - beta_t||^2 = 1 + b^2 - 2 b cos(theta)",
-             (sp.Symbol("b") - sp.cos(th)) ** 2 + sp.sin(th) ** 2, 1 + sp.Symbol("b") ** 2 - 2 * sp.Symbol("b") * sp.cos(th),
-             "beta_t = cos(theta) beta_s + sin(theta) nu, nu ⟂ beta_s, all unit: the left side is ||b beta_s - beta_t||^2 "
+             lhs=(sp.Symbol("b") - sp.cos(th)) ** 2 + sp.sin(th) ** 2, rhs=1 + sp.Symbol("b") ** 2 - 2 * sp.Symbol("b") * sp.cos(th),
+             why="beta_t = cos(theta) beta_s + sin(theta) nu, nu ⟂ beta_s, all unit: the left side is ||b beta_s - beta_t||^2 "
              "(107) in the basis (beta_s, nu); a per-draw identity, so (108) holds in E_{X, eps}",
              cites=("(108)",), fidelity="as printed"),
         Step("(112): E b^2 = cos^2 + (sin^2 + sigma^2) E 1/||z||^2",
-             sp.cos(th) ** 2 + (sp.sin(th) ** 2 * sp.Symbol("z2") + s**2 * sp.Symbol("z2")) / sp.Symbol("z2") ** 2,
-             sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / sp.Symbol("z2"),
-             "conditionally on z: b = cos + (sin z.w + z.eps)/z2 with E (z.w)^2 = E (z.eps)^2/sigma^2 = ||z||^2 =: z2 and "
+             lhs=sp.cos(th) ** 2 + (sp.sin(th) ** 2 * sp.Symbol("z2") + s**2 * sp.Symbol("z2")) / sp.Symbol("z2") ** 2,
+             rhs=sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / sp.Symbol("z2"),
+             why="conditionally on z: b = cos + (sin z.w + z.eps)/z2 with E (z.w)^2 = E (z.eps)^2/sigma^2 = ||z||^2 =: z2 and "
              "mean-zero cross terms; (111)-(112) are E_z of this (the change of variables z = X beta_s, w = X nu)",
              cites=("(111)", "(112)"), fidelity="as printed"),
         Step("(114) as written: E 1/||z||^2 = S_(n-1)/(2pi)^(n/2) int_0^oo r^(n-3) e^(+r^2/2) dr, so "
              "E 1/||z||^2 >= S_(n-1)/(2pi)^(n/2) int_0^R r^(n-3) e^(+r^2/2) dr for every R (positive integrand)",
-             INV_CHI2_EXPECTATION, S_n / (2 * sp.pi) ** (nn / 2) * sp.Integral(r_ ** (nn - 3) * sp.exp(r_**2 / 2), (r_, 0, R_)),
+             lhs=INV_CHI2_EXPECTATION, rhs=S_n / (2 * sp.pi) ** (nn / 2) * sp.Integral(r_ ** (nn - 3) * sp.exp(r_**2 / 2), (r_, 0, R_)),
              relation=">=", erratum=Erratum(
                  key="002-eq114", source=SEED, where="eq (114)", says="E 1/||z||^2 = S_{n-1}/(2 pi)^{n/2} int_0^oo r^{n-3} e^{r^2/2} dr",
                  truth="the exponent is -r^2/2 (as written the integral diverges); (115)-(117) use the right sign.",
@@ -1056,35 +1056,35 @@ DERIVATIONS = (
                  "integral cut at R = 10 already exceeds E 1/||z||^2 = 1/3.",
                  at={"n": 5, "R": 10}), cites=("(114)",)),
         Step("(115): t = r^2/2 in int r^(n-3) e^(-r^2/2) dr, with (2pi)^(-n/2)",
-             sp.Integral(r_ ** (nn - 3) * sp.exp(-r_**2 / 2), (r_, 0, sp.oo)) / (2 * sp.pi) ** (nn / 2),
-             sp.Integral(sp.exp(-t_) * t_ ** (nn / 2 - 2), (t_, 0, sp.oo)) / (4 * sp.pi ** (nn / 2)),
+             lhs=sp.Integral(r_ ** (nn - 3) * sp.exp(-r_**2 / 2), (r_, 0, sp.oo)) / (2 * sp.pi) ** (nn / 2),
+             rhs=sp.Integral(sp.exp(-t_) * t_ ** (nn / 2 - 2), (t_, 0, sp.oo)) / (4 * sp.pi ** (nn / 2)),
              domain={nn: (3, 12)}, symbolic=False, points=6,
              why="the left side is (114) with the exponent's sign of (113) (erratum 002-eq114); the right side is "
              "(115) without its common factor S_{n-1}", cites=("(115)",), fidelity="as printed"),
         Step("(116)-(117): S_(n-1) Gamma(n/2 - 1)/(4 pi^(n/2)) = 1/(n-2)",
-             S_n * sp.gamma(nn / 2 - 1) / (4 * sp.pi ** (nn / 2)), 1 / (nn - 2), domain={nn: (3, 40)},
+             lhs=S_n * sp.gamma(nn / 2 - 1) / (4 * sp.pi ** (nn / 2)), rhs=1 / (nn - 2), domain={nn: (3, 40)},
              why="S_(n-1) = 2 pi^(n/2)/Gamma(n/2), the area of the unit sphere in R^n", cites=("(116)", "(117)"),
              fidelity="as printed"),
         Step("(113)-(117) against the chi-square law: E 1/||z||^2 = int (1/t) chi^2_n(t) dt = 1/(n-2)",
-             INV_CHI2_EXPECTATION, 1 / (nn - 2), domain={nn: (3, 30)}, symbolic=False, points=6,
+             lhs=INV_CHI2_EXPECTATION, rhs=1 / (nn - 2), domain={nn: (3, 30)}, symbolic=False, points=6,
              why="(113)'s Gaussian integral of 1/||z||^2 written with the law of ||z||^2 ~ chi^2_n",
              cites=("(113)", "(117)"), fidelity="as printed"),
         Step("(10): 1 + E b^2 - 2 cos(theta) E b with E b = cos(theta)",
-             1 + sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / (n - 2) - 2 * sp.cos(th) ** 2, LINEAR_TRANSFER,
-             "(108) with (110), (112) and (117); the right side is (10) as printed", cites=("(10)", "Theorem 3.7"),
+             lhs=1 + sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / (n - 2) - 2 * sp.cos(th) ** 2, rhs=LINEAR_TRANSFER,
+             why="(108) with (110), (112) and (117); the right side is (10) as printed", cites=("(10)", "Theorem 3.7"),
              fidelity="as printed"),
     )),
-    Derivation("transfer.theorem38", "Ridge linear transfer (Theorem 3.8): eqs (118)-(138)", SEED,
-               "App. B.7, eqs (118)-(138)", ("transfer.ridge_transfer_risk",), (
+    Derivation(key="transfer.theorem38", title="Ridge linear transfer (Theorem 3.8): eqs (118)-(138)", source=SEED,
+               where="App. B.7, eqs (118)-(138)", entries=("transfer.ridge_transfer_risk",), steps=(
         Step("(138) from (125) with I1(n) -> 0, I1(n+2) -> 1/(1+lam)^2, I2(n) -> 1/(1+lam)",
-             1 + sp.cos(th) ** 2 / (1 + lam) ** 2 + 0 - 2 * sp.cos(th) ** 2 / (1 + lam), RIDGE,
-             "(125) with the limits (135)-(137); the right side is (138) = (13) as printed",
+             lhs=1 + sp.cos(th) ** 2 / (1 + lam) ** 2 + 0 - 2 * sp.cos(th) ** 2 / (1 + lam), rhs=RIDGE,
+             why="(125) with the limits (135)-(137); the right side is (138) = (13) as printed",
              cites=("(138)", "(13)", "Theorem 3.8"), fidelity="as printed"),
-        Step("stable form of (13)", RIDGE_STABLE, RIDGE),
-        Step("dR/dlambda = 2 lambda cos^2(theta)/(1+lambda)^3 >= 0", sp.Derivative(RIDGE, lam),
-             2 * lam * sp.cos(th) ** 2 / (1 + lam) ** 3),
+        Step("stable form of (13)", lhs=RIDGE_STABLE, rhs=RIDGE),
+        Step("dR/dlambda = 2 lambda cos^2(theta)/(1+lambda)^3 >= 0", lhs=sp.Derivative(RIDGE, lam),
+             rhs=2 * lam * sp.cos(th) ** 2 / (1 + lam) ** 3),
         Step("'strictly increasing in lambda >= 0 for any theta in [0, pi/2]': R(lambda_1) < R(lambda_1 + delta), "
-             "delta > 0", RIDGE.subs(lam, l1_), RIDGE.subs(lam, l1_ + dl_), relation="<", erratum=Erratum(
+             "delta > 0", lhs=RIDGE.subs(lam, l1_), rhs=RIDGE.subs(lam, l1_ + dl_), relation="<", erratum=Erratum(
                  key="002-thm38-strict", source=SEED, where="after eq (138)",
                  says="a strictly increasing function in lambda >= 0 for any theta in [0, pi/2]",
                  truth="increasing, strictly only where cos(theta) != 0: at theta = pi/2 the limit risk is 1 for every lambda.",
@@ -1094,21 +1094,21 @@ DERIVATIONS = (
                  "after (138), not Theorem 3.8's statement (13), which holds.",
                  at={"theta": sp.pi / 2, "lambda_1": 0, "delta": 1})),
     )),
-    Derivation("transfer.theorem39", "Fine-tuning (Theorem 3.9), transferabilities (11), (15), negative transfer",
-               SEED, "eqs (11), (14), (15), (139)-(141), text after (11)",
-               ("transfer.finetune_risk", "transfer.finetune_transferability", "transfer.linear_transferability",
-                "transfer.negative_transfer_region"), (
-        Step("(11), gamma < 1: T_lt = E R_sc - lim E R_lt", SCRATCH.args[0][0] - sp.Limit(LINEAR_TRANSFER, n, sp.oo),
-             T_LT_OVER, "(5) with (8) and the n -> oo limit of (10); the right side is (11)'s gamma < 1 branch",
+    Derivation(key="transfer.theorem39", title="Fine-tuning (Theorem 3.9), transferabilities (11), (15), negative transfer",
+               source=SEED, where="eqs (11), (14), (15), (139)-(141), text after (11)",
+               entries=("transfer.finetune_risk", "transfer.finetune_transferability", "transfer.linear_transferability",
+                "transfer.negative_transfer_region"), steps=(
+        Step("(11), gamma < 1: T_lt = E R_sc - lim E R_lt", lhs=SCRATCH.args[0][0] - sp.Limit(LINEAR_TRANSFER, n, sp.oo),
+             rhs=T_LT_OVER, why="(5) with (8) and the n -> oo limit of (10); the right side is (11)'s gamma < 1 branch",
              cites=("(11)",), fidelity="as printed"),
-        Step("(11), gamma > 1: T_lt = E R_sc - lim E R_lt", SCRATCH.args[1][0] - sp.Limit(LINEAR_TRANSFER, n, sp.oo),
-             T_LT_UNDER, "(5) with (8) and the n -> oo limit of (10); the right side is (11)'s gamma > 1 branch",
+        Step("(11), gamma > 1: T_lt = E R_sc - lim E R_lt", lhs=SCRATCH.args[1][0] - sp.Limit(LINEAR_TRANSFER, n, sp.oo),
+             rhs=T_LT_UNDER, why="(5) with (8) and the n -> oo limit of (10); the right side is (11)'s gamma > 1 branch",
              cites=("(11)",), fidelity="as printed"),
-        Step("(15) from (14): T_ft = E R_sc - E R_ft, gamma < 1", SCRATCH.args[0][0] - FT_SEED_OVER,
-             TFT_SEED.args[0][0], "(5) with the printed (14); the right side is (15)'s gamma <= 1 branch",
+        Step("(15) from (14): T_ft = E R_sc - E R_ft, gamma < 1", lhs=SCRATCH.args[0][0] - FT_SEED_OVER,
+             rhs=TFT_SEED.args[0][0], why="(5) with the printed (14); the right side is (15)'s gamma <= 1 branch",
              cites=("(15)",), fidelity="as printed"),
         Step("(139)/(14) with sigma = 0: the fine-tuned network's risk (the entry) equals (14) for every depth",
-             _ft_entry_risk, FT_SEED,
+             lhs=_ft_entry_risk, rhs=FT_SEED,
              search=lambda: _grid(gamma=(0.5, 0.1, 0.9), theta=(1.0, 0.3, 2.5), sigma=(0.0,), depth=(2, 3, 10)),
              rtol=1e-13, tol_source=("float64: c = 1 to 1e-16 at sigma = 0 (Newton starts at c0 = 1 where h(1) = 0 up to rounding), then "
                                      "a sum of three terms of size <= 1/(1-gamma) <= 10: <= 8 roundings"),
@@ -1120,7 +1120,7 @@ DERIVATIONS = (
                  "noise they fail (erratum 002-thm39-depth, the step after)", severity="wrong-value",
                  root="002-thm39-depth")),
         Step("(139)/(14) with label noise: the fine-tuned network's risk (the entry) against (14)",
-             _ft_entry_risk, FT_SEED, erratum=Erratum(
+             lhs=_ft_entry_risk, rhs=FT_SEED, erratum=Erratum(
                  key="002-thm39-depth", source=SEED, where="eqs (139), (14), (15)",
                  says="lim beta_ft = beta_sc + (I - P_row(X)) beta_s; E R_ft = E R_sc + (1-gamma)(1 - 2 cos theta)",
                  truth="beta_ft = X^+ y + c (I - P_row(X)) beta_s with c = ||beta_ft||^((L-1)/L): (I-P) W1 is frozen but the "
@@ -1134,7 +1134,7 @@ DERIVATIONS = (
              rtol=1e-13, tol_source="float64 evaluation of the entry (<= 8 roundings of terms <= 10)",
              cites=("(139)", "(14)", "Theorem 3.9")),
         Step("(15) with label noise: the fine-tuning transferability (the entry) against (15)",
-             _tft_entry, TFT_SEED, erratum=Erratum(
+             lhs=_tft_entry, rhs=TFT_SEED, erratum=Erratum(
                  key="002-eq15-depth", source=SEED, where="eq (15)",
                  says="T_ft = (gamma - 1)(1 - 2 cos theta) for gamma <= 1",
                  truth="T_ft = -(1-gamma)(c^2 - 2c cos theta) with the depth-dependent c of 002-thm39-depth; (15) holds "
@@ -1144,32 +1144,32 @@ DERIVATIONS = (
              rtol=1e-13, tol_source="float64 evaluation of the entry (a product of two terms <= 10)",
              cites=("(15)",)),
         Step("fine-tuning scale: c read back from the entry T_ft solves c^(2L/(L-1)) = gamma + sigma^2 gamma/(1-gamma) "
-             "+ c^2 (1-gamma)", _c_lhs(_c_from_tft), _c_rhs(_c_from_tft), search=lambda: _FT_POINTS,
+             "+ c^2 (1-gamma)", lhs=_c_lhs(_c_from_tft), rhs=_c_rhs(_c_from_tft), search=lambda: _FT_POINTS,
              rtol=1e-13, tol_source=("float64: Newton stops at |step| <= 4e-16 c; T_ft and c (cos theta <= 0: a sum "
                                      "of positive terms) carry <= 1e-15 relative error, c^e with e <= 4 <= 5e-15")),
         Step("fine-tuning scale: c read back from the entry E R_ft solves the same equation",
-             _c_lhs(_c_from_ft), _c_rhs(_c_from_ft), search=lambda: _FT_POINTS,
+             lhs=_c_lhs(_c_from_ft), rhs=_c_rhs(_c_from_ft), search=lambda: _FT_POINTS,
              rtol=1e-12, tol_source=("float64: (E R_ft - E R_sc)/(1-gamma) >= c^2 >= 1 while E R_sc <= 4/(1-gamma)^2 "
                                      "<= 100 on these points: <= 1e2 * 1e-15 relative in c^2, times e <= 4")),
         Step("gamma_pm solve T_lt = 0 (gamma < 1): gamma^2 - B gamma + cos^2 = 0",
-             GAMMA_PM[0] ** 2 - Bq * GAMMA_PM[0] + sp.cos(th) ** 2, 0),
+             lhs=GAMMA_PM[0] ** 2 - Bq * GAMMA_PM[0] + sp.cos(th) ** 2, rhs=0),
         Step("T_lt < 0 <=> gamma^2 - B gamma + cos^2 theta < 0 (times (1-gamma) > 0)",
-             T_LT_OVER * (1 - g), g**2 - Bq * g + sp.cos(th) ** 2, domain={g: (0.05, 0.95)}),
-        Step("the entry's gamma_- is a sign change of T_lt (11)", _sign_change("overparameterized", 0), 0,
+             lhs=T_LT_OVER * (1 - g), rhs=g**2 - Bq * g + sp.cos(th) ** 2, domain={g: (0.05, 0.95)}),
+        Step("the entry's gamma_- is a sign change of T_lt (11)", lhs=_sign_change("overparameterized", 0), rhs=0,
              relation="<", search=lambda: _REGION_POINTS),
-        Step("the entry's gamma_+ is a sign change of T_lt (11)", _sign_change("overparameterized", 1), 0,
+        Step("the entry's gamma_+ is a sign change of T_lt (11)", lhs=_sign_change("overparameterized", 1), rhs=0,
              relation="<", search=lambda: _REGION_POINTS),
-        Step("T_lt < 0 inside the entry's interval (its midpoint)", _t_lt_mid, 0, relation="<",
+        Step("T_lt < 0 inside the entry's interval (its midpoint)", lhs=_t_lt_mid, rhs=0, relation="<",
              search=lambda: _REGION_POINTS),
         Step("the entry's underparameterized boundary is a sign change of T_lt (11)",
-             _sign_change("underparameterized_from", None), 0, relation="<", search=lambda: _REGION_POINTS),
-        Step("stable form of (11), gamma < 1/2", TRANSFERABILITY_STABLE.args[0][0], T_LT_OVER),
-        Step("stable form of (11), 1/2 <= gamma < 1", TRANSFERABILITY_STABLE.args[1][0], T_LT_OVER),
+             lhs=_sign_change("underparameterized_from", None), rhs=0, relation="<", search=lambda: _REGION_POINTS),
+        Step("stable form of (11), gamma < 1/2", lhs=TRANSFERABILITY_STABLE.args[0][0], rhs=T_LT_OVER),
+        Step("stable form of (11), 1/2 <= gamma < 1", lhs=TRANSFERABILITY_STABLE.args[1][0], rhs=T_LT_OVER),
         # gamma > 1: the stable form's branch is the seed's sigma^2/(gamma - 1) - sin^2 theta itself (no step)
         Step("fine-tuning risk as a sum of squares: E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c-cos)^2 + sin^2) + "
-             "sigma^2 g/(1-g)", SCRATCH.args[0][0] + (1 - g) * (sp.Symbol("c") ** 2 - 2 * sp.Symbol("c") * sp.cos(th)),
-             (1 - g) * ((sp.Symbol("c") - sp.cos(th)) ** 2 + sp.sin(th) ** 2) + s**2 * g / (1 - g)),
-        Step("the seed's interval (gamma_+, gamma_-) is non-empty: gamma_+ < gamma_-", GAMMA_PM[0], GAMMA_PM[1],
+             "sigma^2 g/(1-g)", lhs=SCRATCH.args[0][0] + (1 - g) * (sp.Symbol("c") ** 2 - 2 * sp.Symbol("c") * sp.cos(th)),
+             rhs=(1 - g) * ((sp.Symbol("c") - sp.cos(th)) ** 2 + sp.sin(th) ** 2) + s**2 * g / (1 - g)),
+        Step("the seed's interval (gamma_+, gamma_-) is non-empty: gamma_+ < gamma_-", lhs=GAMMA_PM[0], rhs=GAMMA_PM[1],
              relation="<", erratum=Erratum(
                  key="002-eq11-interval", source=SEED, where="text after eq (11)",
                  says="gamma in (gamma_+, gamma_-), gamma_pm = [B pm sqrt(...)]/2",
@@ -1178,7 +1178,7 @@ DERIVATIONS = (
                  "orders them right.",
                  at={"theta": sp.Rational(6, 5), "sigma": sp.Rational(1, 5)})),
         Step("the seed's theta range (arccos(1 - sigma), pi/2): outside it T_lt >= 0 for gamma < 1",
-             T_LT_OVER, 0, relation=">=", erratum=Erratum(
+             lhs=T_LT_OVER, rhs=0, relation=">=", erratum=Erratum(
                  key="002-eq11-theta", source=SEED, where="text after eq (11)",
                  says="negative transfer when theta in (arccos(1 - sigma), pi/2)",
                  truth="T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
@@ -1188,15 +1188,15 @@ DERIVATIONS = (
                  "theta = pi/2 itself, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - 1 < 0 (and theta = 2: 0.54 - sin^2 2 < 0).",
                  at={"gamma": sp.Rational(1, 2), "theta": sp.pi / 2, "sigma": sp.Rational(1, 5)})),
         Step("the discriminant B^2 - 4 cos^2 >= 0 <=> |cos theta| <= 1 - sigma (B > 0)",
-             Bq**2 - 4 * sp.cos(th) ** 2, (1 + sp.cos(th) - s) * (1 - sp.cos(th) - s) * (1 + sp.cos(th) + s)
+             lhs=Bq**2 - 4 * sp.cos(th) ** 2, rhs=(1 + sp.cos(th) - s) * (1 - sp.cos(th) - s) * (1 + sp.cos(th) + s)
              * (1 - sp.cos(th) + s)),
-        Step("sigma -> 0: gamma_+ -> 1", sp.Limit(GAMMA_PM[0], s, 0), 1, domain={th: (0.1, 1.5)}),
-        Step("sigma -> 0: gamma_- -> cos^2 theta", sp.Limit(GAMMA_PM[1], s, 0), sp.cos(th) ** 2, domain={th: (0.1, 1.5)}),
+        Step("sigma -> 0: gamma_+ -> 1", lhs=sp.Limit(GAMMA_PM[0], s, 0), rhs=1, domain={th: (0.1, 1.5)}),
+        Step("sigma -> 0: gamma_- -> cos^2 theta", lhs=sp.Limit(GAMMA_PM[1], s, 0), rhs=sp.cos(th) ** 2, domain={th: (0.1, 1.5)}),
         Step("underparameterized boundary: T_lt = 0 at gamma = 1 + sigma^2/sin^2 theta",
-             sp.Subs(T_LT_UNDER, g, 1 + s**2 / sp.sin(th) ** 2), 0, domain={s: (0.05, 2.0), th: (0.1, 3.0)}),
+             lhs=sp.Subs(T_LT_UNDER, g, 1 + s**2 / sp.sin(th) ** 2), rhs=0, domain={s: (0.05, 2.0), th: (0.1, 3.0)}),
     )),
-    Derivation("transfer.divergences", "KL divergence (28)-(31) and the Dudley-metric bound (22)-(25)", SEED,
-               "App. B.1, eqs (22)-(31)", ("transfer.kl_divergence",), (
+    Derivation(key="transfer.divergences", title="KL divergence (28)-(31) and the Dudley-metric bound (22)-(25)", source=SEED,
+               where="App. B.1, eqs (22)-(31)", entries=("transfer.kl_divergence",), steps=(
         Step("(28) -> (29): the integrand", erratum=Erratum(
             key="002-eq29", source=SEED, where="eq (29)", says="[(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] = [g^2 - f^2 - 2yg + 2yf]",
             truth="the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", severity="typo",
@@ -1204,28 +1204,28 @@ DERIVATIONS = (
             at={"y": 0, "f": 1, "g_x": 0, "sigma": 1}),
              lhs=(y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2), rhs=gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_, cites=("(29)",)),
         Step("(30): E_{y ~ N(f, sigma^2)} of (28)'s integrand = (f - g)^2/(2 sigma^2)",
-             sp.Integral(((y_ - gg_) ** 2 - (y_ - f_) ** 2) / (2 * sig**2) * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2))
-                         / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)), (f_ - gg_) ** 2 / (2 * sig**2),
+             lhs=sp.Integral(((y_ - gg_) ** 2 - (y_ - f_) ** 2) / (2 * sig**2) * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2))
+                         / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)), rhs=(f_ - gg_) ** 2 / (2 * sig**2),
              symbolic=False, points=4, domain={sig: (0.3, 2.0), f_: (-2.0, 2.0), gg_: (-2.0, 2.0)},
              why="f, g: the values f(x), g(x) at one x; (28) and (30) are the p(x)-averages of the two sides "
              "((30)'s ||f||^2 + ||g||^2 - 2<f, g> = ||f - g||^2)", cites=("(28)", "(30)"), fidelity="as printed"),
         Step("(31): the entry D_KL(||f-g||^2, sigma) against the defining integral int p_f log(p_f/p_g)",
-             lambda dist_sq, sigma: _entry("transfer.kl_divergence")(dist_sq=dist_sq, sigma=sigma),
-             lambda dist_sq, sigma: _kl_quad(dist_sq, sigma),
+             lhs=lambda dist_sq, sigma: _entry("transfer.kl_divergence")(dist_sq=dist_sq, sigma=sigma),
+             rhs=lambda dist_sq, sigma: _kl_quad(dist_sq, sigma),
              search=lambda: _grid(dist_sq=(1.0, 0.25, 9.0), sigma=(1.0, 0.5, 3.0)),
              rtol=1e-13, tol_source=("float64 entry (2 roundings) against a Gauss-Hermite rule exact for the affine "
                                      "log-ratio, its float64 weights normalized by their sum (<= 1e-15 relative)"),
              why="dist_sq = ||f - g||^2_{L2(p)} (constant f, g: the x-average is trivial)", cites=("(31)",),
              fidelity="as printed"),
         Step("(23) = (24): int cos(y)/2 [N(y; f, sigma^2) - N(y; g, sigma^2)] dy = e^(-sigma^2/2)/2 (cos f - cos g)",
-             sp.Integral(sp.cos(y_) / 2 * (sp.exp(-(y_ - f_) ** 2 / (2 * sig**2)) - sp.exp(-(y_ - gg_) ** 2 / (2 * sig**2)))
+             lhs=sp.Integral(sp.cos(y_) / 2 * (sp.exp(-(y_ - f_) ** 2 / (2 * sig**2)) - sp.exp(-(y_ - gg_) ** 2 / (2 * sig**2)))
                          / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)),
-             sp.exp(-sig**2 / 2) / 2 * (sp.cos(f_) - sp.cos(gg_)), symbolic=False,
+             rhs=sp.exp(-sig**2 / 2) / 2 * (sp.cos(f_) - sp.cos(gg_)), symbolic=False,
              domain={sig: (0.3, 2.0), f_: (-2.0, 2.0), gg_: (-2.0, 2.0)}, points=2,
              why="f, g: the values f(x), g(x) at one x; (24) is the p(x)-average of the two sides inside |.|",
              cites=("(24)",), fidelity="as printed"),
         Step("(25): |e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p, with constant f, g",
-             sp.Abs(sp.exp(-sig**2 / 2) / 2 * (sp.cos(f_) - sp.cos(gg_))), sp.exp(-sig**2 / 2) / 2 * (f_**2 + gg_**2),
+             lhs=sp.Abs(sp.exp(-sig**2 / 2) / 2 * (sp.cos(f_) - sp.cos(gg_))), rhs=sp.exp(-sig**2 / 2) / 2 * (f_**2 + gg_**2),
              relation=">=", erratum=Erratum(
                  key="002-eq25", source=SEED, where="eq (25)", says="|e^{-s^2/2}/2 int (cos f - cos g) p| >= e^{-s^2/2}/2 int (f^2 + g^2) p",
                  truth="cos z - cos x <= x^2 + z^2 bounds the difference from above, not below; with f = g the left side is 0. "
@@ -1236,34 +1236,34 @@ DERIVATIONS = (
                  "root, 002-thm22-dudley): no lower bound of this kind can hold, since the Dudley metric is <= 2.",
                  at={"f": 1, "g_x": 1, "sigma": 1}), cites=("(25)",)),
     )),
-    Derivation("transfer.relu_rkhs", "ReLU kernel (150) and RKHS projections (151)-(156)", SEED,
-               "App. C, eqs (150)-(156)", ("transfer.relu_kernel", "transfer.rkhs_residual"), (
-        Step("stable form equals (150)", RELU_K_STABLE, RELU_K, symbolic=False, domain={u: (-1.0, 1.0)}),
-        Step("k(1) = E relu(g)^2 = 1/2", sp.Subs(RELU_K, u, 1), sp.Integral(xg_**2 * PHI_, (xg_, 0, sp.oo))),
-        Step("k(0) = (E relu(g))^2 = 1/(2 pi)", sp.Subs(RELU_K, u, 0), sp.Integral(xg_ * PHI_, (xg_, 0, sp.oo)) ** 2),
-        Step("k(-1) = E relu(g) relu(-g) = 0 (w_j = -w_i: the ReLUs never fire together)", sp.Subs(RELU_K, u, -1), 0),
+    Derivation(key="transfer.relu_rkhs", title="ReLU kernel (150) and RKHS projections (151)-(156)", source=SEED,
+               where="App. C, eqs (150)-(156)", entries=("transfer.relu_kernel", "transfer.rkhs_residual"), steps=(
+        Step("stable form equals (150)", lhs=RELU_K_STABLE, rhs=RELU_K, symbolic=False, domain={u: (-1.0, 1.0)}),
+        Step("k(1) = E relu(g)^2 = 1/2", lhs=sp.Subs(RELU_K, u, 1), rhs=sp.Integral(xg_**2 * PHI_, (xg_, 0, sp.oo))),
+        Step("k(0) = (E relu(g))^2 = 1/(2 pi)", lhs=sp.Subs(RELU_K, u, 0), rhs=sp.Integral(xg_ * PHI_, (xg_, 0, sp.oo)) ** 2),
+        Step("k(-1) = E relu(g) relu(-g) = 0 (w_j = -w_i: the ReLUs never fire together)", lhs=sp.Subs(RELU_K, u, -1), rhs=0),
         Step("(150) against the defining expectation E relu(w_i.x) relu(w_j.x) (angular quadrature)",
-             lambda u: _entry("transfer.relu_kernel")(u=u), lambda u: _relu_kernel_quad(u),
+             lhs=lambda u: _entry("transfer.relu_kernel")(u=u), rhs=lambda u: _relu_kernel_quad(u),
              search=lambda: [{"u": x} for x in (0.0, 0.5, -0.5, 0.9, -0.9, -0.999999, 1.0, -1.0)],
              rtol=1e-13, tol_source="float64 kernel (a few ulps, series remainder < 1e-20) against 40-digit quadrature",
              why="(149) = (150) with u = u_ij for unit w_i, w_j (the entry is (150) in its stable form)",
              cites=("(150)",), fidelity="as printed"),
         Step("(155): (1/m*) c*^T Kt^T K^-1 Kt c* = b^T G^-1 b, b = H c*/m* (m = m* = 2)",
-             ((cs_.T * Kt_.T * K_.inv() * Kt_ * cs_) / ms_)[0], (bvec_.T * Gs.inv() * bvec_)[0],
+             lhs=((cs_.T * Kt_.T * K_.inv() * Kt_ * cs_) / ms_)[0], rhs=(bvec_.T * Gs.inv() * bvec_)[0],
              domain={sp.Symbol("G_00", real=True): (2.0, 3.0), sp.Symbol("G_11", real=True): (2.0, 3.0),
                      sp.Symbol("G_01", real=True): (-0.5, 0.5)},
              why="K = G/m (151), K~ = H/sqrt(m m*) (153) with G, H the L2 overlaps (149): the left side is (155)'s "
              "right side, the right side the squared norm of the L2 projection of f* onto span{relu(w_j.x)} "
              "(b_j = <relu(w_j.x), f*>)", cites=("(155)",), fidelity="as printed"),
         Step("(156): the entry's (1/m*) c*^T K* c* - (1/m*) c*^T K~^T K^-1 K~ c* = ||f* - sum_j a_j k(w_j, .)||^2 at "
-             "the least-squares a (the squared distance of f* to the span: ||P_perp f*||^2)", _rkhs_entry, _rkhs_lstsq,
+             "the least-squares a (the squared distance of f* to the span: ||P_perp f*||^2)", lhs=_rkhs_entry, rhs=_rkhs_lstsq,
              search=_rkhs_points,
              tol=1e-12, tol_source=("float64 eigen-solution of a Gram matrix with cond < 1e4 and entries <= 1/2: "
                                     "<= 1e4 * 1e-16 * ||f*||^2 (<= 10 here); the float64 least-squares a is off the "
                                     "minimizer by ~1e-12, which moves the residual by its square"),
              why="K is invertible at these points (m <= d, generic W), so the entry's pseudo-inverse is (156)'s K^-1",
              cites=("(156)",), fidelity="as printed"),
-        Step("||P_perp f*||^2 >= 0 (a squared norm) at the entry's output", _rkhs_entry, 0, relation=">=",
+        Step("||P_perp f*||^2 >= 0 (a squared norm) at the entry's output", lhs=_rkhs_entry, rhs=0, relation=">=",
              search=_rkhs_points),
     )),
 )
@@ -1511,21 +1511,21 @@ l1_e, l2_e, l3_e, zz_ = sp.symbols("lambda_1 lambda_2 lambda_3 z", positive=True
 delta_ = sp.Symbol("delta", positive=True)
 
 COVERAGE_DERIVATIONS = (
-    Derivation("transfer.coverage_b1", "Theorem 2.2 and App. B.1: the Dudley-metric and KL constructions", SEED,
-               "Theorem 2.2, eqs (23), (27)", ("transfer.kl_divergence",), (
+    Derivation(key="transfer.coverage_b1", title="Theorem 2.2 and App. B.1: the Dudley-metric and KL constructions", source=SEED,
+               where="Theorem 2.2, eqs (23), (27)", entries=("transfer.kl_divergence",), steps=(
         Step("(23): h(x, y) = cos(y)/2 is in the BL unit ball: ||cos(y)/2||_BL = ||h||_L + ||h||_inf = 1 (the text "
-             "after (25))", lambda k: _bl_norm_cos_half(k), 1, search=lambda: [{"k": 1}, {"k": 50}], tol=1e-14,
+             "after (25))", lhs=lambda k: _bl_norm_cos_half(k), rhs=1, search=lambda: [{"k": 1}, {"k": 50}], tol=1e-14,
              tol_source="mpmath sin, cos at the grid points y = 0, pi/2 (15 digits): |1 - value| <= 1e-15",
              why="(23) is (22)'s supremum bounded below by its value at this h: it needs ||h||_BL <= 1, printed as "
              "'= 1'", cites=("(23)",), fidelity="as printed"),
         Step("(27): int f^2 p = sum_i alpha_i^2 for f = sum alpha_i phi_i, orthonormal phi (Hermite: x, (x^2-1)/sqrt 2)",
-             sp.Integral((a1_ * xh_ + a2_ * (xh_**2 - 1) / sp.sqrt(2)) ** 2 * sp.exp(-xh_**2 / 2) / sp.sqrt(2 * sp.pi),
-                         (xh_, -sp.oo, sp.oo)), a1_**2 + a2_**2,
+             lhs=sp.Integral((a1_ * xh_ + a2_ * (xh_**2 - 1) / sp.sqrt(2)) ** 2 * sp.exp(-xh_**2 / 2) / sp.sqrt(2 * sp.pi),
+                         (xh_, -sp.oo, sp.oo)), rhs=a1_**2 + a2_**2,
              domain={a1_: (-2.0, 2.0), a2_: (-2.0, 2.0)},
              why="M = 2 with the orthonormal Hermite basis of L2(N(0, 1)) for phi_i", cites=("(27)",),
              fidelity="as printed"),
         Step("Theorem 2.2 (KL): g = c f with c = 1 + 2 sqrt(2 sigma^2 delta/||f||^2) gives D_KL(p_f||p_g) >= delta "
-             "(the entry (31))", _kl_scaled, lambda f_norm2, sigma, delta: delta, relation=">=",
+             "(the entry (31))", lhs=_kl_scaled, rhs=lambda f_norm2, sigma, delta: delta, relation=">=",
              search=lambda: _grid(f_norm2=(1.0, 0.01, 100.0), sigma=(1.0, 0.1, 10.0), delta=(1.0, 1e-3, 1e3)),
              cites=("Theorem 2.2",), fidelity=Amendment(
                  key="002-thm22-kl-g", kind="statement replaced",
@@ -1535,8 +1535,8 @@ COVERAGE_DERIVATIONS = (
                  "with this g the KL half of Theorem 2.2 holds as stated", severity="proof-gap",
                  root="002-thm22-kl-witness")),
         Step("Theorem 2.2's proof (KL): g = -alpha f with any alpha > sigma delta^{1/2}/||f||_{L2(p)} gives "
-             "D_KL(p_f||p_g) >= delta (the entry (31))", _kl_paper_witness,
-             lambda f_norm2, sigma, delta, alpha: delta, relation=">=", erratum=Erratum(
+             "D_KL(p_f||p_g) >= delta (the entry (31))", lhs=_kl_paper_witness,
+             rhs=lambda f_norm2, sigma, delta, alpha: delta, relation=">=", erratum=Erratum(
                  key="002-thm22-kl-witness", source=SEED, where="Theorem 2.2, proof (App. B.1, after (31))",
                  says="for any delta > 0 we can choose g = -alpha f with alpha > sigma delta^{1/2}/||f||_{L2(p)}",
                  truth="D_KL(p_f||p_{-alpha f}) = (1 + alpha)^2 ||f||^2/(2 sigma^2) > alpha^2 ||f||^2/(2 sigma^2) > "
@@ -1547,7 +1547,7 @@ COVERAGE_DERIVATIONS = (
              cites=("Theorem 2.2",)),
         Step("Theorem 2.2 (Dudley): gamma_beta(p_f, p_g) >= delta for some g; but ||h||_BL <= 1 forces |h| <= 1, so "
              "gamma_beta <= 2 TV(p_f, p_g) = 2 erf(|f - g|/(2 sqrt 2 sigma)) (constant f, g) and the claim needs "
-             "2 erf(...) >= delta", 2 * sp.erf(sp.Abs(f_ - gg_) / (2 * sp.sqrt(2) * sig)), delta_, relation=">=",
+             "2 erf(...) >= delta", lhs=2 * sp.erf(sp.Abs(f_ - gg_) / (2 * sp.sqrt(2) * sig)), rhs=delta_, relation=">=",
              erratum=Erratum(
                  key="002-thm22-dudley", source=SEED, where="Theorem 2.2 and its proof (App. B.1, after (27))",
                  says="for any f in Phi and any delta > 0 there exists g in Phi with gamma_beta(p_f, p_g) >= delta",
@@ -1561,164 +1561,164 @@ COVERAGE_DERIVATIONS = (
                  at={"f": 0, "g_x": 10, "sigma": 1, "delta": 3}),
              cites=("Theorem 2.2",)),
     )),
-    Derivation("transfer.coverage_b5_b6", "App. B.5-B.6: risk of a predictor, pseudoinverses, the linear-transfer "
-               "coefficient b", SEED, "eqs (88), (94), (96), (101)-(107), (109)-(110)",
-               ("transfer.scratch_risk", "transfer.pinv_trace", "transfer.linear_transfer_risk"), (
+    Derivation(key="transfer.coverage_b5_b6", title="App. B.5-B.6: risk of a predictor, pseudoinverses, the linear-transfer "
+               "coefficient b", source=SEED, where="eqs (88), (94), (96), (101)-(107), (109)-(110)",
+               entries=("transfer.scratch_risk", "transfer.pinv_trace", "transfer.linear_transfer_risk"), steps=(
         Step("(88)/(107): E_x (x^T (beta_hat - beta_t))^2 = ||beta_hat - beta_t||^2 for x ~ N(0, I) (d = 2)",
-             _hermite_risk, lambda c1, c2: c1**2 + c2**2,
+             lhs=_hermite_risk, rhs=lambda c1, c2: c1**2 + c2**2,
              search=lambda: _grid(c1=(1.0, 0.0, -0.3, 2.5), c2=(0.0, 1.0, 0.7, -4.0)), rtol=1e-14,
              tol_source="Gauss-Hermite (3 nodes) exact for degree 2; float64 nodes/weights: 9 terms, <= 1e-15 relative",
              why="c = beta_hat - beta_t: the risk (6) of a linear predictor is ||beta_hat - beta_t||^2 for x ~ N(0, I), "
              "which (88), (107) and (124) state", cites=("(88)", "(107)", "(124)"), fidelity="as printed"),
-        Step("(94): tr((X^+)^T X^+) = sum_{l <= min(n, d)} 1/sigma_l^2", _pinv_trace, _inv_sv_sum,
+        Step("(94): tr((X^+)^T X^+) = sum_{l <= min(n, d)} 1/sigma_l^2", lhs=_pinv_trace, rhs=_inv_sv_sum,
              search=lambda: _SHAPES, rtol=1e-10,
              tol_source="float64 pinv and SVD of Gaussian matrices with cond <= 1e2 here: relative error <= cond^2 "
                         "* 1e-15 = 1e-11", why="for one X; (94) is its E_X", cites=("(94)",), fidelity="as printed"),
         Step("(96): -lim_{z->0} (1/n) tr((z I - C)^-1) = (1/n) tr(C^-1) (C = Q diag(lambda) Q^T, n = 3)",
-             sp.Limit(-(1 / (zz_ - l1_e) + 1 / (zz_ - l2_e) + 1 / (zz_ - l3_e)) / 3, zz_, 0),
-             (1 / l1_e + 1 / l2_e + 1 / l3_e) / 3, domain={l1_e: (0.1, 5.0), l2_e: (0.1, 5.0), l3_e: (0.1, 5.0)},
+             lhs=sp.Limit(-(1 / (zz_ - l1_e) + 1 / (zz_ - l2_e) + 1 / (zz_ - l3_e)) / 3, zz_, 0),
+             rhs=(1 / l1_e + 1 / l2_e + 1 / l3_e) / 3, domain={l1_e: (0.1, 5.0), l2_e: (0.1, 5.0), l3_e: (0.1, 5.0)},
              why="tr is basis-free, so the trace is the sum over C's eigenvalues; (96) is gamma E of it",
              cites=("(96)",), fidelity="as printed"),
         Step("(101): Phi^+ = v (X beta_s)^T/||X beta_s||^2 for Phi = (X beta_s) v^T, ||v|| = 1",
-             _rank_one_pinv, _rank_one_pinv_seed, search=lambda: _SHAPES, tol=1e-12,
+             lhs=_rank_one_pinv, rhs=_rank_one_pinv_seed, search=lambda: _SHAPES, tol=1e-12,
              tol_source="float64 pinv of a rank-one matrix with entries <= 10 (SVD cutoff far below its one "
                         "singular value): <= 1e-13 absolute", why="v = v_{L-1}, unit", cites=("(101)",),
              fidelity="as printed"),
         Step("(102)-(105): W_1 .. W_{L-1} Phi^+ y_t = b beta_s, b = beta_s^T X^T y_t / beta_s^T X^T X beta_s",
-             _lt_beta, _lt_beta_seed, search=lambda: _SHAPES, tol=1e-11,
+             lhs=_lt_beta, rhs=_lt_beta_seed, search=lambda: _SHAPES, tol=1e-11,
              tol_source="float64 pinv and products of size <= 50 with entries <= 10: <= 1e-12 absolute",
              why="W_1 .. W_{L-1} = beta_s v^T (Theorem 3.4's limit) and W_L = Phi^+ y_t, the minimum-norm solution of "
              "(9): the left side is (102)-(103), the right side (104) with (105)",
              cites=("(102)", "(103)", "(104)", "(105)"), fidelity="as printed"),
-        Step("(106): b = beta_s^T X^T X beta_t/q + beta_s^T X^T eps/q (y_t = X beta_t + eps)", _b106, _b105_at,
+        Step("(106): b = beta_s^T X^T X beta_t/q + beta_s^T X^T eps/q (y_t = X beta_t + eps)", lhs=_b106, rhs=_b105_at,
              search=lambda: _SHAPES, rtol=1e-12, tol_source="float64: two quadratic forms of size <= 50, <= 1e-13",
              cites=("(106)",), fidelity="as printed"),
         Step("(109)-(110): E b = cos theta (the mean of b over a draw and its mirror image (z, -w, -eps))",
-             _b_pair_mean, lambda n, d, seed, theta: math.cos(theta),
+             lhs=_b_pair_mean, rhs=lambda n, d, seed, theta: math.cos(theta),
              search=lambda: [{**p, "theta": t} for p in _SHAPES for t in (0.7, 1.5, 2.8)], tol=1e-12,
              tol_source="float64 quadratic forms of size <= 50: <= 1e-13 absolute",
              why="(z, w, eps) -> (z, -w, -eps) preserves the law of (109)'s variables, so the pair's mean is E b "
              "exactly where b - cos theta is odd in (w, eps), as it is", cites=("(109)", "(110)"),
              fidelity="as printed"),
     )),
-    Derivation("transfer.coverage_b7", "App. B.7: the ridge readout and the integrals I_1, I_2 (Theorem 3.8)", SEED,
-               "eqs (118), (121)-(137)", ("transfer.ridge_transfer_risk",), (
-        Step("(118): the gradient of (12) vanishes at W_L = (Phi^T Phi + n lam I)^-1 Phi^T y_t", _ridge_grad_norm, 0,
+    Derivation(key="transfer.coverage_b7", title="App. B.7: the ridge readout and the integrals I_1, I_2 (Theorem 3.8)", source=SEED,
+               where="eqs (118), (121)-(137)", entries=("transfer.ridge_transfer_risk",), steps=(
+        Step("(118): the gradient of (12) vanishes at W_L = (Phi^T Phi + n lam I)^-1 Phi^T y_t", lhs=_ridge_grad_norm, rhs=0,
              search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
              tol_source="float64 solve with cond(Phi^T Phi + n lam I) <= 1e4 here, entries <= 1e3: <= 1e-12",
              why="(118) solves (12) iff the gradient of the strictly convex objective vanishes there",
              cites=("(118)",), fidelity="as printed"),
-        Step("(121)-(123): beta_s v^T W_L = ((X beta_s)^T y_t/(||X beta_s||^2 + n lam)) beta_s", _ridge_beta,
-             _ridge_beta_seed, search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
+        Step("(121)-(123): beta_s v^T W_L = ((X beta_s)^T y_t/(||X beta_s||^2 + n lam)) beta_s", lhs=_ridge_beta,
+             rhs=_ridge_beta_seed, search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
              tol_source="float64 solve (cond <= 1e4) and products of size <= 50: <= 1e-12 absolute",
              why="the left side is (121) with (118) and (120), the right side (123)", cites=("(121)", "(123)"),
              fidelity="as printed"),
-        Step("(122): beta_s v^T (||X beta_s||^2 + n lam I_d)^-1 v (X beta_s)^T y_t = (121)", _ridge_eq122, _ridge_beta,
+        Step("(122): beta_s v^T (||X beta_s||^2 + n lam I_d)^-1 v (X beta_s)^T y_t = (121)", lhs=_ridge_eq122, rhs=_ridge_beta,
              search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
              tol_source="float64 solve (cond <= 1e4) and products of size <= 50: <= 1e-12 absolute",
              why="the scalar ||X beta_s||^2 plus n lam I_d is (||X beta_s||^2 + n lam) I_d, as a scalar plus a matrix "
              "reads", cites=("(122)",), fidelity="as printed"),
         Step("(124)-(125): E_{w,eps} ||b beta_s - beta_t||^2 given Z2 = ||z||^2 (bias^2 + variance of "
              "b = (cos Z2 + z.w sin + z.eps)/(Z2 + n lam)) = 1 + cos^2 I1(n+2) + (sin^2 + sigma^2) I1(n) - 2 cos^2 I2(n) "
-             "with the I's integrands", (sp.cos(th) * Z2_ / (Z2_ + nn * lam) - sp.cos(th)) ** 2 + sp.sin(th) ** 2
+             "with the I's integrands", lhs=(sp.cos(th) * Z2_ / (Z2_ + nn * lam) - sp.cos(th)) ** 2 + sp.sin(th) ** 2
              + (sp.sin(th) ** 2 + s**2) * Z2_ / (Z2_ + nn * lam) ** 2,
-             1 + sp.cos(th) ** 2 * Z2_**2 / (Z2_ + nn * lam) ** 2 + (sp.sin(th) ** 2 + s**2) * Z2_ / (Z2_ + nn * lam) ** 2
+             rhs=1 + sp.cos(th) ** 2 * Z2_**2 / (Z2_ + nn * lam) ** 2 + (sp.sin(th) ** 2 + s**2) * Z2_ / (Z2_ + nn * lam) ** 2
              - 2 * sp.cos(th) ** 2 * Z2_ / (Z2_ + nn * lam),
              why="the right side is (125) with I_1(n+2), I_1(n), I_2(n) replaced by their integrands (126)-(127) at "
              "Z2 = ||z||^2; (125) is its E_z", cites=("(125)",), fidelity="as printed"),
         Step("(126)-(127): E_z ||z||^{m-n+2}/(||z||^2 + n lam)^k (chi-square law) = S_{n-1}/(2pi)^{n/2} "
              "int r^{m+1} e^{-r^2/2}/(r^2 + n lam)^k dr, k = 2 (I1), 1 (I2)",
-             lambda n, m, lam, k: _chi2_moment(n, lam, m - n + 2, k), lambda n, m, lam, k: _radial(n, m, lam, k),
+             lhs=lambda n, m, lam, k: _chi2_moment(n, lam, m - n + 2, k), rhs=lambda n, m, lam, k: _radial(n, m, lam, k),
              search=lambda: [{"n": 3, "m": 3, "lam": 0.5, "k": 2}, {"n": 3, "m": 5, "lam": 2.0, "k": 2},
                              {"n": 6, "m": 6, "lam": 0.5, "k": 1}, {"n": 6, "m": 9, "lam": 2.0, "k": 1}], rtol=1e-20,
              tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
              why="k = 2 is (126), k = 1 is (127): the expectation against the chi-square law of ||z||^2 on the left, "
              "the printed radial integral on the right", cites=("(126)", "(127)"), fidelity="as printed"),
         Step("(128): int r^{n+1} e^{-r^2/2}/(r^2 + n lam)^2 dr = 2^{n/2} int u^{n/2} e^{-u}/(2u + n lam)^2 du",
-             _int_r, _int_u, search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
+             lhs=_int_r, rhs=_int_u, search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
              tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)",
              why="'proportional to': the coefficient S_{n-1}/(2 pi)^{n/2} of (126) is dropped, as the text says",
              cites=("(128)",), fidelity="as printed"),
-        Step("(129): ... = n (2n)^{n/2} int t^{n/2} e^{-nt}/(2nt + n lam)^2 dt", _int_u, _int_t,
+        Step("(129): ... = n (2n)^{n/2} int t^{n/2} e^{-nt}/(2nt + n lam)^2 dt", lhs=_int_u, rhs=_int_t,
              search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
              tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)", cites=("(129)",),
              fidelity="as printed"),
         Step("(130): t^{n/2} e^{-nt}/(2nt + n lam)^2 = g(t) e^{n f(t)}, f = log(t)/2 - t, g = (2nt + n lam)^-2",
-             t_ ** (nn / 2) * sp.exp(-nn * t_) / (2 * nn * t_ + nn * lam) ** 2, g_lap * sp.exp(nn * f_lap),
+             lhs=t_ ** (nn / 2) * sp.exp(-nn * t_) / (2 * nn * t_ + nn * lam) ** 2, rhs=g_lap * sp.exp(nn * f_lap),
              domain={t_: (0.01, 3.0), lam: (0.1, 3.0)}, cites=("(130)",), fidelity="as printed"),
-        Step("(131)-(132): f'(t_0) = 0 at t_0 = 1/2", sp.Subs(sp.Derivative(f_lap, t_), t_, sp.Rational(1, 2)), 0,
+        Step("(131)-(132): f'(t_0) = 0 at t_0 = 1/2", lhs=sp.Subs(sp.Derivative(f_lap, t_), t_, sp.Rational(1, 2)), rhs=0,
              why="the text after (131): t_0, the critical point of f(t) = log(t)/2 - t, is 1/2", cites=("(131)",),
              fidelity="as printed"),
         Step("(131) -> (132): n (2n)^{n/2} sqrt(2 pi/(n |f''(t_0)|)) g(t_0) e^{n f(t_0)} = sqrt(pi n) n^{n/2} "
-             "e^{-n/2}/(n + n lam)^2", sp.Subs(nn * (2 * nn) ** (nn / 2) * sp.sqrt(2 * sp.pi / (nn * sp.Abs(
+             "e^{-n/2}/(n + n lam)^2", lhs=sp.Subs(nn * (2 * nn) ** (nn / 2) * sp.sqrt(2 * sp.pi / (nn * sp.Abs(
                  sp.Derivative(f_lap, t_, 2)))) * g_lap * sp.exp(nn * f_lap), t_, sp.Rational(1, 2)),
-             sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2) / (nn + nn * lam) ** 2,
+             rhs=sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2) / (nn + nn * lam) ** 2,
              domain={nn: (3, 200), lam: (0.1, 3.0)}, why="(131)'s right side at t_0 = 1/2 against (132)'s",
              cites=("(131)", "(132)"), fidelity="as printed"),
         Step("(133) -> (135) by Stirling: S_{n-1}/(2pi)^{n/2} * (132) * n (1 + lam)^2 -> 1 as n -> oo",
-             sp.Limit(S_n / (2 * sp.pi) ** (nn / 2) * sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2)
-                      / (nn + nn * lam) ** 2 * nn * (1 + lam) ** 2, nn, sp.oo), 1, domain={lam: (0.1, 3.0)},
+             lhs=sp.Limit(S_n / (2 * sp.pi) ** (nn / 2) * sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2)
+                      / (nn + nn * lam) ** 2 * nn * (1 + lam) ** 2, nn, sp.oo), rhs=1, domain={lam: (0.1, 3.0)},
              why="the text's '~' as n -> oo: (133)'s right side over (135)'s tends to 1", cites=("(133)", "(135)"),
              fidelity="as printed"),
         Step("(135): n I1(n, lam) = E[T/(T + lam)^2] (T = ||z||^2/n) -> 1/(1 + lam)^2, so lim I1(n, lam) = 0",
-             lambda lam: _BIG_N * _chi2_moment(_BIG_N, lam, 2, 2), lambda lam: 1 / (1 + lam) ** 2,
+             lhs=lambda lam: _BIG_N * _chi2_moment(_BIG_N, lam, 2, 2), rhs=lambda lam: 1 / (1 + lam) ** 2,
              search=lambda: [{"lam": 1.0}, {"lam": 0.5}, {"lam": 2.0}], tol=4 * _SD_BIG,
              tol_source="|E h(T) - h(1)| <= sup|h'| E|T - 1| <= sup|h'| sqrt(2/n), h(t) = t/(t+lam)^2, "
                         "sup_{t>=0} |h'| = 1/lam^2 <= 4 for lam >= 1/2, n = 1e6",
              why="(135) read as the text's n -> oo statement: n I_1(n, lam) -> 1/(1 + lam)^2, at n = 1e6",
              cites=("(135)",), fidelity="as printed"),
         Step("(136): I1(n+2, lam) = E[(T/(T + lam))^2] -> 1/(1 + lam)^2",
-             lambda lam: _chi2_moment(_BIG_N, lam, 4, 2), lambda lam: 1 / (1 + lam) ** 2,
+             lhs=lambda lam: _chi2_moment(_BIG_N, lam, 4, 2), rhs=lambda lam: 1 / (1 + lam) ** 2,
              search=lambda: [{"lam": 1.0}, {"lam": 0.5}, {"lam": 2.0}], tol=16 / 27 * _SD_BIG,
              tol_source="|E h(T) - h(1)| <= sup|h'| sqrt(2/n), h(t) = (t/(t+lam))^2, sup|h'| = 8/(27 lam) <= 16/27 "
                         "for lam >= 1/2, n = 1e6", why="'for large n': at n = 1e6", cites=("(136)",),
              fidelity="as printed"),
         Step("(137): I2(n, lam) = E[T/(T + lam)] -> 1/(1 + lam)",
-             lambda lam: _chi2_moment(_BIG_N, lam, 2, 1), lambda lam: 1 / (1 + lam),
+             lhs=lambda lam: _chi2_moment(_BIG_N, lam, 2, 1), rhs=lambda lam: 1 / (1 + lam),
              search=lambda: [{"lam": 1.0}, {"lam": 0.5}, {"lam": 2.0}], tol=2 * _SD_BIG,
              tol_source="|E h(T) - h(1)| <= sup|h'| sqrt(2/n), h(t) = t/(t+lam), sup|h'| = 1/lam <= 2 for "
                         "lam >= 1/2, n = 1e6", why="'for large n': at n = 1e6", cites=("(137)",),
              fidelity="as printed"),
     )),
-    Derivation("transfer.coverage_b8_c", "App. B.8 (the vanishing cross term) and App. C (Mercer eigenfunctions)",
-               SEED, "eqs (140)-(141), (154)", ("transfer.relu_kernel",), (
-        Step("(140)-(141): E_X <nu, (I - P_row(X)) beta_s> = 0 (mean over X and its mirror X R)", _perp_pair_mean, 0,
+    Derivation(key="transfer.coverage_b8_c", title="App. B.8 (the vanishing cross term) and App. C (Mercer eigenfunctions)",
+               source=SEED, where="eqs (140)-(141), (154)", entries=("transfer.relu_kernel",), steps=(
+        Step("(140)-(141): E_X <nu, (I - P_row(X)) beta_s> = 0 (mean over X and its mirror X R)", lhs=_perp_pair_mean, rhs=0,
              search=lambda: _SHAPES, tol=1e-12,
              tol_source="float64 pinv projector of a Gaussian matrix (cond <= 1e2): <= 1e-13 absolute",
              why="(140)'s left side equals (141)'s 0; (140)'s middle sum (over k <= n - d, where the sentence before "
              "says 'the first d - n coordinates') is 0 term by term, E (beta_s)_k = 0, whichever bound is read",
              cites=("(140)", "(141)"), fidelity="as printed"),
         Step("(154): psi_l is a unit Mercer eigenfunction with eigenvalue lambda_l^2 (coefficients in the ReLU "
-             "features, Gram matrix from the entry (150))", _mercer_residual, 0,
+             "features, Gram matrix from the entry (150))", lhs=_mercer_residual, rhs=0,
              search=lambda: [{"seed": 0}, {"seed": 1}, {"seed": 2}], tol=1e-10,
              tol_source="float64 eigh of a 4x4 Gram matrix with smallest eigenvalue >= 1e-3 here: residuals "
                         "<= 1e-15/1e-3 relative",
              why="(154)'s psi_l with z_l an eigenvector of K (151) of eigenvalue lambda_l^2, in (147)'s equation with "
              "the eigenvalue lambda_l^2 as the text names it", cites=("(154)",), fidelity="as printed"),
         Step("(148): ||f||_k^2 (145) = sum_l c_l^2/lambda_l^2, c_l = <f, psi_l>_{L2} (eigenvalue lambda_l^2 of T_k, "
-             "as in (154))", lambda seed: _rkhs_norms(seed)[0], lambda seed: _rkhs_norms(seed)[1],
+             "as in (154))", lhs=lambda seed: _rkhs_norms(seed)[0], rhs=lambda seed: _rkhs_norms(seed)[1],
              search=lambda: [{"seed": 0}, {"seed": 1}, {"seed": 2}, {"seed": 3}], rtol=1e-9,
              tol_source="float64 eigh of a 4x4 Gram matrix (smallest eigenvalue >= 1e-3 here): 1/lambda^2 amplifies "
                         "1e-16 rounding by <= 1e3 per term",
              why="the eigenvalue of T_k is lambda_l^2 as in the Mercer decomposition {lambda_l^2, psi_l} the text "
              "names before (147)", cites=("(148)",), fidelity="as printed"),
     )),
-    Derivation("transfer.coverage_claims", "The text's 'for all' claims on (10), (11), (15) attacked", SEED,
-               "Sec. 3.3 after (11), Sec. 3.4 after (15), Theorem 3.7", ("transfer.linear_transferability",), (
+    Derivation(key="transfer.coverage_claims", title="The text's 'for all' claims on (10), (11), (15) attacked", source=SEED,
+               where="Sec. 3.3 after (11), Sec. 3.4 after (15), Theorem 3.7", entries=("transfer.linear_transferability",), steps=(
         Step("'In the overparameterized regime, negative transfer only occurs when sigma < 1': T_lt (11) (the entry) "
              ">= 0 for sigma >= 1, gamma < 1, every theta",
-             lambda gamma, theta, sigma: _entry("transfer.linear_transferability")(gamma=gamma, theta=theta, sigma=sigma),
-             0, relation=">=", search=lambda: _grid(gamma=(0.5, 1e-6, 0.1, 0.3, 0.7, 0.9, 0.999999),
+             lhs=lambda gamma, theta, sigma: _entry("transfer.linear_transferability")(gamma=gamma, theta=theta, sigma=sigma),
+             rhs=0, relation=">=", search=lambda: _grid(gamma=(0.5, 1e-6, 0.1, 0.3, 0.7, 0.9, 0.999999),
                                                     theta=(math.pi / 2, 0.0, 1.0, 2.0, math.pi),
                                                     sigma=(1.0, 1.5, 5.0)),
              why="the text's claim on the printed (11) (the entry is (11) in its stable form)", cites=("(11)",),
              fidelity="as printed"),
         Step("'For theta < pi/3 ... positive transfer': T_ft (15) > 0 for gamma < 1, theta < pi/3",
-             TFT_SEED.args[0][0], 0, relation=">", domain={g: (0.001, 0.999), th: (0.0, math.pi / 3 - 1e-3)}),
+             lhs=TFT_SEED.args[0][0], rhs=0, relation=">", domain={g: (0.001, 0.999), th: (0.0, math.pi / 3 - 1e-3)}),
         Step("'For theta > pi/3 ... negative transfer': T_ft (15) < 0 for gamma < 1, theta > pi/3",
-             TFT_SEED.args[0][0], 0, relation="<", domain={g: (0.001, 0.999), th: (math.pi / 3 + 1e-3, math.pi)}),
+             lhs=TFT_SEED.args[0][0], rhs=0, relation="<", domain={g: (0.001, 0.999), th: (math.pi / 3 + 1e-3, math.pi)}),
         Step("Theorem 3.7 on the domain its proof implies (n >= 3): the risk (10) is at least the irreducible "
-             "sin^2 theta", LINEAR_TRANSFER, sp.sin(th) ** 2, relation=">=", domain={n: (3, 10**6)},
+             "sin^2 theta", lhs=LINEAR_TRANSFER, rhs=sp.sin(th) ** 2, relation=">=", domain={n: (3, 10**6)},
              why="the text after Theorem 3.7: sin^2 theta is 'the best case risk given that the features cannot "
              "change'"),
     ), withdrawn=(

@@ -30,14 +30,14 @@ def test_labels_in_text_finds_equations_and_statements_in_order():
 def test_statuses_follow_the_steps_that_cite_each_label():
     amend = Amendment(key="toy-3-hyp", kind="hypothesis added", what="x >= 1", why="(3) fails below 1",
                       severity="missing-hypothesis", root="toy-3")
-    d = Derivation("toy", "toy", "toy.txt", "eqs (1)-(4)", (), (
-        Step("(1) as stated", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",), fidelity="as printed"),
-        Step("(3) as stated", x**2, x, relation=">=", cites=("(3)",),
+    d = Derivation(key="toy", title="toy", source="toy.txt", where="eqs (1)-(4)", entries=(), steps=(
+        Step("(1) as stated", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, cites=("(1)",), fidelity="as printed"),
+        Step("(3) as stated", lhs=x**2, rhs=x, relation=">=", cites=("(3)",),
              erratum=Erratum(key="toy-3", source="toy.txt", where="(3)", says="x^2 >= x", truth="only for x >= 1",
                              severity="missing-hypothesis", at={"x": sp.Rational(1, 2)})),
-        Step("(3) for x >= 1", (x + 1) ** 2, x + 1, relation=">=", cites=("(3)",), fidelity=amend),
-        Step("(4) as printed", x**4 + 1, x**4, relation=">", cites=("(4)",), fidelity="as printed"),
-        Step("(4) amended", 2 * x**4, x**4, relation=">=", cites=("(4)",), fidelity=Amendment(
+        Step("(3) for x >= 1", lhs=(x + 1) ** 2, rhs=x + 1, relation=">=", cites=("(3)",), fidelity=amend),
+        Step("(4) as printed", lhs=x**4 + 1, rhs=x**4, relation=">", cites=("(4)",), fidelity="as printed"),
+        Step("(4) amended", lhs=2 * x**4, rhs=x**4, relation=">=", cites=("(4)",), fidelity=Amendment(
             key="toy-4", kind="statement weakened", what="a factor 2 on the left", why="illustration",
             severity="typo"))))
     rows = coverage("toy.txt", ["(1)", "Theorem 2.1", "(2)", "(3)", "(4)"], [d],

@@ -81,8 +81,8 @@ def test_numeric_identity_test_is_labelled_and_finds_small_counterexamples():
 def test_erratum_that_holds_is_reported_as_not_reproduced():
     e = Erratum(key="t-1", source="seed", where="eq 1", says="(x+1)^2 = x^2 + 2x + 1", truth="(x+1)^2 = x^2 + 2x + 1",
                 severity="wrong-value")
-    d = Derivation("t", "t", "seed", "eq 1", (), (Step("holds but marked", (x + 1) ** 2, x**2 + 2 * x + 1, erratum=e),
-                                                   Step("fails unmarked", x, 2 * x)))
+    d = Derivation(key="t", title="t", source="seed", where="eq 1", entries=(), steps=(Step("holds but marked", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, erratum=e),
+                                                   Step("fails unmarked", lhs=x, rhs=2 * x)))
     results = d.check()
     assert [r.ok for r in results] == [False, False]
     assert results[0].status.startswith("ERRATUM NOT REPRODUCED")
@@ -119,34 +119,34 @@ def test_structurally_identical_sides_are_refused_at_declaration():
     from theorylab.derivation import TrivialStepError
 
     with pytest.raises(TrivialStepError, match="same expression"):
-        Step("copy", sp.sqrt(y) + 1, sp.sqrt(y) + 1)
+        Step("copy", lhs=sp.sqrt(y) + 1, rhs=sp.sqrt(y) + 1)
     # SymPy decides some statements while building them: d/dy of an affine function is already the constant
     with pytest.raises(TrivialStepError, match="same expression"):
-        Step("affine derivative", sp.diff(3 * y + 1, y), 3)
+        Step("affine derivative", lhs=sp.diff(3 * y + 1, y), rhs=3)
     # stated unevaluated, the same statement is a real step that the engine decides
-    ok = Step("affine derivative", sp.Derivative(3 * y + 1, y), 3).check()
+    ok = Step("affine derivative", lhs=sp.Derivative(3 * y + 1, y), rhs=3).check()
     assert ok.holds and ok.strength == "proved"
-    bad = Step("wrong derivative", sp.Derivative(3 * y + 1, y), 4).check()
+    bad = Step("wrong derivative", lhs=sp.Derivative(3 * y + 1, y), rhs=4).check()
     assert not bad.holds and bad.strength == "refuted"
     with pytest.raises(TrivialStepError, match="two expressions"):
         Step("words alone")
     f = lambda y: y  # noqa: E731
     with pytest.raises(TrivialStepError, match="same callable"):
-        Step("same callable", f, f, search=lambda: [{"y": 1.0}])
+        Step("same callable", lhs=f, rhs=f, search=lambda: [{"y": 1.0}])
     with pytest.raises(TrivialStepError, match="needs `search`"):
-        Step("numeric without points", lambda y: y, lambda y: y + 0.0)
+        Step("numeric without points", lhs=lambda y: y, rhs=lambda y: y + 0.0)
     with pytest.raises(TrivialStepError, match="tol_source"):
-        Step("unexplained tolerance", lambda y: y, lambda y: y + 1e-9, tol=1e-8, search=lambda: [{"y": 1.0}])
+        Step("unexplained tolerance", lhs=lambda y: y, rhs=lambda y: y + 1e-9, tol=1e-8, search=lambda: [{"y": 1.0}])
     with pytest.raises(TypeError):
-        Step("old style", x, 2 * x, check_fn=lambda: None)  # the check-function escape hatch is gone
+        Step("old style", lhs=x, rhs=2 * x, check_fn=lambda: None)  # the check-function escape hatch is gone
 
 
 def test_erratum_verdict_is_computed_at_its_counterexample_and_flips_when_the_paper_is_corrected():
     e = Erratum(key="t-2", source="seed", where="eq 2", says="y^2 >= y", truth="y^2 >= y only for y >= 1",
                 at={"y": sp.Rational(1, 2)}, severity="false-statement")
-    wrong = Step("the paper's claim", y**2, y, relation=">=", erratum=e).check()
+    wrong = Step("the paper's claim", lhs=y**2, rhs=y, relation=">=", erratum=e).check()
     assert not wrong.holds and wrong.strength == "refuted" and "y=1/2" in wrong.counterexample
-    corrected = Step("a corrected paper", y**2 + sp.Rational(1, 4), y, relation=">=", erratum=e).check()
+    corrected = Step("a corrected paper", lhs=y**2 + sp.Rational(1, 4), rhs=y, relation=">=", erratum=e).check()
     assert corrected.holds  # the ledger would report ERRATUM NOT REPRODUCED: it cannot go stale
 
 
@@ -157,21 +157,21 @@ def test_numeric_sides_are_evaluated_by_the_engine_at_the_search_points():
         calls.append(y)
         return y**0.5
 
-    step = Step("sqrt by a solver", solver, lambda y: np.exp(0.5 * np.log(y)), rtol=1e-15,
+    step = Step("sqrt by a solver", lhs=solver, rhs=lambda y: np.exp(0.5 * np.log(y)), rtol=1e-15,
                 tol_source="a few ulps of exp and log",
                 search=lambda: [{"y": v} for v in (1.0, 2.0, 9.0)])
     out = step.check()
     assert out.holds and out.strength == "searched" and out.points == 3 and calls == [1.0, 2.0, 9.0]
-    planted = Step("planted", lambda y: 2 * y**0.5, lambda y: y**0.5, search=lambda: [{"y": 4.0}]).check()
+    planted = Step("planted", lhs=lambda y: 2 * y**0.5, rhs=lambda y: y**0.5, search=lambda: [{"y": 4.0}]).check()
     assert not planted.holds and "y=4" in planted.counterexample
 
 
 def test_inequalities_are_proved_certified_searched_or_refuted():
     a, b = sp.symbols("a b", real=True)
-    assert Step("AM-GM", a**2 + b**2, 2 * a * b, relation=">=").check().strength == "proved"
-    cert = Step("exp bound on a box", sp.exp(y), 1 + y, relation=">=", domain={y: (0.5, 2)}, symbolic=False).check()
+    assert Step("AM-GM", lhs=a**2 + b**2, rhs=2 * a * b, relation=">=").check().strength == "proved"
+    cert = Step("exp bound on a box", lhs=sp.exp(y), rhs=1 + y, relation=">=", domain={y: (0.5, 2)}, symbolic=False).check()
     assert cert.holds and cert.strength == "certified" and "box" in cert.method
-    false = Step("planted false inequality", sp.sin(a) + sp.cos(b), sp.Rational(13, 10), relation="<=",
+    false = Step("planted false inequality", lhs=sp.sin(a) + sp.cos(b), rhs=sp.Rational(13, 10), relation="<=",
                  domain={a: (-3, 3), b: (-3, 3)}).check()
     assert not false.holds and false.strength == "refuted"
     lhs, rhs = false.counterexample.split(": ")[1].split(", ")
@@ -179,9 +179,9 @@ def test_inequalities_are_proved_certified_searched_or_refuted():
 
 
 def test_derivation_names_its_weakest_link():
-    d = Derivation("w", "w", "seed", "eq 3", (), (
-        Step("proved", (y + 1) ** 2, y**2 + 2 * y + 1),
-        Step("searched", sp.gamma(y + 1), y * sp.gamma(y), symbolic=False)))
+    d = Derivation(key="w", title="w", source="seed", where="eq 3", entries=(), steps=(
+        Step("proved", lhs=(y + 1) ** 2, rhs=y**2 + 2 * y + 1),
+        Step("searched", lhs=sp.gamma(y + 1), rhs=y * sp.gamma(y), symbolic=False)))
     assert d.weakest().step.label == "searched"
 
 
@@ -235,13 +235,13 @@ def test_symbolic_step_verdicts_are_cached_by_content(tmp_path, monkeypatch):
     from theorylab import derivation
 
     monkeypatch.setattr(derivation, "_STEP_CACHE", derivation._StepCache())
-    step = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 1)
+    step = Step("cached", lhs=sp.sin(y) ** 2 + sp.cos(y) ** 2, rhs=1)
     first = step.check()
-    again = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 1).check()
+    again = Step("cached", lhs=sp.sin(y) ** 2 + sp.cos(y) ** 2, rhs=1).check()
     assert first.holds and again.holds and again.method.endswith("[cached]") and not first.method.endswith("[cached]")
-    changed = Step("cached", sp.sin(y) ** 2 + sp.cos(y) ** 2, 2).check()  # other content: recomputed, refuted
+    changed = Step("cached", lhs=sp.sin(y) ** 2 + sp.cos(y) ** 2, rhs=2).check()  # other content: recomputed, refuted
     assert not changed.holds and not changed.method.endswith("[cached]")
-    assert Step("numeric", lambda y: y, lambda y: 2 * y, search=lambda: [{"y": 1.0}]).content_key() is None
+    assert Step("numeric", lhs=lambda y: y, rhs=lambda y: 2 * y, search=lambda: [{"y": 1.0}]).content_key() is None
 
 
 def test_a_formula_with_an_undeclared_symbol_is_refused_at_declaration():
@@ -259,7 +259,7 @@ def test_a_formula_with_an_undeclared_symbol_is_refused_at_declaration():
 def test_a_refuted_inequality_reports_a_minimized_counterexample(tmp_path, monkeypatch):
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
     # x^2 >= 3x - 2 fails exactly on (1, 2): no simple point violates it, a random one does, and it shrinks to 3/2
-    out = Step("planted false inequality", y**2, 3 * y - 2, relation=">=", domain={y: (0.05, 3)}).check()
+    out = Step("planted false inequality", lhs=y**2, rhs=3 * y - 2, relation=">=", domain={y: (0.05, 3)}).check()
     assert not out.holds and out.strength == "refuted"
     assert out.counterexample.startswith("y=3/2:") and "minimized" in out.method
 
@@ -283,9 +283,9 @@ def test_a_50_digit_identity_test_is_relative_for_small_values():
     """exp(-1000 y) = 2 exp(-1000 y) is false however small both sides are: the 50-digit comparison is relative
     (an absolute 1e-35 margin once let it hold at y in [0.09, 0.1], where both sides are below 1e-39)."""
     y = sp.Symbol("y", positive=True)
-    out = Step("planted factor 2 on a tiny value", sp.exp(-1000 * y), 2 * sp.exp(-1000 * y), domain={y: (0.09, 0.1)},
+    out = Step("planted factor 2 on a tiny value", lhs=sp.exp(-1000 * y), rhs=2 * sp.exp(-1000 * y), domain={y: (0.09, 0.1)},
                symbolic=False).check()
     assert not out.holds and out.strength == "refuted", out
-    same = Step("the same value through a cancellation", sp.exp(-1000 * y), sp.cosh(1000 * y) - sp.sinh(1000 * y),
+    same = Step("the same value through a cancellation", lhs=sp.exp(-1000 * y), rhs=sp.cosh(1000 * y) - sp.sinh(1000 * y),
                 domain={y: (0.09, 0.1)}, symbolic=False).check()
     assert same.holds, same

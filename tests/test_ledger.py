@@ -20,31 +20,31 @@ def err(key, severity="wrong-value", root=None, **kw):
 
 def test_a_step_citing_a_label_without_fidelity_is_refused_in_one_line():
     with pytest.raises(FidelityError, match=r"step 'eq 1': cites \(1\) without a fidelity declaration") as exc:
-        Step("eq 1", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",))
+        Step("eq 1", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, cites=("(1)",))
     assert "\n" not in str(exc.value)
     with pytest.raises(FidelityError, match="cites no label"):
-        Step("eq 1", (x + 1) ** 2, x**2 + 2 * x + 1, fidelity=AS_PRINTED)
+        Step("eq 1", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, fidelity=AS_PRINTED)
     with pytest.raises(FidelityError, match="must be 'as printed' or an Amendment"):
-        Step("eq 1", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",), fidelity="roughly")
+        Step("eq 1", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, cites=("(1)",), fidelity="roughly")
 
 
 def test_an_erratum_step_is_the_printed_statement():
-    s = Step("(3)", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    s = Step("(3)", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
     assert s.fidelity == AS_PRINTED
     with pytest.raises(FidelityError, match="an erratum step states what the paper prints"):
-        Step("(3)", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF),
+        Step("(3)", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF),
              fidelity=Amendment(key="a", kind="hypothesis added", what="x >= 1", why="w", severity="typo"))
 
 
 def test_an_amended_step_without_its_printed_counterpart_is_refused():
     amend = Amendment(key="t-3-hyp", kind="hypothesis added", what="x >= 1 assumed", why="the print fails below 1",
                       severity="missing-hypothesis")
-    amended = Step("(3) for x >= 1", (x + 1) ** 2, x + 1, relation=">=", cites=("(3)",), fidelity=amend)
+    amended = Step("(3) for x >= 1", lhs=(x + 1) ** 2, rhs=x + 1, relation=">=", cites=("(3)",), fidelity=amend)
     with pytest.raises(FidelityError, match=r"amends \(3\) \(t-3-hyp\) but no step of the derivation states it "
                                             "as printed"):
-        Derivation("toy", "t", "toy.txt", "(3)", (), (amended,))
-    printed = Step("(3) as printed", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
-    d = Derivation("toy", "t", "toy.txt", "(3)", (), (printed, amended))
+        Derivation(key="toy", title="t", source="toy.txt", where="(3)", entries=(), steps=(amended,))
+    printed = Step("(3) as printed", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    d = Derivation(key="toy", title="t", source="toy.txt", where="(3)", entries=(), steps=(printed, amended))
     assert d.amendments == [amend] and all(r.ok for r in d.check())
 
 
@@ -56,25 +56,25 @@ def test_records_validate_severity_kind_and_text_in_one_line():
     with pytest.raises(TypeError):  # keyword-only: six positional strings no longer pass
         Erratum("t", "toy.txt", "(3)", "a", "b", "typo")
     with pytest.raises(TrivialStepError, match="withdrawn"):
-        Step("(3)", x**2, x, relation=">=", cites=("(3)",), erratum=err("t", at=HALF, withdrawn="misread"))
+        Step("(3)", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t", at=HALF, withdrawn="misread"))
     with pytest.raises(TrivialStepError, match="`withdrawn` holds Erratum records with a withdrawn reason"):
-        Derivation("toy", "t", "toy.txt", "(3)", (), (), withdrawn=(err("t"),))
+        Derivation(key="toy", title="t", source="toy.txt", where="(3)", entries=(), steps=(), withdrawn=(err("t"),))
 
 
 def _toy() -> list[tuple[str, Derivation]]:
-    root = Step("(3) as printed", x**2, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
-    again = Step("(5) repeats (3)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",),
+    root = Step("(3) as printed", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    again = Step("(5) repeats (3)", lhs=2 * x**2, rhs=2 * x, relation=">=", cites=("(5)",),
                  erratum=err("t-5", severity="wrong-value", root="t-3", at=HALF))
-    typo = Step("(6) as printed", x + 1, x + 2, cites=("(6)",), erratum=err("t-6", severity="typo", at={"x": 1}))
-    fixed = Step("(6) with the typo fixed", x + 1, (x**2 + x) / x, cites=("(6)",),
+    typo = Step("(6) as printed", lhs=x + 1, rhs=x + 2, cites=("(6)",), erratum=err("t-6", severity="typo", at={"x": 1}))
+    fixed = Step("(6) with the typo fixed", lhs=x + 1, rhs=(x**2 + x) / x, cites=("(6)",),
                  fidelity=Amendment(key="t-6-fix", kind="typo fixed", what="+2 read as +1", why="the next line",
                                     severity="typo", root="t-6"))
     gone = err("t-7", severity="false-statement", withdrawn="footnote 2 makes x >= 1 without loss of generality",
                history=("was false-statement: read without the footnote",))
-    return [("toy", Derivation("toy.a", "a", "toy.txt", "(3)-(5)", (), (root, again))),
-            ("toy", Derivation("toy.b", "b", "toy.txt", "(6)", (), (typo, fixed), withdrawn=(gone,))),
-            ("other", Derivation("o.a", "o", "o.txt", "(1)", (), (
-                Step("(1)", x, x**2, relation=">=", cites=("(1)",),
+    return [("toy", Derivation(key="toy.a", title="a", source="toy.txt", where="(3)-(5)", entries=(), steps=(root, again))),
+            ("toy", Derivation(key="toy.b", title="b", source="toy.txt", where="(6)", entries=(), steps=(typo, fixed), withdrawn=(gone,))),
+            ("other", Derivation(key="o.a", title="o", source="o.txt", where="(1)", entries=(), steps=(
+                Step("(1)", lhs=x, rhs=x**2, relation=">=", cites=("(1)",),
                      erratum=Erratum(key="o-1", source="o.txt", where="(1)", says="x >= x^2", truth="x <= 1",
                                      severity="typo", at={"x": 2})),)))]
 
@@ -96,23 +96,23 @@ def test_the_ledger_ranks_by_severity_folds_consequences_and_keeps_withdrawn_ite
 
 
 def test_a_stale_erratum_shows_as_not_reproduced():
-    fixed_paper = Step("(3) as printed", x**2 + 1, x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
-    (item,) = collect([("toy", Derivation("toy.a", "a", "toy.txt", "(3)", (), (fixed_paper,)))])
+    fixed_paper = Step("(3) as printed", lhs=x**2 + 1, rhs=x, relation=">=", cites=("(3)",), erratum=err("t-3", at=HALF))
+    (item,) = collect([("toy", Derivation(key="toy.a", title="a", source="toy.txt", where="(3)", entries=(), steps=(fixed_paper,)))])
     assert item.status == "NOT REPRODUCED"
 
 
 def test_roots_must_exist_in_the_same_paper_without_cycles():
-    orphan = Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", root="t-9", at=HALF))
+    orphan = Step("(5)", lhs=2 * x**2, rhs=2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", root="t-9", at=HALF))
     with pytest.raises(LedgerError, match="names root t-9, which is no item of the ledger"):
-        collect([("toy", Derivation("toy.a", "a", "toy.txt", "(5)", (), (orphan,)))], verdict=None)
-    a = Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", root="t-6", at=HALF))
-    b = Step("(6)", 3 * x**2, 3 * x, relation=">=", cites=("(6)",), erratum=err("t-6", root="t-5", at=HALF))
+        collect([("toy", Derivation(key="toy.a", title="a", source="toy.txt", where="(5)", entries=(), steps=(orphan,)))], verdict=None)
+    a = Step("(5)", lhs=2 * x**2, rhs=2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", root="t-6", at=HALF))
+    b = Step("(6)", lhs=3 * x**2, rhs=3 * x, relation=">=", cites=("(6)",), erratum=err("t-6", root="t-5", at=HALF))
     with pytest.raises(LedgerError, match="cycle"):
-        collect([("toy", Derivation("toy.a", "a", "toy.txt", "(5)", (), (a, b)))], verdict=None)
+        collect([("toy", Derivation(key="toy.a", title="a", source="toy.txt", where="(5)", entries=(), steps=(a, b)))], verdict=None)
     with pytest.raises(LedgerError, match="names two different items"):
-        collect([("toy", Derivation("toy.a", "a", "toy.txt", "(5)", (), (
-            Step("(5)", 2 * x**2, 2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", at=HALF)),
-            Step("(6)", 3 * x**2, 3 * x, relation=">=", cites=("(6)",),
+        collect([("toy", Derivation(key="toy.a", title="a", source="toy.txt", where="(5)", entries=(), steps=(
+            Step("(5)", lhs=2 * x**2, rhs=2 * x, relation=">=", cites=("(5)",), erratum=err("t-5", at=HALF)),
+            Step("(6)", lhs=3 * x**2, rhs=3 * x, relation=">=", cites=("(6)",),
                  erratum=err("t-5", severity="typo", at=HALF)))))], verdict=None)
 
 

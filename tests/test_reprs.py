@@ -8,10 +8,11 @@ from theorylab.derivation import Derivation, Erratum, Step
 from theorylab.evidence import Finding, compare, compare_mc
 
 x = sp.Symbol("x", positive=True)
-ERR = Erratum(key="toy-7", source="toy2024", where="(7)", says="x^2 >= x", truth="x^2 >= x only for x >= 1", at={"x": sp.Rational(1, 2)})
-D = Derivation("toy.bounds", "Bounds of a toy paper", "toy2024", "eqs (3)-(7)", ("toy.f",), (
-    Step("AM-GM", x**2 + 1, 2 * x, relation=">=", why="a square is nonnegative"),
-    Step("the paper's (7)", x**2, x, relation=">=", erratum=ERR),
+ERR = Erratum(key="toy-7", source="toy2024", where="(7)", says="x^2 >= x", truth="x^2 >= x only for x >= 1",
+               severity="missing-hypothesis", at={"x": sp.Rational(1, 2)})
+D = Derivation(key="toy.bounds", title="Bounds of a toy paper", source="toy2024", where="eqs (3)-(7)", entries=("toy.f",), steps=(
+    Step("AM-GM", lhs=x**2 + 1, rhs=2 * x, relation=">=", why="a square is nonnegative"),
+    Step("the paper's (7)", lhs=x**2, rhs=x, relation=">=", erratum=ERR),
 ))
 
 

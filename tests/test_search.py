@@ -107,7 +107,7 @@ def _fails_at(lhs, relation, rhs, point) -> bool:
 def test_hard_false_inequalities_are_refuted(name, monkeypatch):
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
     lhs, relation, rhs, domain = HARD_FALSE[name]
-    out = Step(name, lhs, rhs, relation=relation, domain=domain, symbolic=False).check()
+    out = Step(name, lhs=lhs, rhs=rhs, relation=relation, domain=domain, symbolic=False).check()
     assert not out.holds and out.strength == "refuted", out
     point = _point(out.counterexample)
     assert _fails_at(lhs, relation, rhs, point), out.counterexample  # the counterexample is real...
@@ -119,7 +119,7 @@ def test_hard_false_inequalities_are_refuted(name, monkeypatch):
 def test_true_inequalities_hold_and_say_why_they_are_not_certified(name, monkeypatch):
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
     lhs, relation, rhs, domain, strength, text = TRUE[name]
-    out = Step(name, lhs, rhs, relation=relation, domain=domain, symbolic=False).check()
+    out = Step(name, lhs=lhs, rhs=rhs, relation=relation, domain=domain, symbolic=False).check()
     assert out.holds and out.strength == strength, out
     assert text in out.method + out.detail, out
 
@@ -200,17 +200,17 @@ def test_a_counterexample_near_the_edge_of_the_default_domain_is_found_and_escap
 
 
 def test_unbounded_domains_in_identities_and_numeric_points():
-    out = Step("sqrt((x + 1)^2) = x + 1 for x > 0", sp.sqrt(x**2 + 2 * x + 1), x + 1, domain={x: (0, sp.oo)},
+    out = Step("sqrt((x + 1)^2) = x + 1 for x > 0", lhs=sp.sqrt(x**2 + 2 * x + 1), rhs=x + 1, domain={x: (0, sp.oo)},
                symbolic=False).check()
     assert out.holds
-    bad = Step("a planted factor", sp.log(1 + x), sp.log(1 + 2 * x), domain={x: (0, None)}, symbolic=False).check()
+    bad = Step("a planted factor", lhs=sp.log(1 + x), rhs=sp.log(1 + 2 * x), domain={x: (0, None)}, symbolic=False).check()
     assert not bad.holds and bad.strength == "refuted"
 
 
 # -- the step cache follows the engine (#25 item 6) --------------------------------------------------------------
 
 def _step():
-    return Step("x^2 >= 3x - 2 on [2, 3]", y**2, 3 * y - 2, relation=">=", domain={y: (2, 3)}, symbolic=False)
+    return Step("x^2 >= 3x - 2 on [2, 3]", lhs=y**2, rhs=3 * y - 2, relation=">=", domain={y: (2, 3)}, symbolic=False)
 
 
 @pytest.fixture

@@ -733,13 +733,23 @@ class StepResult:
         return "erratum confirmed" if not self.outcome.holds else "ERRATUM NOT REPRODUCED (step holds)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Derivation:
-    """The steps from a paper's premises to a closed form, each machine-checked."""
+    """The steps from a paper's premises to a closed form, each machine-checked (keyword-only).
+
+    key         the derivation's identifier (the entry's ID, or family.topic).
+    title       what it derives.
+    source      the paper's source file or citation (as `Paper.source`).
+    where       the equations and sections it covers.
+    entries     the entry IDs it concerns.
+    steps       the Steps, in order.
+    withdrawn   errata of this derivation found wrong on re-reading: `Erratum(..., withdrawn="why")`, listed in the
+                ledger as withdrawn.
+    """
 
     key: str
     title: str
-    seed: str
+    source: str
     where: str
     entries: tuple[str, ...]
     steps: tuple[Step, ...]
@@ -766,13 +776,13 @@ class Derivation:
                                        f"got {missing}")
 
     def __repr__(self) -> str:
-        return f"<Derivation {self.key}: {self.title} ({len(self.steps)} steps; {self.seed}, {self.where})>"
+        return f"<Derivation {self.key}: {self.title} ({len(self.steps)} steps; {self.source}, {self.where})>"
 
     def _repr_html_(self) -> str:
         """The steps as a table, with their verdicts where this process has checked them (showing never checks)."""
         cached = _RESULTS.get(id(self))
         results = list(cached[1]) if cached is not None and cached[0] is self else None
-        head = (f"<p><b>{_esc(self.key)}</b>: {_esc(self.title)} ({_esc(self.seed)}, {_esc(self.where)}); entries "
+        head = (f"<p><b>{_esc(self.key)}</b>: {_esc(self.title)} ({_esc(self.source)}, {_esc(self.where)}); entries "
                 f"{_esc(', '.join(self.entries))}" + ("" if results else "; not checked yet (<code>.check()</code>)")
                 + "</p>")
         return head + _table(self.steps, results)
@@ -802,6 +812,10 @@ class Derivation:
     @property
     def errata(self) -> list[Erratum]:
         return [s.erratum for s in self.steps if s.erratum is not None]
+
+    @property
+    def seed(self) -> str:  # the field's former name
+        return self.source
 
     @property
     def amendments(self) -> list[Amendment]:

@@ -70,7 +70,7 @@ def derivation_block(derivation: Derivation, results: list[StepResult] | None = 
     settings = dict(settings or {})
     results = results if results is not None else derivation.check()
     lines = [rf"\subsubsection*{{Derivation \texttt{{{escape(derivation.key)}}}: {escape(derivation.title)}}}",
-             f"From {escape(derivation.seed)}, {escape(derivation.where)}; for "
+             f"From {escape(derivation.source)}, {escape(derivation.where)}; for "
              + ", ".join(rf"\texttt{{{escape(e)}}}" for e in derivation.entries) + ".", r"\begin{enumerate}"]
     for r in results:
         step = r.step

@@ -110,7 +110,7 @@ def collect(derivations: Iterable[tuple[str, Derivation]], *, verdict: Verdict |
             a = step.fidelity
             if isinstance(a, Amendment):
                 it = add(a.key, a, dict(key=a.key, kind="amendment", severity=a.severity, paper=paper,
-                                        source=d.seed, where=", ".join(step.cites), says=a.kind, truth=a.what,
+                                        source=d.source, where=", ".join(step.cites), says=a.kind, truth=a.what,
                                         why=a.why, root=a.root, amendment_kind=a.kind, status="declared", steps=[]))
                 it["steps"].append(where)
     for it in items.values():
