@@ -6,8 +6,9 @@ contract tests are all generated from the fields of an Entry.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -16,7 +17,7 @@ from . import kernels
 from .derivation import Derivation
 from .params import DomainError, Param
 
-__all__ = ["Entry", "Source", "Constraint"]
+__all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,9 @@ class Entry:
     reference_rtol_note: str = ""
 
     def __post_init__(self):
-        """Declaration-time validation: a formula may use only the declared parameters' symbols."""
+        """Declaration-time validation: each argument of the right type (a one-line TypeError naming it otherwise);
+        a formula may use only the declared parameters' symbols."""
+        self._check_types()
         declared = {p.symbol for p in self.params if p.kind != "expression"}
         if self.display is not None and not isinstance(self.display, (str, sp.Basic)):
             raise ValueError(f"{self.id}: display must be a SymPy expression (the paper's form, checked equal to the "
@@ -99,10 +102,69 @@ class Entry:
             if extra:
                 names = {p.name: p.symbol for p in self.params}
                 clash = [n for n in extra if n in names]  # same name, other assumptions: a different symbol
-                why = (" (a parameter of that name exists, but its symbol has other assumptions: use "
-                       f"the parameter's .symbol)" if clash else "")
+                why = (" (a parameter of that name exists, but its symbol has other assumptions: "
+                       f"{', '.join(k for k, v in self.param(clash[0]).assumptions.items() if v)}, from its domain; "
+                       "use the parameter's .symbol)" if clash else "")
                 raise ValueError(f"{self.id}: the {field_name} uses {', '.join(extra)}, which is not a declared "
                                  f"parameter (declared: {', '.join(self.param_names) or 'none'}){why}")
+
+    def _check_types(self) -> None:
+        from .params import Param
+
+        def name_of(x):
+            return f"the {type(x).__name__} {x!r}" if len(repr(x)) <= 60 else f"a {type(x).__name__}"
+
+        where = f"Entry(id={self.id!r})" if isinstance(self.id, str) else "Entry"
+        if not isinstance(self.id, str) or not re.fullmatch(r"[a-z0-9_-]+\.[A-Za-z0-9_]+", self.id):
+            raise TypeError(f"{where}: id must be 'family.name' (lowercase family, a dot, the entry's name); got "
+                            f"{name_of(self.id)}")
+        for arg in ("title", "doc", "lhs", "value_doc", "reference_rtol_note"):
+            if not isinstance(getattr(self, arg), str):
+                raise TypeError(f"{where}: {arg} must be a string; got {name_of(getattr(self, arg))}")
+        if not isinstance(self.source, Source):
+            raise TypeError(f"{where}: source must be a Source(paper, where), e.g. Source('hmrt2022', 'Theorem 1'); "
+                            f"got {name_of(self.source)}")
+        if isinstance(self.params, Param) or not isinstance(self.params, (tuple, list)):
+            raise TypeError(f"{where}: params must be a tuple of parameters (scalar(...), vector(...), ...); got "
+                            f"{name_of(self.params)}")
+        for i, p in enumerate(self.params):
+            if not isinstance(p, Param):
+                raise TypeError(f"{where}: params[{i}] must be a parameter built by scalar, integer, vector, matrix or "
+                                f"expression; got {name_of(p)}")
+        names = [p.name for p in self.params]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"{where}: params declares {', '.join(dup)} twice")
+        object.__setattr__(self, "params", tuple(self.params))
+        for arg in ("formula", "stable_form"):
+            v = getattr(self, arg)
+            if v is not None and not isinstance(v, sp.Expr):
+                raise TypeError(f"{where}: {arg} must be a SymPy expression (built from the parameters' .symbol) or "
+                                f"None; got {name_of(v)}")
+        for arg in ("compute", "reference", "strategy_fn"):
+            v = getattr(self, arg)
+            if v is not None and not callable(v):
+                raise TypeError(f"{where}: {arg} must be a callable or None; got {name_of(v)}")
+        if self.reduce not in (None, "sum"):
+            raise ValueError(f"{where}: reduce must be None or 'sum'; got {self.reduce!r}")
+        for arg, kind in (("constraints", Constraint), ("conditions", str)):
+            v = getattr(self, arg)
+            if isinstance(v, (str, kind)) or not isinstance(v, (tuple, list)) or not all(isinstance(x, kind) for x in v):
+                raise TypeError(f"{where}: {arg} must be a tuple of {kind.__name__} records; got {name_of(v)}")
+            object.__setattr__(self, arg, tuple(v))
+        if isinstance(self.examples, Mapping) or not isinstance(self.examples, (tuple, list)) or not all(
+                isinstance(x, Mapping) for x in self.examples):
+            raise TypeError(f"{where}: examples must be a tuple of dicts of keyword arguments ({{'gamma': 0.5}},); got "
+                            f"{name_of(self.examples)}")
+        object.__setattr__(self, "examples", tuple(self.examples))
+        for arg in ("latex_settings", "dims", "switches"):
+            if not isinstance(getattr(self, arg), Mapping):
+                raise TypeError(f"{where}: {arg} must be a dict; got {name_of(getattr(self, arg))}")
+        if self.derivation is not None and not isinstance(self.derivation, Derivation):
+            raise TypeError(f"{where}: derivation must be a Derivation or None; got {name_of(self.derivation)}")
+        if isinstance(self.rtol, bool) or not isinstance(self.rtol, (int, float)) or not self.rtol > 0:
+            raise TypeError(f"{where}: rtol must be a positive number (the contract's relative error bound); got "
+                            f"{name_of(self.rtol)}")
 
     # -- parameters ------------------------------------------------------------------------------
     @property
@@ -130,6 +192,27 @@ class Entry:
         return tuple(p for p in self.params if p.kind != "expression" and p.symbol in free) or tuple(
             p for p in self.params if p.kind != "expression")
 
+    def as_function(self, name: str | None = None, *, of: str | None = None, tex: str | None = None,
+                    derivatives: Mapping[int, sp.Expr] | None = None) -> "EntryFunction":
+        r"""This entry as a named function for other formulas: `M = ENTRY.as_function("m")`, then `M(-lam)` is
+        m(-\lambda) (see `EntryFunction`). `of` names the argument (default: the first parameter; the others are
+        implicit), `tex` its LaTeX name (default: what `name` prints; `name` defaults to the entry ID's last part),
+        `derivatives` the stable forms of its derivatives for the kernels. The same call returns the same function."""
+        if self.formula is None:
+            raise TypeError(f"{self.id}: an entry without a closed form (formula) cannot be used as a function")
+        name = name or self.id.split(".", 1)[1]
+        arg = self.param(of) if of is not None else next((p for p in self.params if p.kind in ("scalar", "integer")),
+                                                          None)
+        if arg is None:
+            raise TypeError(f"{self.id}: a function's argument must be a scalar parameter; it has none")
+        key = (name, arg.name, tex, tuple(sorted((derivatives or {}).items(), key=lambda kv: kv[0])))
+        cache = self.__dict__.setdefault("_functions", {})
+        if key not in cache:
+            rest = [p for p in self.params if p is not arg and p.kind != "expression"]
+            cache[key] = EntryFunction(name, arg, self.formula, self.stable_form, params=rest, tex=tex,
+                                       derivatives=derivatives, entry=self.id)
+        return cache[key]
+
     # -- validation ------------------------------------------------------------------------------
     def validate(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Check names, domains, shapes and constraints; return the converted values."""
@@ -152,11 +235,28 @@ class Entry:
                                           f"got {p.name} of shape {np.shape(value)}")
                     dims.setdefault(dim, (size, p.name))
             values[p.name] = value
+        self._check_broadcast(values)
         for c in self.constraints:
             problem = c.check(values)
             if problem:
                 raise DomainError(problem)
         return values
+
+    def _check_broadcast(self, values: Mapping[str, Any]) -> None:
+        """Arrays given for scalar parameters must broadcast together (and, for a kernel, with the vectors and
+        matrices it evaluates elementwise): a DomainError naming the parameters and their shapes otherwise."""
+        batch = [p for p in self.params if p.kind in ("scalar", "integer") and np.ndim(values.get(p.name)) > 0]
+        if not batch:
+            return
+        arrays = [p for p in self.params if p.kind in ("vector", "matrix")] if self.compute is None else []
+        chosen = [p for p in self.params if p in batch or p in arrays]
+        shapes = [np.shape(values[p.name]) for p in chosen]
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            shown = ", ".join(f"{p.name} of shape {sh}" for p, sh in zip(chosen, shapes))
+            raise DomainError(f"{', '.join(p.name for p in chosen)} must have shapes that broadcast together "
+                              f"(arrays of one shape, or of length 1); got {shown}") from None
 
     # -- evaluation ------------------------------------------------------------------------------
     def __call__(self, **kwargs: Any) -> Any:
@@ -205,11 +305,14 @@ class Entry:
         return kernels.build("torch", self._kernel_expr, tuple(p.symbol for p in self.kernel_params))
 
     @property
-    def mpmath(self) -> Callable:
-        """Scalar mpmath kernel of the formula as the seed writes it (the reference)."""
+    def mpmath(self) -> "kernels.AdaptiveMpmath":
+        """Scalar mpmath kernel of the formula as the seed writes it, at adaptive precision: `entry.mpmath(*values)`
+        (arguments: `kernel_params`) raises its working precision until the current mpmath precision's digits (15
+        by default; more inside `mpmath.workdps(50)`) are stable, so a closed form that cancels still gives correct
+        digits; `entry.mpmath.raw` is the kernel at the current precision."""
         if self.formula is None:
             raise TypeError(f"{self.id} has no closed form")
-        return kernels.build("mpmath", self.formula, tuple(p.symbol for p in self.kernel_params))
+        return _adaptive_kernel(self.formula, tuple(p.symbol for p in self.kernel_params))
 
     # -- display ---------------------------------------------------------------------------------
     def latex(self, which: str = "formula", settings: Mapping[str, Any] | None = None) -> str:
@@ -300,6 +403,11 @@ class Entry:
         return draw().filter(ok)
 
 
+@functools.lru_cache(maxsize=None)
+def _adaptive_kernel(expr: sp.Expr, args: tuple) -> "kernels.AdaptiveMpmath":
+    return kernels.AdaptiveMpmath(kernels.build("mpmath", expr, args), expr)
+
+
 _LATEX_KEYS = None
 
 
@@ -356,3 +464,239 @@ def _finalize(entry: Entry, out: Any, values: Mapping[str, Any]) -> Any:
     if isinstance(out, (np.floating, np.integer)):
         return float(out)
     return out
+
+
+# -- named functions: an entry (or a helper) used as m(x) in other formulas --------------------------------------
+class _Applied(sp.Function):
+    """An application m(x, ...) of an EntryFunction (a class per function and derivative order, made by it)."""
+
+    _tl: "EntryFunction"
+
+    @classmethod
+    def eval(cls, *args):
+        return None  # stays m(x): the paper's own form, in LaTeX, `show` and derivations
+
+    def fdiff(self, argindex=1):
+        from sympy.core.function import ArgumentIndexError
+
+        if argindex != 1:
+            raise ArgumentIndexError(self, argindex)
+        return self._tl.derivative()._cls(*self.args)
+
+    def doit(self, **hints):
+        """The definition (the paper's formula) at these arguments: what the derivation engine proves with."""
+        args = [a.doit(**hints) if isinstance(a, sp.Basic) else a for a in self.args] if hints.get("deep", True) \
+            else list(self.args)
+        return self._tl.definition(*args)
+
+    def _eval_evalf(self, prec):
+        if not all(a.is_number for a in self.args):
+            return None
+        from mpmath.libmp import prec_to_dps
+
+        return self.doit(deep=False).evalf(n=prec_to_dps(prec))
+
+    def _eval_is_extended_real(self):
+        return True if all(a.is_extended_real for a in self.args) and self._tl.real else None
+
+    def _tl_kernel(self, kind: str):
+        return self._tl.kernel(kind)
+
+    # printing: the shown arguments only (m(-lambda); the implicit ones, such as gamma, are the paper's notation)
+    def _shown(self):
+        return self.args[:self._tl.shown]
+
+    def _latex(self, printer, exp=None):
+        args = [re.sub(r"^- ", "-", printer._print(a)) for a in self._shown()]
+        body = ", ".join(args)
+        paren = (r"\left(", r"\right)") if any(r"\frac" in a for a in args) else ("(", ")")
+        tex = self._tl.latex_name
+        if exp is not None:
+            if self._tl.order:
+                return rf"\left({tex}{paren[0]}{body}{paren[1]}\right)^{{{exp}}}"
+            return f"{tex}^{{{exp}}}{paren[0]}{body}{paren[1]}"
+        return f"{tex}{paren[0]}{body}{paren[1]}"
+
+    def _pretty(self, printer, *args, **kwargs):
+        return printer._print(sp.Function(self._tl.display_name)(*self._shown()))
+
+    def _sympystr(self, printer, *args, **kwargs):
+        return f"{self._tl.display_name}({', '.join(printer._print(a) for a in self._shown())})"
+
+    def _sympyrepr(self, printer, *args, **kwargs):
+        # the definition is part of the representation: a step's cached verdict is keyed by it
+        return (f"EntryFunction({self._tl.name!r}, order={self._tl.order}, definition="
+                f"{printer._print(self._tl.expression(stable=False))}, stable={printer._print(self._tl.expression())})"
+                f"({', '.join(printer._print(a) for a in self.args)})")
+
+
+def _as_symbol(x: Any, what: str) -> sp.Symbol:
+    from .params import Param
+
+    if isinstance(x, Param):
+        if x.kind not in ("scalar", "integer"):
+            raise TypeError(f"{what} must be a scalar or integer parameter; got the {x.kind} parameter {x.name!r}")
+        return x.symbol
+    if isinstance(x, sp.Symbol):
+        return x
+    raise TypeError(f"{what} must be a Param or a SymPy Symbol; got {type(x).__name__} {x!r}")
+
+
+_NAMES: dict[str, int] = {}
+
+
+class EntryFunction:
+    r"""A named function for formulas: an entry (`Entry.as_function()`) or a helper (`function(...)`) that other
+    entries' formulas, stable forms, displays and derivation steps use as m(x).
+
+    `M = ENTRY_M.as_function()` then `M(-lam)` is the SymPy expression m(-lambda): it prints `m(-\lambda)` in
+    LaTeX and `m(-λ)` in `show`; `sp.diff(M(-lam), lam)` is -m'(-lambda) (printed `m'(-\lambda)`), and
+    `M.derivative()` (`M.derivative(2)`) is m' (m'') to write directly. The function's other parameters (gamma for
+    m(z; gamma)) are implicit arguments: `M(-lam)` passes the symbol gamma itself, `M(-lam, gamma=g2)` another
+    expression; they are not printed (the paper's notation).
+
+    Kernels are composed: the NumPy and torch kernels of a formula using m call m's own kernel (its stable form;
+    for the k-th derivative, `derivatives[k]` when given, else the k-th derivative of the stable form), the mpmath
+    kernel calls m's formula. The derivation engine sees the definition: `m(x).doit()` is the formula at x, and a
+    numeric test evaluates it there.
+
+    Arguments (of `function`):
+        name: the function's name, as printed in `show` ("m").
+        of: the argument(s): a Param or Symbol (or a tuple of them) standing for it in `formula`.
+        formula: the definition in the symbols of `of` and `params`.
+        stable_form: an equal form accurate in float64, for the kernels (default: the formula).
+        params: implicit parameters (Params or Symbols), passed by name.
+        tex: its LaTeX name (default: what `name` prints as a symbol, "m", "\mu").
+        derivatives: {k: stable form of the k-th derivative in the argument}, for the kernels; a callable
+            `lambda m: ...` receives the function, for a form written with it (m'(z) = m(z)(1 + gamma m(z))/s). Its
+            equality with the derivative of the formula is checked
+            wherever a formula using m' is checked against its stable form (the contract).
+        real: the function is real at real arguments (default True).
+    """
+
+    def __init__(self, name: str, of: Any, formula: sp.Expr, stable_form: sp.Expr | None = None, *,
+                 params: Sequence[Any] = (), tex: str | None = None, derivatives: Mapping[int, sp.Expr] | None = None,
+                 real: bool = True, order: int = 0, base: "EntryFunction | None" = None, entry: str = ""):
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"function: name must be a non-empty string; got {type(name).__name__} {name!r}")
+        where = f"function {name!r}"
+        args = tuple(of) if isinstance(of, (tuple, list)) else (of,)
+        if not args:
+            raise TypeError(f"{where}: of must name the argument (a Param or Symbol)")
+        self.args_symbols = tuple(_as_symbol(a, f"{where}: of") for a in args)
+        self.implicit = tuple(_as_symbol(p, f"{where}: params") for p in params)
+        if not isinstance(formula, sp.Expr):
+            raise TypeError(f"{where}: formula must be a SymPy expression; got {type(formula).__name__}")
+        if stable_form is not None and not isinstance(stable_form, sp.Expr):
+            raise TypeError(f"{where}: stable_form must be a SymPy expression or None; got {type(stable_form).__name__}")
+        if tex is not None and not isinstance(tex, str):
+            raise TypeError(f"{where}: tex must be a string (its LaTeX name) or None; got {type(tex).__name__}")
+        derivatives = dict(derivatives or {})
+        if not all(isinstance(k, int) and k >= 1 and (isinstance(v, sp.Expr) or callable(v))
+                   for k, v in derivatives.items()):
+            raise TypeError(f"{where}: derivatives must map orders 1, 2, ... to SymPy expressions (or to callables "
+                            f"taking the function, for a form written with it); got {derivatives!r}")
+        known = set(self.symbols)
+        for what, expr in (("formula", formula), ("stable_form", stable_form)):
+            extra = sorted(s.name for s in (expr.free_symbols if expr is not None else set()) - known)
+            if extra:
+                raise ValueError(f"{where}: the {what} uses {', '.join(extra)}, which is neither its argument nor one "
+                                 f"of its params ({', '.join(s.name for s in self.symbols)})")
+        self.name, self.formula, self.stable_form = name, formula, stable_form
+        self.tex = tex if tex is not None else sp.latex(sp.Symbol(name))
+        self.derivatives, self.real, self.order, self.entry = derivatives, real, order, entry
+        self.base = base or self
+        self._orders: dict[int, EntryFunction] = {0: self} if base is None else base._orders
+        ident = re.sub(r"\W", "_", name)
+        if base is None:
+            n = _NAMES.get(ident, 0)
+            _NAMES[ident] = n + 1
+            self._ident = f"tl_{ident}" + (f"_{n}" if n else "")
+        else:
+            self._ident = base._ident
+        self._cls = type(f"{self._ident}_d{order}" if order else self._ident, (_Applied,),
+                         {"_tl": self, "nargs": len(self.symbols), "__module__": __name__})
+
+    # -- identity and printing -------------------------------------------------------------------------
+    @property
+    def symbols(self) -> tuple[sp.Symbol, ...]:
+        """The argument(s), then the implicit parameters: the order of the applied function's arguments."""
+        return self.args_symbols + self.implicit
+
+    @property
+    def shown(self) -> int:
+        return len(self.args_symbols)
+
+    @property
+    def display_name(self) -> str:
+        return self.base.name + ("'" * self.order if self.order <= 3 else f"^({self.order})")
+
+    @property
+    def latex_name(self) -> str:
+        return self.base.tex + ("'" * self.order if self.order <= 3 else f"^{{({self.order})}}")
+
+    def __repr__(self) -> str:
+        return f"<EntryFunction {self.display_name}({', '.join(s.name for s in self.args_symbols)})" + (
+            f" of {self.entry}" if self.entry else "") + ">"
+
+    # -- use in formulas -------------------------------------------------------------------------------
+    def __call__(self, *args: Any, **implicit: Any) -> sp.Expr:
+        """The application m(x): a SymPy expression (implicit parameters by name, default their own symbols)."""
+        if len(args) != self.shown:
+            raise TypeError(f"{self.display_name} takes {self.shown} argument(s) "
+                            f"({', '.join(s.name for s in self.args_symbols)}); got {len(args)}")
+        names = {s.name: s for s in self.implicit}
+        unknown = sorted(set(implicit) - set(names))
+        if unknown:
+            raise TypeError(f"{self.display_name}: unknown parameter(s) {', '.join(unknown)}; its implicit "
+                            f"parameters are {', '.join(names) or 'none'}")
+        rest = [sp.sympify(implicit[s.name]) if s.name in implicit else s for s in self.implicit]
+        return self._cls(*(sp.sympify(a) for a in args), *rest)
+
+    def derivative(self, order: int = 1) -> "EntryFunction":
+        """The `order`-th derivative in the (first) argument, as a named function (m', m'', ...)."""
+        if not isinstance(order, int) or order < 0:
+            raise TypeError(f"{self.display_name}: the derivative's order must be an integer >= 0; got {order!r}")
+        k = self.order + order
+        if self.shown != 1 and k:
+            raise TypeError(f"{self.display_name}: derivatives are defined for functions of one argument")
+        if k not in self._orders:
+            b = self.base
+            self._orders[k] = EntryFunction(b.name, b.args_symbols, b.formula, b.stable_form, params=b.implicit,
+                                            tex=b.tex, derivatives=b.derivatives, real=b.real, order=k, base=b,
+                                            entry=b.entry)
+        return self._orders[k]
+
+    def expression(self, stable: bool = True) -> sp.Expr:
+        """The expression of this function (of this derivative order) in its symbols: the stable one for the
+        kernels (`derivatives[k]` where given), else the paper's formula."""
+        b = self.base
+        if stable and self.order in b.derivatives:
+            form = b.derivatives[self.order]
+            if not isinstance(form, sp.Expr):  # written with the function itself: built on first use
+                form = b.derivatives[self.order] = sp.sympify(form(b))
+                extra = sorted(x.name for x in form.free_symbols - set(b.symbols))
+                if extra:
+                    raise ValueError(f"function {b.name!r}: derivatives[{self.order}] uses {', '.join(extra)}, which "
+                                     f"is neither its argument nor one of its params")
+            return form
+        expr = (b.stable_form if stable and b.stable_form is not None else b.formula)
+        return sp.diff(expr, b.args_symbols[0], self.order) if self.order else expr
+
+    def definition(self, *args: Any) -> sp.Expr:
+        """The paper's formula at these arguments (all of them: the argument(s), then the implicit parameters)."""
+        expr = self.expression(stable=False)
+        return expr.xreplace(dict(zip(self.symbols, (sp.sympify(a) for a in args))))
+
+    def kernel(self, kind: str) -> Callable:
+        """This function's own kernel of `kind` (numpy, torch: the stable expression; mpmath: the formula), taking
+        the arguments in the order of `symbols`."""
+        return kernels.build(kind, self.expression(stable=kind != "mpmath"), self.symbols)
+
+
+def function(name: str, of: Any, formula: sp.Expr, stable_form: sp.Expr | None = None, *, params: Sequence[Any] = (),
+             tex: str | None = None, derivatives: Mapping[int, sp.Expr] | None = None,
+             real: bool = True) -> EntryFunction:
+    r"""A named helper function for formulas, derivations and LaTeX (see `EntryFunction`): `m = function("m", Z_PARAM,
+    formula, stable_form, params=(GAMMA,))`, then `m(-lam)` in another entry's formula prints `m(-\lambda)`."""
+    return EntryFunction(name, of, formula, stable_form, params=params, tex=tex, derivatives=derivatives, real=real)

@@ -2,6 +2,12 @@
 
 Kernels are built once per expression and cached; the mpmath reference raises its working precision
 until two successive evaluations agree, so it is trustworthy near cancellation points.
+
+An expression written in a chosen order (`sp.Add(sp.Add(1, -gamma, evaluate=False), lam, evaluate=False)`: first
+1 - gamma, then + lam) is evaluated in that order: its kernels print the terms as stored and skip common
+subexpression elimination (which rebuilds, and so reorders, what it touches). Named functions in an expression
+(`EntryFunction`: an entry used as m(-lambda) in another's formula) are composed: the kernel calls the function's
+own kernel of the same kind, never an inlined copy.
 """
 from __future__ import annotations
 
@@ -13,13 +19,74 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-__all__ = ["numpy_kernel", "torch_kernel", "mpmath_kernel", "mp_reference", "numbers_to_floats"]
+__all__ = ["numpy_kernel", "torch_kernel", "mpmath_kernel", "mp_reference", "numbers_to_floats", "AdaptiveMpmath",
+           "hand_ordered"]
 
 
 def numbers_to_floats(expr: sp.Expr) -> sp.Expr:
-    """Replace constant subexpressions (sqrt(2), pi, log(3)/2) by Floats: torch functions need tensors."""
-    return expr.replace(lambda e: isinstance(e, sp.Expr) and e.is_number and not e.is_Number,
+    """Replace constant subexpressions (sqrt(2), pi, log(3)/2) by Floats: torch functions need tensors. An
+    expression written in a chosen order keeps it (see `hand_ordered`)."""
+    if hand_ordered(expr):
+        return _map_keeping_order(expr, lambda e: sp.Float(e.evalf(30), 30) if isinstance(e, sp.Expr) and e.is_number
+                                  and not e.is_Number and not _named(e) else None)
+    return expr.replace(lambda e: isinstance(e, sp.Expr) and e.is_number and not e.is_Number and not _named(e),
                         lambda e: sp.Float(e.evalf(30), 30))
+
+
+def hand_ordered(expr: sp.Basic) -> bool:
+    """True when expr holds a sum, product or power built with evaluate=False (or an UnevaluatedExpr) that SymPy
+    would build otherwise: its author chose the order of evaluation (1 - gamma first, then + lam), and the kernels
+    keep it."""
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.UnevaluatedExpr):
+            return True
+        if isinstance(node, (sp.Add, sp.Mul, sp.Pow)) and node.args:
+            if isinstance(node, (sp.Add, sp.Mul)) and any(type(a) is type(node) for a in node.args):
+                return True
+            try:
+                if node.func(*node.args).args != node.args:
+                    return True
+            except Exception:  # noqa: BLE001 - a node SymPy cannot rebuild as it is: leave it be
+                continue
+    return False
+
+
+def _map_keeping_order(expr: sp.Basic, fn) -> sp.Basic:
+    """Rebuild expr bottom-up with `fn(node)` replacing a node where it returns something, sums, products and powers
+    rebuilt unevaluated (their order kept)."""
+    got = fn(expr)
+    if got is not None:
+        return got
+    if not expr.args or isinstance(expr, (sp.Symbol, sp.Number)):
+        return expr
+    args = [_map_keeping_order(a, fn) for a in expr.args]
+    if all(a is b for a, b in zip(args, expr.args)):
+        return expr
+    if isinstance(expr, (sp.Add, sp.Mul, sp.Pow)):
+        return expr.func(*args, evaluate=False)
+    return expr.func(*args)
+
+
+def _named(e: sp.Basic) -> bool:
+    """An applied named function (theorylab.entry.EntryFunction): composed from its own kernels."""
+    return hasattr(type(e), "_tl_kernel")
+
+
+def _composed(kind: str, expr: sp.Basic) -> dict:
+    """The namespace that composes the named functions of expr: their printed names -> their own kernels."""
+    out = {}
+    for e in sp.preorder_traversal(expr):
+        if _named(e) and type(e).__name__ not in out:
+            out[type(e).__name__] = e._tl_kernel(kind)
+    return out
+
+
+def _settings(expr: sp.Basic) -> tuple[dict, bool]:
+    """Printer settings and whether to use common subexpression elimination: an expression in a chosen order is
+    printed as stored, without CSE."""
+    if hand_ordered(expr):
+        return {"order": "none"}, False
+    return {}, True
 
 
 class _LazyScipy:
@@ -36,14 +103,14 @@ _SCIPY = _LazyScipy()
 
 
 @functools.lru_cache(maxsize=None)
-def _numpy_printer():
+def _numpy_printer(order: str | None = None):
     """SciPy's printer with fully qualified names (numpy.sqrt, scipy.special.erf), so a kernel's namespace needs
     only the two modules: lambdify's own namespace building imports all of scipy.special and numpy's lazy
     submodules, most of `theorylab eval`'s start-up."""
     from sympy.printing.numpy import SciPyPrinter
 
     return SciPyPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True,
-                         "user_functions": {}})
+                         "user_functions": {}, "order": order})
 
 
 def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.ndarray]:
@@ -52,7 +119,9 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
     lambdify evaluates every branch of a Piecewise, so floating-point warnings are silenced here and
     the caller checks the result for non-finite values instead.
     """
-    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY}], printer=_numpy_printer(), cse=True)
+    settings, cse = _settings(expr)
+    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY, **_composed("numpy", expr)}],
+                      printer=_numpy_printer(settings.get("order")), cse=cse)
 
     def kernel(*values):
         arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in values))
@@ -89,6 +158,11 @@ def _torch_printer():
                 out = f"torch.{fn}(torch.as_tensor({out}), torch.as_tensor({a}))"
             return out
 
+        def _print_Function(self, expr):
+            if _named(expr):  # a named function, composed from its own torch kernel (the namespace holds it)
+                return f"{type(expr).__name__}({', '.join(self._print(a) for a in expr.args)})"
+            return super()._print_Function(expr)
+
         def _print_Float(self, expr):
             return repr(float(expr))
 
@@ -113,8 +187,11 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     """torch kernel: tensors in, tensors out, on the inputs' device, differentiable."""
     import torch
 
-    raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch}],
-                      printer=_torch_printer(), cse=True)
+    settings, cse = _settings(expr)
+    printer = _torch_printer()({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                                "user_functions": {}, **settings})
+    raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch, **_composed("torch", expr)}],
+                      printer=printer, cse=cse)
 
     def kernel(*values):
         tensors = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64) for v in values]
@@ -130,32 +207,61 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
 
 
 def mpmath_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
-    """Scalar mpmath kernel at the current mpmath precision."""
-    return sp.lambdify(list(args), expr, modules="mpmath")
+    """Scalar mpmath kernel at the current mpmath precision (see `AdaptiveMpmath` for the adaptive one)."""
+    composed = _composed("mpmath", expr)
+    return sp.lambdify(list(args), expr, modules=[composed, "mpmath"] if composed else "mpmath")
+
+
+class AdaptiveMpmath:
+    """A scalar mpmath kernel at adaptive precision: `kernel(*values)` evaluates at rising working precision until
+    two successive values agree to the current mpmath precision (mp.dps, 15 by default) plus 5 digits, and returns
+    that value as an mpmath number (an mpf, rounded to the current precision). Near a cancellation point the closed
+    form loses working digits, not correct ones: at lambda = 1e-20 a 15-digit evaluation of a ridge risk can be
+    wrong in its 8th digit, this one is not. `raw` is the kernel at the current precision (what `mp_reference`
+    drives)."""
+
+    def __init__(self, raw: Callable, expr: sp.Expr | None = None):
+        self.raw = raw
+        self.__doc__ = f"mpmath kernel (adaptive precision) of {expr}" if expr is not None else raw.__doc__
+
+    def __call__(self, *values):
+        digits = mpmath.mp.dps
+        with mpmath.workdps(digits):
+            mp_values = [v if isinstance(v, (mpmath.mpf, mpmath.mpc)) else mpmath.mpf(v) for v in values]
+        value = _adaptive(self.raw, mp_values, digits + 5)
+        return +value  # rounded to the caller's precision
+
+    def __repr__(self) -> str:
+        return f"<AdaptiveMpmath {self.__doc__}>"
 
 
 def mp_reference(kernel: Callable, values: Sequence[float], digits: int = 20) -> float:
-    """Evaluate a scalar mpmath kernel at increasing precision until `digits` digits are stable.
+    """Evaluate a scalar mpmath kernel at increasing precision until `digits` digits are stable; return a float.
 
     Catastrophic cancellation in the closed form costs working digits, not correctness: the precision
     starts at 30 + 3 digits per decade of the largest input exponent and doubles until two successive
-    values agree to `digits` digits.
+    values agree to `digits` digits. `kernel` may be an `AdaptiveMpmath` (its raw kernel is driven).
     """
+    return float(_adaptive(getattr(kernel, "raw", kernel), [mpmath.mpf(float(v)) for v in values], digits))
+
+
+def _adaptive(kernel: Callable, values: Sequence, digits: int):
+    """The kernel's value at rising precision until two successive values agree to `digits` digits (an mpf)."""
     previous = None
     # Two precisions can agree on the same wrong value when a term such as z^2 is below both of them
     # (sqrt(4 + z^2) at z = 1e-34): start above three digits per decade of the inputs' exponents.
-    spread = max([abs(math.log10(abs(float(v)))) for v in values if float(v) != 0.0] or [0.0])
-    start = 30 + 3 * int(spread)
+    spread = max([abs(float(mpmath.log10(abs(v)))) for v in values if v != 0] or [0.0])
+    start = max(30, digits + 10) + 3 * int(spread)
     for dps in [start * 2**i for i in range(7)]:
         with mpmath.workdps(dps):
-            value = kernel(*[mpmath.mpf(float(v)) for v in values])
+            value = kernel(*values)
             if isinstance(value, mpmath.mpc):
                 value = value.real if abs(value.imag) <= abs(value) * mpmath.mpf(10) ** (-dps // 2) else value
-        if previous is not None:
-            if value == previous or abs(value - previous) <= abs(value) * mpmath.mpf(10) ** (-digits):
-                return float(value)
+            if previous is not None:
+                if value == previous or abs(value - previous) <= abs(value) * mpmath.mpf(10) ** (-digits):
+                    return value
         previous = value
-    raise ArithmeticError(f"reference did not converge at {dps} digits for {list(values)}")
+    raise ArithmeticError(f"reference did not converge at {dps} digits for {[mpmath.nstr(v, 17) for v in values]}")
 
 
 def mp_reference_array(kernel: Callable, arrays: Sequence[np.ndarray], digits: int = 20) -> np.ndarray:
@@ -163,6 +269,7 @@ def mp_reference_array(kernel: Callable, arrays: Sequence[np.ndarray], digits: i
     arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in arrays))
     shape = arrays[0].shape if arrays else ()
     flat = [a.ravel() for a in arrays]
+    kernel = getattr(kernel, "raw", kernel)
     out = np.array([mp_reference(kernel, [f[i] for f in flat], digits) for i in range(int(np.prod(shape)))])
     return out.reshape(shape)
 
