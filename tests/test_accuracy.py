@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
+import pytest
 import sympy as sp
 
 from theorylab import accuracy
@@ -205,3 +206,45 @@ def test_a_vector_entry_is_scaled_across_float64_and_overflow_in_its_squares_is_
     assert scaled and scaled[0].rel_error > 1e-3 and not bad.meets  # x^2 overflows at 1e300, underflows at 1e-300
     good = accuracy.measure(_norm_entry(stable=True))
     assert good.meets and any("one element" in r.region for r in good.rows)
+
+
+def _meeting(planted: bool):
+    """1/(lam + (gamma - 1)^2): singular where lam -> 0 and gamma -> 1 meet. Planted: 1% off where both are near it
+    (lam < 1e-20 and |gamma - 1| < 1e-9) and nowhere else, so no region that moves one parameter at a time sees it."""
+    lam_p = scalar("lam", "ridge penalty", low=0, low_open=True, high=1e12)
+    gamma_p = scalar("gamma", "aspect ratio", low=0, low_open=True, high=1e6, exclude=(1.0,))
+    lam, g = lam_p.symbol, gamma_p.symbol
+    f = 1 / (lam + (g - 1) ** 2)
+    near = (lam < 1e-20) & (sp.Abs(g - 1) < 1e-9)
+
+    def reference(lam, gamma):
+        """1/(lam + (gamma - 1)^2) in mpmath at the working precision."""
+        return float(1 / (mpmath.mpf(lam) + (mpmath.mpf(gamma) - 1) ** 2))
+
+    return Entry(id="toy.meet", title="", source=Source("toy", "(1)"), doc="", params=(lam_p, gamma_p), formula=f,
+                 stable_form=sp.Piecewise((sp.Float("1.01") * f, near), (f, True)) if planted else None,
+                 reference=reference, examples=({"lam": 1.0, "gamma": 2.0},))
+
+
+def test_a_planted_error_where_two_parameters_meet_a_singular_point_is_found():
+    """Issue #26: a kernel 2% wrong at lam = 1e-30, gamma = 1 + 1e-15 passed a map that moved one parameter at a
+    time. The joint neighbourhoods (both parameters near their special points together, down to the smallest normal
+    float and one ulp) find a planted 1% error there, and the correct kernel meets its bound in them."""
+    bad = accuracy.measure(_meeting(planted=True))
+    joint = [r for r in bad.rows if r.region.startswith("joint: lam -> 0+, gamma -> 1")]
+    assert not bad.meets and joint and max(r.rel_error for r in joint) == pytest.approx(0.01, rel=1e-6)
+    one_at_a_time = [r for r in bad.rows if r.region.startswith(("lam:", "gamma:"))]
+    assert one_at_a_time and max(r.rel_error for r in one_at_a_time) < 1e-12   # these regions cannot see it
+    good = accuracy.measure(_meeting(planted=False))
+    assert good.meets and any(r.region.startswith("joint:") for r in good.rows)
+    points = accuracy.joint_points(_meeting(planted=False), levels=3, cap=1000)
+    deepest = points["joint: lam -> 0+, gamma -> 1+"][0]
+    assert deepest["lam"] == 2.2250738585072014e-308 and deepest["gamma"] == 1 + 2.0**-52
+
+
+def test_the_contract_draws_joint_neighbourhoods():
+    from theorylab.testing import contract_tests
+
+    bad = _meeting(planted=True)
+    with pytest.raises(AssertionError, match="lam"):
+        contract_tests(bad, cli=False, torch=False, max_examples=60).test_value_matches_reference(bad)

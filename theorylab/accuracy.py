@@ -3,8 +3,9 @@
 Every value is measured against (a) the entry's independent reference, run at two working precisions that must
 agree (raised until they do), and (b) where it exists and is a different route, the paper's formula evaluated in
 mpmath; a disagreement between (a) and (b) is reported, never averaged away. Regions: the strategy's bulk,
-log-uniform magnitudes across float64, clusters near excluded (singular) points, domain edges, and a Hypothesis
-search that maximizes the error with `target()`.
+log-uniform magnitudes across float64, clusters near excluded (singular) points, domain edges, joint
+neighbourhoods (two or more parameters near their special points together: excluded points, bounds, 0, the unbounded
+ends, down to the smallest normal float), and a Hypothesis search that maximizes the error with `target()`.
 """
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ import numpy as np
 from .entry import Entry
 from .params import DomainError, Param
 
-__all__ = ["Row", "EntryMap", "measure", "regions", "PROFILES"]
+__all__ = ["Row", "EntryMap", "measure", "regions", "joint_points", "PROFILES"]
 
-PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10, "budget_s": 3},
-            "thorough": {"bulk": 60, "per_region": 25, "search": 200, "budget_s": 60}}
+# joint: the levels of each parameter's approach to a special point (Param.approaches) and the most joint points per
+# entry (pairs of parameters first, deepest levels first, then every parameter at once)
+PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10, "budget_s": 3, "joint_levels": 3, "joint": 120},
+            "thorough": {"bulk": 60, "per_region": 25, "search": 200, "budget_s": 60, "joint_levels": 6,
+                         "joint": 1500}}
 _PRECISIONS = (20, 40, 80)
 
 
@@ -193,6 +197,59 @@ def _bulk(entry: Entry, n: int) -> list[dict]:
     return found
 
 
+def joint_points(entry: Entry, levels: int = 3, cap: int = 120, base: Mapping[str, Any] | None = None
+                 ) -> dict[str, list[dict]]:
+    """Joint neighbourhoods of the entry's special points: for each pair of real parameters and each pair of their
+    special points (`Param.approaches`: excluded points from either side, bounds, 0, the unbounded ends), the points
+    where both approach them together, deepest first (1 ulp from gamma = 1 with lambda at the smallest normal
+    float); then every real parameter at once. The other parameters keep the `base` point (a generic one by
+    default). At most `cap` valid points in all, shared out evenly between the groups (round robin), each group
+    named "joint: lam -> 0+, gamma -> 1+".
+
+    Returns {region name: [keyword arguments]}: what the accuracy map measures and the contract's value test draws."""
+    import itertools
+
+    if base is None:
+        from .testing import valid_example
+
+        try:
+            base = valid_example(entry)
+        except Exception:  # noqa: BLE001 - no generic point (a strategy that draws nothing): no joint points
+            return {}
+    real = [(p, p.approaches(levels)) for p in entry.params if p.kind in ("scalar", "integer")]
+    real = [(p, a) for p, a in real if a]
+    if len(real) < 2:
+        return {}
+    groups: list[tuple[str, list[dict]]] = []
+    for (p, ap), (q, aq) in itertools.combinations(real, 2):
+        for (la, va), (lb, vb) in itertools.product(ap, aq):
+            combos = sorted(itertools.product(range(len(va)), range(len(vb))), key=lambda ij: (-(ij[0] + ij[1]),
+                                                                                              -min(ij)))
+            groups.append((f"joint: {la}, {lb}", [{**base, p.name: va[i], q.name: vb[j]} for i, j in combos]))
+    if len(real) > 2:  # every parameter at once, at the same depth of each one's approach
+        for choice in itertools.islice(itertools.product(*(a for _, a in real)), 64):
+            pts = []
+            for k in range(max(len(v) for _, v in choice) - 1, -1, -1):
+                pts.append({**base, **{p.name: v[min(k, len(v) - 1)] for (p, _), (_, v) in zip(real, choice)}})
+            groups.append(("joint: " + ", ".join(lab for lab, _ in choice), pts))
+    out: dict[str, list[dict]] = {}
+    taken = 0
+    cursors = [0] * len(groups)
+    while taken < cap and any(c < len(g[1]) for c, g in zip(cursors, groups)):
+        for gi, (name, pts) in enumerate(groups):
+            while cursors[gi] < len(pts) and taken < cap:
+                kw = pts[cursors[gi]]
+                cursors[gi] += 1
+                try:
+                    entry.validate(kw)
+                except DomainError:
+                    continue
+                out.setdefault(name, []).append(kw)
+                taken += 1
+                break
+    return out
+
+
 def regions(entry: Entry, profile: str = "quick") -> dict[str, list[dict]]:
     """Named lists of points (keyword arguments) covering the entry's domain."""
     cfg = PROFILES[profile]
@@ -214,6 +271,7 @@ def regions(entry: Entry, profile: str = "quick") -> dict[str, list[dict]]:
                 pts.append(kw)
             if pts:
                 out[f"{p.name}: {name}"] = pts
+    out.update(joint_points(entry, cfg["joint_levels"], cfg["joint"]))
     return out
 
 

@@ -9,14 +9,17 @@ pytest collects the returned class: one test per entry (and per derivation) for 
 entry ID in the test ID (`TestMyPaper::test_value_matches_reference[mypaper.risk]`). The rules:
 
 - an independent reference, whose docstring names its route;
-- the float64 value against that reference over the entry's domain (Hypothesis, pinned `examples` always run),
-  relative error <= `entry.rtol` (1e-10 unless the entry states otherwise); a value float64 cannot hold must be a
-  DomainError, never inf;
+- the float64 value against that reference over the entry's domain (Hypothesis, pinned `examples` always run, and
+  joint neighbourhoods drawn: two or more parameters near their special points together, down to the smallest normal
+  float and one ulp), relative error <= `entry.rtol` (1e-10 unless the entry states otherwise); a value float64
+  cannot hold must be a DomainError, never inf;
 - the stable form against the paper's formula (mpmath) wherever the latter is finite, to 1e-9 relative;
 - broadcasting: scalar parameters given as arrays give the values at each point;
-- the torch kernel against the NumPy kernel (1e-12 relative) and its gradients finite;
-- bad input (NaN, inf, out of the domain, excluded points, wrong shapes, unknown or missing names) raises
-  DomainError with one line naming the parameter, in Python and through the CLI (exit 2, `error:` on stderr);
+- the torch kernel against the NumPy kernel (1e-12 relative) and its gradients finite at a generic point inside
+  every branch's domain;
+- bad input (NaN, inf, out of the domain, excluded points, wrong shapes, arrays that do not broadcast, unknown or
+  missing names) raises DomainError with one line naming the parameter, in Python and through the CLI (exit 2,
+  `error:` on stderr);
 - `theorylab eval` returns the value the Python call returns, bit for bit;
 - LaTeX renders (balanced braces and environments);
 - every derivation step as recorded: unmarked steps hold, every erratum fails at its counterexample;
@@ -101,6 +104,12 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 
 # -- inputs ----------------------------------------------------------------------------------------------------
+def _phases():
+    from hypothesis import Phase
+
+    return [Phase.explicit, Phase.generate]
+
+
 def _settings(max_examples: int | None = None, **kw: Any):
     from hypothesis import HealthCheck, settings
 
@@ -110,17 +119,31 @@ def _settings(max_examples: int | None = None, **kw: Any):
                                            HealthCheck.filter_too_much], **kw)
 
 
+JOINT_LEVELS, JOINT_POINTS = 3, 60  # the contract's joint neighbourhoods: approach levels, points per entry
+
+
 def cases(entry):
-    """The entry's Hypothesis strategy with its pinned examples (hard inputs) mixed in."""
+    """The entry's Hypothesis strategy with its pinned examples (hard inputs) and its joint neighbourhoods mixed in:
+    points where two or more parameters approach their special points together (`accuracy.joint_points`: an
+    excluded point, a bound, 0 or an unbounded end each, down to the smallest normal float and one ulp)."""
     from hypothesis import strategies as st
 
+    from .accuracy import joint_points
+
     base = entry.strategy()
-    return st.one_of(st.sampled_from(list(entry.examples)), base) if entry.examples else base
+    branches = [st.sampled_from(list(entry.examples))] if entry.examples else []
+    branches.append(base)
+    joint = [kw for pts in joint_points(entry, JOINT_LEVELS, JOINT_POINTS).values() for kw in pts]
+    if joint:
+        branches.append(st.sampled_from(joint))
+    return st.one_of(*branches) if len(branches) > 1 else base
 
 
 def valid_example(entry) -> dict:
-    """One valid keyword-argument dict of the entry, drawn by its strategy from the bulk of the domains (a generic
-    point, reproducible: the hard points of the default strategies are left out, see `params.generic_values`).
+    """One valid keyword-argument dict of the entry: a generic point, reproducible. Drawn by the entry's strategy
+    from the bulk of the domains (`params.generic_values`: moderate magnitudes, away from bounds and excluded
+    points), and inside every branch's domain: the first draw where every branch of every Piecewise of the kernel
+    (the unused ones too, which torch differentiates through) and the value are finite.
 
     Example: `entry(**valid_example(entry))` returns a value."""
     from hypothesis import given
@@ -131,18 +154,53 @@ def valid_example(entry) -> dict:
 
     with generic_values():
         @given(entry.strategy())
-        @_settings(max_examples=1, database=None, derandomize=True)
+        @_settings(max_examples=25, database=None, derandomize=True, phases=_phases())
         def grab(kwargs):
             found.append(kwargs)
 
         grab()
-    return found[0]
+    if not found:
+        raise ValueError(f"{entry.id}: its strategy drew no valid point")
+    return next((kw for kw in found if _inside_every_branch(entry, kw)), found[0])
+
+
+def _inside_every_branch(entry, kwargs: dict) -> bool:
+    """Every branch of every Piecewise in the entry's kernel expression, and the value, finite at this point."""
+    import sympy as sp
+
+    from . import kernels
+    from .params import DomainError
+
+    try:
+        values = entry.validate(kwargs)
+        with np.errstate(all="ignore"):
+            if not np.all(np.isfinite(np.asarray(entry.evaluate(values), dtype=float))):
+                return False
+    except (DomainError, TypeError, ValueError, ArithmeticError):
+        return False
+    if entry.compute is not None or entry.formula is None:
+        return True
+    expr = entry._kernel_expr
+    syms = tuple(p.symbol for p in entry.kernel_params)
+    args = [values[p.name] for p in entry.kernel_params]
+    for pw in expr.atoms(sp.Piecewise):
+        for branch, _cond in pw.args:
+            if not isinstance(branch, sp.Expr) or not branch.free_symbols <= set(syms):
+                continue
+            try:
+                got = kernels.build("numpy", branch, syms)(*args)
+            except Exception:  # noqa: BLE001 - a branch that cannot be evaluated here: not a generic point
+                return False
+            if not np.all(np.isfinite(got)):
+                return False
+    return True
 
 
 def bad_cases(entry) -> list[tuple[dict, str]]:
-    """(keyword arguments, the parameter the error must name) for inputs the entry must refuse: an unknown name,
-    each required parameter missing, and each parameter's bad values (NaN, inf, wrong type or shape, outside its
-    bounds, its excluded points)."""
+    """(keyword arguments, the text the error must contain: the parameter's name) for inputs the entry must refuse:
+    an unknown name, each required parameter missing, each parameter's bad values (NaN, inf, wrong type or shape,
+    outside its bounds, its excluded points), and two scalar parameters given arrays whose shapes do not broadcast
+    (the message names both with their shapes)."""
     good = valid_example(entry)
     out = [({**good, "no_such_parameter": 1.0}, "no_such_parameter")]
     for p in entry.params:
@@ -150,6 +208,10 @@ def bad_cases(entry) -> list[tuple[dict, str]]:
             out.append(({k: v for k, v in good.items() if k != p.name}, p.name))
         for bad, _why in p.bad_values(good[p.name]):
             out.append(({**good, p.name: bad}, p.name))
+    scalars = [p for p in entry.params if p.kind in ("scalar", "integer") and p.name in good]
+    if len(scalars) >= 2:  # arrays of shapes that do not broadcast: a DomainError naming the parameters and shapes
+        a, b = scalars[:2]
+        out.append(({**good, a.name: [good[a.name]] * 2, b.name: [good[b.name]] * 3}, f"{a.name} of shape (2,)"))
     return out
 
 
@@ -337,7 +399,8 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         check()
 
     def torch_kernel_is_differentiable(entry):
-        """Gradients of the torch kernel exist and are finite at a generic valid point."""
+        """Gradients of the torch kernel exist and are finite at a generic valid point, inside every branch's domain
+        (torch differentiates through the unused branches of a Piecewise too)."""
         import torch as _torch
 
         values = entry.validate(valid_example(entry))  # a generic point: pinned examples sit at boundaries
