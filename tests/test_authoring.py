@@ -11,7 +11,7 @@ import sympy as sp
 from hypothesis import given, settings
 
 import theorylab.authoring as authoring
-from theorylab.authoring import DomainError, Entry, Family, Paper, Source, integer, scalar
+from theorylab.authoring import DomainError, Entry, Family, Paper, Source, integer, scalar, vector
 from theorylab.testing import contract_tests, module_tests
 
 
@@ -158,3 +158,152 @@ def test_paper_displays_its_families_without_importing_them():
     theorylab.get("qpenalty.q")
     builtin = next(p for p in theorylab.papers() if p.family("qpenalty"))
     assert "`qpenalty.q`" in builtin._repr_markdown_()
+
+
+# -- loud authoring (#26): help, types, shapes, assumptions, generic points ------------------------------------------
+def test_help_of_a_parameter_kind_lists_every_argument():
+    import inspect
+
+    for kind in (authoring.scalar, authoring.integer, authoring.vector, authoring.matrix):
+        signature = inspect.signature(kind)
+        assert {"low", "high", "low_open", "high_open", "exclude", "exclude_why", "default", "tex",
+                "strategy_fn"} <= set(signature.parameters), kind
+        assert "exclude:" in kind.__doc__ and "tex:" in kind.__doc__ and "assumptions" in kind.__doc__
+    assert "<required>" in str(inspect.signature(authoring.scalar))   # `default` shows what leaving it out means
+
+
+def _one_line(exc, *words):
+    text = str(exc.value)
+    assert "\n" not in text and all(w in text for w in words), text
+
+
+def test_wrong_types_are_one_line_errors_naming_the_argument():
+    g = scalar("gamma", low=0, low_open=True)
+    ok = dict(id="toy.x", title="", source=Source("p", "(1)"), doc="", params=(g,), formula=g.symbol)
+    Entry(**ok)
+    for change, words in (({"source": "paper.pdf"}, ("source must be a Source", "str 'paper.pdf'")),
+                          ({"params": g}, ("params must be a tuple",)),
+                          ({"params": (g, "lam")}, ("params[1]", "str 'lam'")),
+                          ({"formula": "gamma**2"}, ("formula must be a SymPy expression",)),
+                          ({"reference": 3.0}, ("reference must be a callable",)),
+                          ({"examples": {"gamma": 1.0}}, ("examples must be a tuple of dicts",)),
+                          ({"id": "no_family"}, ("id must be 'family.name'",))):
+        with pytest.raises(TypeError) as info:
+            Entry(**{**ok, **change})
+        _one_line(info, *words)
+    for call, words in ((lambda: scalar("x", exclude=1.0), ("exclude must be a tuple", "float 1.0")),
+                        (lambda: scalar("x", low="0"), ("low must be a finite real number", "str '0'")),
+                        (lambda: vector("x", 3), ("dimension names", "(3,)")),
+                        (lambda: scalar("lambda"), ("Python identifier",))):
+        with pytest.raises(TypeError) as info:
+            call()
+        _one_line(info, *words)
+
+
+def test_a_plain_string_account_and_a_citation_of_no_label_are_one_line_errors():
+    from theorylab.authoring import Account, Derivation, Step, check_accounts
+
+    labels = ["(1)", "(2)", "Theorem 1"]
+    with pytest.raises(DomainError) as info:
+        check_accounts("mini", ("(1)",), labels)
+    _one_line(info, "ACCOUNTS[0] must be an Account", "str '(1)'")
+    with pytest.raises(DomainError) as info:
+        check_accounts("mini", "(1)", labels)
+    _one_line(info, "ACCOUNTS must be a tuple")
+    with pytest.raises(DomainError) as info:
+        Account("(1)", "definition", 3)
+    _one_line(info, "reason must be a string")
+    with pytest.raises(DomainError) as info:
+        check_accounts("mini", (Account("(9)", "definition", "notation"),), labels)
+    _one_line(info, "ACCOUNTS names (9)", "does not list")
+    x = sp.Symbol("x", positive=True)
+    d = Derivation(key="mini.d", title="t", source="mini.pdf", where="Sec. 1", entries=("mini.e",),
+                   steps=(Step("(3) as printed", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(3)",), fidelity="as printed"),))
+    with pytest.raises(DomainError) as info:
+        check_accounts("mini", (), labels, [d])
+    _one_line(info, "step '(3) as printed' of mini.d cites (3)", "does not list")
+    d2 = Derivation(key="mini.d", title="t", source="mini.pdf", where="Sec. 1", entries=("mini.e",),
+                    steps=(Step("(1) as printed", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",), fidelity="as printed"),))
+    with pytest.raises(DomainError) as info:
+        check_accounts("mini", (Account("(1)", "definition", "notation"),), labels, [d2])
+    _one_line(info, "(1) is both accounted for", "step '(1) as printed' of mini.d")
+    assert check_accounts("mini", [Account("(2)", "not-checkable", "a picture")], labels, [d2])[0].label == "(2)"
+
+
+def _two_scalars() -> Entry:
+    g = scalar("gamma", "a ratio", low=0, low_open=True, high=10)
+    lam = scalar("lam", "a penalty", low=0, low_open=True, high=10)
+
+    def reference(gamma, lam):
+        """Route: mpmath at 30 digits."""
+        import mpmath
+
+        with mpmath.workdps(30):
+            return float(mpmath.mpf(gamma) / (1 + mpmath.mpf(lam)))
+
+    return Entry(id="toy.two", title="", source=Source("toy", "(1)"), doc="", params=(g, lam),
+                 formula=g.symbol / (1 + lam.symbol), reference=reference)
+
+
+def test_mismatched_shapes_are_a_domain_error_naming_the_parameters_and_shapes():
+    entry = _two_scalars()
+    assert entry(gamma=[1.0, 2.0], lam=1.0).shape == (2,) and entry(gamma=[[1.0], [2.0]], lam=[1.0, 3.0]).shape == (2, 2)
+    with pytest.raises(DomainError) as info:
+        entry(gamma=[1.0, 2.0], lam=[1.0, 2.0, 3.0])
+    _one_line(info, "gamma, lam must have shapes that broadcast", "gamma of shape (2,)", "lam of shape (3,)")
+    suite = contract_tests(entry, cli=False, torch=False)
+    suite.test_bad_input_raises_domain_error_naming_the_parameter(entry)  # the generated rule includes shapes
+
+
+def test_mismatched_shapes_exit_2_on_the_command_line():
+    from theorylab.testing import run_cli
+
+    code, out, err = run_cli("eval", "relu.penalty", "m=[1, 2]", "m0=[1, 2, 3]", "rho=0.5", "gamma=1")
+    assert code == 2 and out == "" and err.startswith("error: m, m0 must have shapes that broadcast"), err
+    assert err.count("\n") == 1 and "m of shape (2,), m0 of shape (3,)" in err
+
+
+def test_parameter_symbols_carry_the_assumptions_of_their_domain():
+    assert scalar("a", low=0, low_open=True, high=5).symbol.is_positive
+    nonneg = scalar("b", low=0, high=5).symbol
+    assert nonneg.is_nonnegative and nonneg.is_positive is None
+    assert scalar("c", low=-1, high=0, high_open=True).symbol.is_negative
+    assert scalar("d", high=0).symbol.is_nonpositive
+    assert scalar("e", exclude=(0,)).symbol.is_nonzero
+    assert integer("n", low=1, high=10).symbol.is_positive and integer("n", low=1, high=10).symbol.is_integer
+    plain = scalar("f", low=-1, high=1).symbol
+    assert plain.is_real and plain.is_positive is None
+    x = scalar("x", low=0, low_open=True, high=1e6).symbol
+    assert sp.sqrt(x**2) == x and sp.Abs(x) == x       # SymPy simplifies with them
+
+
+def test_tex_changes_only_printing():
+    lam = scalar("lam", "ridge penalty", low=0, low_open=True, tex=r"\lambda")
+    g = scalar("gamma", low=0, low_open=True)
+    expr = g.symbol * lam.symbol
+    assert lam.symbol.name == "lam" and sorted(str(expr).split("*")) == ["gamma", "lam"]
+    assert sorted(sp.latex(expr).split()) == [r"\gamma", r"\lambda"] and "\\" not in sp.pretty(expr)  # show: names
+    assert "L" in sp.latex(expr, symbol_names={lam.symbol: "L"}).split()           # a printer setting still wins
+    entry = Entry(id="toy.t", title="", source=Source("p", "(1)"), doc="", params=(g, lam), formula=expr)
+    assert r"\lambda" in entry.latex() and "λ" in entry.unicode() and "\\" not in entry.unicode()   # show: Unicode
+    assert scalar("m0", low=0, tex="m_0").symbol == scalar("m0", low=0).symbol  # the same LaTeX: a plain symbol
+
+
+def test_the_generic_point_is_inside_every_branch():
+    """The issue's case: both parameters' bulk starts at the smallest normal float, where the unused branch
+    lam/(gamma - lam) is 0/0 and torch's gradient of the whole Piecewise is NaN."""
+    from theorylab.testing import valid_example
+
+    lam = scalar("lam", low=0, low_open=True, high=1e12)
+    g = scalar("gamma", low=0, low_open=True, high=1e12)
+    formula = sp.Piecewise((lam.symbol / (g.symbol - lam.symbol), g.symbol > 2 * lam.symbol), (g.symbol, True))
+
+    def reference(lam, gamma):
+        """Route: the same branches in mpmath."""
+        return lam / (gamma - lam) if gamma > 2 * lam else gamma
+
+    entry = Entry(id="toy.branches", title="", source=Source("p", "(1)"), doc="", params=(lam, g), formula=formula,
+                  reference=reference)
+    point = valid_example(entry)
+    assert 1e-3 < point["lam"] < 1e3 and 1e-3 < point["gamma"] < 1e3 and point["lam"] != point["gamma"], point
+    contract_tests(entry, cli=False).test_torch_kernel_is_differentiable(entry)

@@ -66,12 +66,13 @@ TOY = textwrap.dedent('''
     ENTRIES = (Entry(id="toyarc.f", title="Arc cosine plus x", source=Source("toy2024", "eq (1)"), doc="f",
                      params=(X,), lhs="f(x)", formula=sp.acos(x) + x,
                      display=sp.Add(x, sp.acos(x), evaluate=False)),)
-    DERIVATIONS = (Derivation(key="toyarc.f", title="Arc cosine facts", seed="toy2024", where="eqs (1)-(2)",
+    DERIVATIONS = (Derivation(key="toyarc.f", title="Arc cosine facts", source="toy2024", where="eqs (1)-(2)",
                               entries=("toyarc.f",), steps=(
         Step("acos(x) + asin(x) = pi/2", sp.acos(x) + sp.asin(x), sp.pi / 2, why="complementary angles",
              domain={x: (-1, 1)}),
         Step("the paper's (2): acos(x) <= pi/2", sp.acos(x), sp.pi / 2, relation="<=",
-             erratum=Erratum("toy-2", "toy2024", "(2)", "acos(x) <= pi/2", "only for x >= 0", at={"x": -1})),
+             erratum=Erratum(key="toy-2", source="toy2024", where="(2)", says="acos(x) <= pi/2",
+                             truth="only for x >= 0", severity="false-statement", at={"x": -1})),
     )),)
     PAPER = Paper(name="toyarc", title="Arc cosines, a toy paper", source="Toy (2024)",
                   families=(Family(name="toyarc", entries=__name__),),

@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .derivation import AS_PRINTED, STRENGTHS, Amendment, Derivation, StepResult
 
-__all__ = ["Account", "labels_in_text", "coverage", "summary", "STATUSES", "ACCOUNTED"]
+__all__ = ["Account", "check_accounts", "labels_in_text", "coverage", "summary", "STATUSES", "ACCOUNTED"]
 
 STATUSES = ("as printed", "amended", "erratum", "definition", "not-checkable", "FAILS", "missing")
 ACCOUNTED = ("as printed", "amended", "erratum", "definition", "not-checkable")
@@ -28,17 +28,71 @@ _EQUATION = (re.compile(r"\\tag\{(\d+[a-z]?)\}"),                   # $$ ... \ta
 
 @dataclass(frozen=True)
 class Account:
-    """A label the paper declares as not checked by a step: a definition/notation, or not checkable (why)."""
+    """A label the paper declares as not checked by a step: a definition/notation, or not checkable (why).
+
+    `Account("(3)", "definition", "the notation of the model")`; a paper's coverage module lists them in ACCOUNTS (a
+    tuple of Account records). A wrong type or value is a one-line DomainError naming the argument;
+    `check_accounts` checks a whole ACCOUNTS against the paper's labels and derivations."""
 
     label: str
     status: str   # "definition" | "not-checkable"
     reason: str
 
     def __post_init__(self):
+        from .params import DomainError
+
+        for arg in ("label", "status", "reason"):
+            value = getattr(self, arg)
+            if not isinstance(value, str):
+                raise DomainError(f"Account({self.label!r}): {arg} must be a string; got the {type(value).__name__} "
+                                  f"{value!r}"[:200])
+        if not self.label.strip():
+            raise DomainError("Account: label must name a label of the paper ('(12)', 'Theorem 3.1'); got ''")
         if self.status not in ("definition", "not-checkable"):
-            raise ValueError(f"Account {self.label}: status must be definition or not-checkable; got {self.status!r}")
+            raise DomainError(f"Account {self.label}: status must be definition or not-checkable; got {self.status!r}")
         if not self.reason.strip():
-            raise ValueError(f"Account {self.label}: a reason is required")
+            raise DomainError(f"Account {self.label}: a reason is required")
+
+
+def check_accounts(paper: str, accounts: object, labels: Sequence[str] | None = None,
+                   derivations: Iterable[Derivation] = ()) -> tuple[Account, ...]:
+    """A paper's ACCOUNTS checked against its labels and derivations; returns them as a tuple of Account records.
+
+    Raises a one-line DomainError naming what is wrong: ACCOUNTS not a tuple or list; an item that is not an
+    Account (a plain string names its index and value); a label accounted twice; an account for a label the paper
+    does not list (`labels`); an account for a label that a step also cites (naming the derivation and the step);
+    a step citing a label the paper does not list (naming the derivation, the step and the label: a coverage
+    declaration that matches nothing)."""
+    from .params import DomainError
+
+    if isinstance(accounts, (str, bytes, Account)) or not isinstance(accounts, (tuple, list)):
+        raise DomainError(f"paper {paper}: ACCOUNTS must be a tuple of Account(label, status, reason) records "
+                          f"(theorylab.authoring.Account); got the {type(accounts).__name__} {accounts!r}"[:300])
+    seen: dict[str, int] = {}
+    for i, a in enumerate(accounts):
+        if not isinstance(a, Account):
+            raise DomainError(f"paper {paper}: ACCOUNTS[{i}] must be an Account(label, status, reason) record "
+                              f"(theorylab.authoring.Account); got the {type(a).__name__} {a!r}"[:300])
+        if a.label in seen:
+            raise DomainError(f"paper {paper}: ACCOUNTS[{seen[a.label]}] and ACCOUNTS[{i}] both account for {a.label}")
+        seen[a.label] = i
+    listed = set(labels) if labels is not None else None
+    if listed is not None:
+        unknown = [a.label for a in accounts if a.label not in listed]
+        if unknown:
+            raise DomainError(f"paper {paper}: ACCOUNTS names {', '.join(unknown)}, which the paper does not list "
+                              f"(its labels: {', '.join(list(labels)[:12])}{', ...' if len(listed) > 12 else ''})")
+    for d in derivations:
+        for step in d.steps:
+            for label in step.cites:
+                if label in seen:
+                    raise DomainError(f"paper {paper}: {label} is both accounted for (ACCOUNTS[{seen[label]}], "
+                                      f"{accounts[seen[label]].status}) and cited by step {step.label!r} of {d.key}: "
+                                      "keep one")
+                if listed is not None and label not in listed:
+                    raise DomainError(f"paper {paper}: step {step.label!r} of {d.key} cites {label}, which the paper "
+                                      "does not list (a misspelt label is never counted as checked)")
+    return tuple(accounts)
 
 
 def labels_in_text(text: str, extra_patterns: Sequence[str] = ()) -> list[str]:
