@@ -83,3 +83,24 @@ def test_example_installs_and_registers_by_its_entry_point(tmp_path):
     gone = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, capture_output=True, text=True,
                           env={**env, "THEORYLAB_ONLY_FAMILIES": "minnorm"}, timeout=600)
     assert "paper minnorm:" not in gone.stdout
+
+
+def test_example_uses_an_entry_as_a_function(monkeypatch):
+    """minnorm's ridge risk is written with the Stieltjes transform entry as a function: its LaTeX and `show` keep
+    m(-lambda) and m'(-lambda), and its composed kernel is accurate where lambda -> 0 meets gamma -> 1 (issue #26's
+    point, where a hand-inlined kernel was 2% off)."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    from theorylab_minnorm import PAPER, entries
+
+    ridge = next(e for e in entries.ENTRIES if e.id == "minnorm.ridge_risk")
+    text = ridge.latex(settings=PAPER.latex["printer"])
+    assert text.startswith(r"R_\lambda(\gamma) = ") and r"m(-\lambda)" in text and r"m'(-\lambda)" in text, text
+    assert r"\|\beta\|^{2}" in text and r"\sqrt" not in text
+    assert "m(-λ)" in ridge.unicode() and "m'(-λ)" in ridge.unicode()
+    assert ridge.check_display().holds
+    for kw in ({"lam": 1e-30, "gamma": 1 + 1e-15, "r": 1.0, "sigma": 1.0},
+               {"lam": 1e-16, "gamma": 1 - 1e-16, "r": 1.0, "sigma": 1.0},
+               {"lam": 2.2250738585072014e-308, "gamma": 1e6, "r": 0.7, "sigma": 0.7}):
+        assert abs(ridge(**kw) / ridge.reference_value(**kw) - 1) < 1e-12, kw
+    assert ridge(lam=1e-12, gamma=0.5, r=1.0, sigma=1.0) == pytest.approx(
+        entries.ENTRIES[0](gamma=0.5, r=1.0, sigma=1.0), rel=1e-9)   # ridgeless limit

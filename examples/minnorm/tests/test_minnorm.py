@@ -14,7 +14,7 @@ TestMinnormContract = contract_tests("minnorm")
 
 
 def test_derivation_holds_and_its_weakest_link_is_the_quadrature():
-    (derivation,) = entries.DERIVATIONS
+    derivation = entries.DERIVATIONS[0]
     results = derivation.check()
     assert all(r.ok for r in results), [r for r in results if not r.ok]
     assert derivation.weakest(results).step.label.startswith("Marchenko-Pastur")

@@ -2,6 +2,9 @@
 
 Model: x ~ N(0, I_d), y = x^T beta + eps with ||beta|| = r and noise variance sigma^2; n samples; the estimator is
 the minimum-norm least-squares solution beta_hat = X^+ y; the risk is E (x^T beta_hat - x^T beta)^2 = ||beta_hat - beta||^2.
+Ridge regression (penalty lambda > 0) is its regularized counterpart: its risk is written with the Stieltjes
+transform m of the Marchenko-Pastur law, an entry used as a function, m(-lambda) and m'(-lambda), and tends to the
+minimum-norm risk as lambda -> 0.
 """
 from __future__ import annotations
 
@@ -99,6 +102,68 @@ def _finite_ok(values):
     return None
 
 
+# -- ridge regression: the Stieltjes transform m of the Marchenko-Pastur law, then the risk written with it ---------
+LAM = scalar("lam", "ridge penalty lambda", low=0, low_open=True, high=1e12, tex=r"\lambda")
+GAMMA_RIDGE = scalar("gamma", "aspect ratio d/n (lambda > 0: gamma = 1 is allowed)", low=0, low_open=True, high=1e6)
+ZNEG = scalar("z", "a point of the negative real axis", low=-1e12, high=0, high_open=True)
+lam, z = LAM.symbol, ZNEG.symbol   # positive, negative: the assumptions come from the declared domains
+
+# m(z) = int dMP_gamma(x)/(x - z), the law of X^T X/n with its atom 1 - 1/gamma at 0 for gamma > 1: the root of
+# gamma z m^2 + (z - 1 + gamma) m + 1 = 0 that is positive on z < 0
+STIELTJES = (1 - gamma - z - sp.sqrt((1 - gamma - z) ** 2 - 4 * gamma * z)) / (2 * gamma * z)
+# float64: with a = (1 - gamma) - z (1 - gamma first: exact near gamma = 1, then the tiny -z added; SymPy's own order
+# -gamma - z + 1 loses -z there) and s = sqrt(a^2 - 4 gamma z), m = 2/(a + s) for a >= 0 and (s - a)/(-2 gamma z)
+# otherwise: no cancellation on either side. evaluate=False keeps the order in the kernels.
+A_Z = sp.Add(sp.Add(1, -gamma, evaluate=False), -z, evaluate=False)
+S_Z = sp.sqrt(sp.Add(A_Z**2, -4 * gamma * z, evaluate=False))
+STIELTJES_STABLE = sp.Piecewise((2 / sp.Add(A_Z, S_Z, evaluate=False), A_Z >= 0),
+                                (sp.Add(S_Z, sp.Mul(-1, A_Z, evaluate=False), evaluate=False) / (-2 * gamma * z), True))
+
+
+def _mp_quad(f, a, top, shift):
+    """int_0^1 f(v) dv on the Marchenko-Pastur substitution x = a + top^2 v^2, with breakpoints at
+    sqrt(a + shift)/top 10^j (the peak of 1/(x + shift) near the lower edge), relative to f(1/2): mpmath's quadrature
+    stops at an absolute error of 10^-dps, so an integrand of size 1e-60 would keep few correct digits."""
+    edge = mpmath.sqrt(a + shift) / top
+    points = [mpmath.mpf(0)] + [edge * mpmath.mpf(10) ** j for j in range(-2, 40) if edge * 10 ** j < 1] + [1]
+    scale = f(mpmath.mpf(1) / 2)
+    return scale * mpmath.quad(lambda v: f(v) / scale, points) if scale else mpmath.mpf(0)
+
+
+def _mp_stieltjes(z, gamma):
+    """int dMP_gamma(x)/(x - z) at z < 0 by mpmath quadrature of the Marchenko-Pastur density (50 digits), plus the
+    atom (1 - 1/gamma)/(-z) at 0 for gamma > 1: x = a + top^2 v^2 removes the square root at the lower edge, and
+    breakpoints at sqrt(a - z)/top 10^j resolve the peak of 1/(x - z) there (see _mp_quad)."""
+    with mpmath.workdps(50):
+        g, zz = mpmath.mpf(gamma), mpmath.mpf(z)
+        a = (1 - mpmath.sqrt(g)) ** 2
+        top = 2 * mpmath.root(g, 4)
+        f = lambda v: mpmath.sqrt(1 - v * v) * v * v / ((a + top**2 * v * v) * (a + top**2 * v * v - zz))  # noqa: E731
+        atom = (1 - 1 / g) / -zz if g > 1 else 0
+        return top**4 / (mpmath.pi * g) * _mp_quad(f, a, top, -zz) + atom
+
+
+def _stieltjes_reference(z, gamma):
+    """int dMP_gamma(x)/(x - z) by quadrature of the Marchenko-Pastur density, with its atom (see _mp_stieltjes)."""
+    return float(_mp_stieltjes(z, gamma))
+
+
+def _ridge_reference(lam, gamma, r, sigma):
+    """The ridge risk by quadrature: r^2 (1 - 1/gamma)^+ (the atom at 0) + int (r^2 lam^2 + sigma^2 gamma x)/(x + lam)^2
+    over the continuous part of the Marchenko-Pastur law (the substitution of _mp_stieltjes; the bias and variance
+    integrals apart, each relative to its own size)."""
+    with mpmath.workdps(50):
+        g, la, rr, ss = mpmath.mpf(gamma), mpmath.mpf(lam), mpmath.mpf(r), mpmath.mpf(sigma)
+        a = (1 - mpmath.sqrt(g)) ** 2
+        top = 2 * mpmath.root(g, 4)
+        x = lambda v: a + top**2 * v * v  # noqa: E731
+        w = lambda v: mpmath.sqrt(1 - v * v) * v * v / x(v)  # noqa: E731 - the density, times x, in v
+        bias = _mp_quad(lambda v: w(v) * (la / (x(v) + la)) ** 2, a, top, la)
+        variance = _mp_quad(lambda v: w(v) * x(v) / (x(v) + la) ** 2, a, top, la)
+        atom = rr**2 * (1 - 1 / g) if g > 1 else 0
+        return float(top**4 / (mpmath.pi * g) * (rr**2 * bias + ss**2 * g * variance) + atom)
+
+
 SOURCE_FILE = "hmrt2022"
 ENTRIES = (
     Entry(id="minnorm.risk", title="Limiting risk of minimum-norm least squares (isotropic features)",
@@ -125,6 +190,46 @@ ENTRIES = (
           doc="int x^-1 dMP_gamma(x) = 1/(1 - gamma) for gamma < 1: the limit of (1/d) tr (X^T X / n)^-1.",
           params=(GAMMA_UNDER,), lhs=r"\int x^{-1}\, d\mathrm{MP}_\gamma(x)", formula=INVERSE_MOMENT,
           reference=np.vectorize(_inverse_moment_reference, otypes=[float])),
+    Entry(id="minnorm.stieltjes", title="Stieltjes transform of the Marchenko-Pastur law",
+          source=Source(SOURCE_FILE, "Sec. 2 and ridge regularization (the Marchenko-Pastur Stieltjes transform)"),
+          doc=("m(z) = int dMP_gamma(x)/(x - z) on z < 0, the law of X^T X/n with its atom 1 - 1/gamma at 0 for "
+               "gamma > 1: the positive root of gamma z m^2 + (z - 1 + gamma) m + 1 = 0. m(0-) = 1/(1 - gamma) for "
+               "gamma < 1 is minnorm.inverse_moment."),
+          params=(ZNEG, GAMMA_RIDGE), lhs="m(z)", formula=STIELTJES, stable_form=STIELTJES_STABLE,
+          reference=np.vectorize(_stieltjes_reference, otypes=[float])),
+)
+
+# m as a function of the formulas below: m(-lambda) and m'(-lambda) print as the paper writes them, the kernels
+# call m's own kernel, and m' has a stable form written with m (m' = m (1 + gamma m)/s, every term positive)
+M = ENTRIES[3].as_function("m", derivatives={1: lambda m: m(z) * (1 + gamma * m(z)) / S_Z})
+M1 = M.derivative()
+# the paper's form of the ridge risk: bias r^2 lambda^2 m'(-lambda), variance sigma^2 gamma (m(-lambda) - lambda m'(-lambda))
+RIDGE = r**2 * lam**2 * M1(-lam) + sigma**2 * gamma * (M(-lam) - lam * M1(-lam))
+# float64, every term positive and nothing overflowing (m(-lambda) ~ (1 - 1/gamma)/lambda reaches 1e308 as
+# lambda -> 0 for gamma > 1, so the kernel works with lambda m <= 1): the bias r^2 lambda^2 m' = r^2 (lambda m)
+# (lambda + gamma lambda m)/s by the formula for m' above; the variance's m - lambda m' cancels for large lambda and
+# equals m (s - b)/(2 s) with b = (gamma - 1) + lambda, where s - b = 4 lambda/(s + b) for b > 0
+# (s = sqrt(a^2 + 4 gamma lambda), a = (1 - gamma) + lambda, as above at z = -lambda)
+S_L = S_Z.xreplace({z: -lam})
+B_L = sp.Add(sp.Add(gamma, -1, evaluate=False), lam, evaluate=False)
+LAM_M = lam * M(-lam)
+RIDGE_STABLE = (r**2 * LAM_M * sp.Add(lam, gamma * LAM_M, evaluate=False) / S_L
+                + sigma**2 * gamma * sp.Piecewise(
+                    (2 * LAM_M / (sp.Add(S_L, B_L, evaluate=False) * S_L), B_L > 0),
+                    (M(-lam) * sp.Add(S_L, sp.Mul(-1, B_L, evaluate=False), evaluate=False) / (2 * S_L), True)))
+
+ENTRIES += (
+    Entry(id="minnorm.ridge_risk", title="Limiting risk of ridge regression (isotropic features)",
+          source=Source(SOURCE_FILE, "ridge regularization, isotropic features (Stieltjes-transform form)"),
+          doc=("lim E||beta_hat_lambda - beta||^2 for ridge with penalty lambda > 0: r^2 lambda^2 m'(-lambda) + "
+               "sigma^2 gamma (m(-lambda) - lambda m'(-lambda)), written with the Stieltjes transform m "
+               "(minnorm.stieltjes); lambda -> 0 gives minnorm.risk."),
+          params=(LAM, GAMMA_RIDGE, R, SIGMA), lhs=r"R_\lambda(\gamma)", formula=RIDGE, stable_form=RIDGE_STABLE,
+          reference=np.vectorize(_ridge_reference, otypes=[float]),
+          # the paper's order of terms (evaluate=False), checked equal to the formula like any display
+          display=sp.Add(sp.Mul(r**2, lam**2, M1(-lam), evaluate=False),
+                         sp.Mul(sigma**2, gamma, sp.Add(M(-lam), sp.Mul(-1, lam, M1(-lam), evaluate=False),
+                                                        evaluate=False), evaluate=False), evaluate=False)),
 )
 
 # -- the derivation: inverse-Wishart moments (exact in n, d) -> the proportional limit ---------------------
@@ -135,27 +240,46 @@ trace_p = sp.Symbol("T", positive=True)              # tr P, the rank of the pro
 CHI2_DENSITY = t ** (k / 2) * sp.exp(-t / 2) / (2 ** (k / 2 + 1) * sp.gamma(k / 2 + 1))  # chi^2 with k + 2 dof
 
 DERIVATIONS = (Derivation(
-    key="minnorm.risk", title="From inverse-Wishart moments to the double-descent curve", seed=SOURCE_FILE,
+    key="minnorm.risk", title="From inverse-Wishart moments to the double-descent curve", source=SOURCE_FILE,
     where="Theorem 1 and Sec. 2", entries=("minnorm.risk", "minnorm.risk_finite", "minnorm.inverse_moment"),
     steps=(
-        Step("E 1/chi^2_(k+2) = 1/k", sp.Integral(CHI2_DENSITY / t, (t, 0, sp.oo)), 1 / k,
+        Step("E 1/chi^2_(k+2) = 1/k", lhs=sp.Integral(CHI2_DENSITY / t, (t, 0, sp.oo)), rhs=1 / k,
              why="the inverse moment of a chi-square variable with k + 2 degrees of freedom"),
         Step("n > d + 1: E tr (X^T X)^-1 = d E 1/chi^2_(n-d+1) = d/(n - d - 1)",
-             sp.Subs(d * inv_chi2, inv_chi2, sp.Subs(1 / k, k, n - d - 1)), d / (n - d - 1),
+             lhs=sp.Subs(d * inv_chi2, inv_chi2, sp.Subs(1 / k, k, n - d - 1)), rhs=d / (n - d - 1),
              why="Bartlett: each diagonal entry of an inverse Wishart_d(n, I) matrix is 1/chi^2_(n-d+1)",
              premises=("E 1/chi^2_(k+2) = 1/k",)),
         Step("d > n + 1: E||(I - P) beta||^2 = r^2 (1 - n/d)",
-             sp.Subs(r**2 - r**2 * trace_p / d, trace_p, n), r**2 * (1 - n / d),
+             lhs=sp.Subs(r**2 - r**2 * trace_p / d, trace_p, n), rhs=r**2 * (1 - n / d),
              why="P projects on the row space of X, uniformly rotated, so E P = (tr P / d) I with tr P = n"),
-        Step("the stable form of the finite-size risk equals the paper's", FINITE_STABLE, FINITE),
+        Step("the stable form of the finite-size risk equals the paper's", lhs=FINITE_STABLE, rhs=FINITE),
         Step("Marchenko-Pastur: int x^-1 dMP_gamma = 1/(1 - gamma)",
-             sp.Integral(MP_DENSITY / x, (x, MP_A, MP_B)), INVERSE_MOMENT, domain={gamma: (0.05, 0.95)},
+             lhs=sp.Integral(MP_DENSITY / x, (x, MP_A, MP_B)), rhs=INVERSE_MOMENT, domain={gamma: (0.05, 0.95)},
              symbolic=False, points=6, why="(1/d) tr (X^T X/n)^-1 -> the inverse moment of the limiting law"),
         Step("gamma < 1: lim sigma^2 d/(n - d - 1) at d = gamma n is sigma^2 gamma int x^-1 dMP_gamma",
-             sp.Limit((sigma**2 * d / (n - d - 1)).subs(d, gamma * n), n, sp.oo),
-             sigma**2 * gamma * INVERSE_MOMENT, premises=("Marchenko-Pastur: int x^-1 dMP_gamma = 1/(1 - gamma)",)),
+             lhs=sp.Limit((sigma**2 * d / (n - d - 1)).subs(d, gamma * n), n, sp.oo),
+             rhs=sigma**2 * gamma * INVERSE_MOMENT, premises=("Marchenko-Pastur: int x^-1 dMP_gamma = 1/(1 - gamma)",)),
         Step("gamma > 1: lim r^2 (1 - n/d) + sigma^2 n/(d - n - 1) at d = gamma n",
-             sp.Limit((r**2 * (1 - n / d) + sigma**2 * n / (d - n - 1)).subs(d, gamma * n), n, sp.oo), OVER),
+             lhs=sp.Limit((r**2 * (1 - n / d) + sigma**2 * n / (d - n - 1)).subs(d, gamma * n), n, sp.oo), rhs=OVER),
         Step("the stable form of the limiting risk equals the paper's (gamma > 1)",
-             r**2 * (gamma - 1) / gamma + sigma**2 / (gamma - 1), OVER),
-    )),)
+             lhs=r**2 * (gamma - 1) / gamma + sigma**2 / (gamma - 1), rhs=OVER),
+    )),
+    # ridge: m as a function in every step (m(z).doit() is its formula: SymPy proves through it)
+    Derivation(
+        key="minnorm.ridge", title="Ridge regression through the Stieltjes transform, and its ridgeless limit",
+        source=SOURCE_FILE, where="ridge regularization", entries=("minnorm.stieltjes", "minnorm.ridge_risk"),
+        steps=(
+            Step("m solves gamma z m^2 + (z - 1 + gamma) m + 1 = 0", lhs=gamma * z * M(z) ** 2 + (z - 1 + gamma) * M(z) + 1,
+                 rhs=0, why="the Marchenko-Pastur equation for the Stieltjes transform of X^T X/n"),
+            Step("the stable form of m equals the paper's", lhs=STIELTJES_STABLE, rhs=STIELTJES),
+            Step("m'(z) = m(z) (1 + gamma m(z))/s: the kernels' derivative", lhs=M1(z), rhs=M(z) * (1 + gamma * M(z)) / S_Z,
+                 why="differentiate the equation above; every term of the right side is positive on z < 0"),
+            Step("the stable form of the ridge risk equals the paper's", lhs=RIDGE_STABLE, rhs=RIDGE, symbolic=False,
+                 why="lambda^2 m' = (lambda m)(lambda + gamma lambda m)/s; m - lambda m' = m (s - b)/(2 s), "
+                     "s - b = 4 lambda/(s + b) for b > 0"),
+            Step("lambda -> 0 at gamma = 1/2: the minimum-norm risk sigma^2 gamma/(1 - gamma)",
+                 lhs=sp.Limit(RIDGE.subs(gamma, sp.Rational(1, 2)), lam, 0, "+"), rhs=UNDER.subs(gamma, sp.Rational(1, 2))),
+            Step("lambda -> 0 at gamma = 2: the minimum-norm risk r^2 (1 - 1/gamma) + sigma^2/(gamma - 1)",
+                 lhs=sp.Limit(RIDGE.subs(gamma, 2), lam, 0, "+"), rhs=OVER.subs(gamma, 2)),
+        )),
+)
