@@ -525,8 +525,10 @@ def log_slope_reference(m, m0, rho, gamma) -> float:
     """d log r~ / d log|m| by a central difference of the directly minimized penalty (`_direct_minimize`) in log|m|
     (step 1e-25 at 120+ digits: truncation ~1e-50), independent of the float64 solver. Where it agrees to 1e-40
     absolute with the envelope form 2 (m/u - gamma)(m/u)/p(u) at the direct minimizer (the same minimization), that
-    value is returned, so exact zeros of the slope stay exact."""
-    dps = 120
+    value is returned, so exact zeros of the slope stay exact. The precision grows with the scale of p's constant
+    part gamma^2 + m0^2 (at |gamma| = 1e180 the u-dependent terms are 1e-240 of it: 120 digits see only rounding)."""
+    scale = max(abs(float(gamma)), abs(float(m0)), 1.0)
+    dps = 120 + 2 * int(math.ceil(math.log10(scale)))
     with mpmath.workdps(dps):
         h = mpmath.mpf(10) ** -25
         mm = mpmath.mpf(m)

@@ -102,7 +102,7 @@ def test_guide_runs(tmp_path):
     # the example paper, registered by its entry point alone (the guide pip-installs it): listed, evaluated, checked
     assert "paper minnorm: Minimum-norm least squares in the proportional limit" in out["theorylab list"]
     assert json.loads(out["theorylab eval minnorm.risk gamma=2 r=1 sigma=1"])["value"] == pytest.approx(1.5, rel=1e-15)
-    assert "8 steps in 1 derivations: 8 hold" in out["theorylab check minnorm"]
+    assert "14 steps in 2 derivations: 14 hold" in out["theorylab check minnorm"]
     record = json.loads((work / "minnorm.json").read_text())
     assert record["papers"] == ["minnorm"] and len(record["evidence"]) == 11
     assert all(r["passed"] for r in record["evidence"])

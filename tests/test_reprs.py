@@ -64,6 +64,6 @@ def test_paper_html(monkeypatch):
 
     page = paper_html(PAPER)
     assert "<b>Minimum-norm least squares in the proportional limit</b>" in page
-    assert "3 entries, 1 derivations (8 steps)" in page and r"\|\beta\|^{2}" in page
+    assert "5 entries, 2 derivations (14 steps)" in page and r"\|\beta\|^{2}" in page
     lone = Paper(name="lone", title="Lone", source="s", families=(Family(name="lonefam", entries="no_such_mod"),))
     assert "family <code>lonefam</code> (not registered)" in paper_html(lone)
