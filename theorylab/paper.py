@@ -79,6 +79,9 @@ class Paper:
             \\tag{k}): an absolute path, or one relative to the folder of the `coverage` module (else of the first
             family's entries module). Its labels, with their printed text, are what coverage accounts for.
         latex: LaTeX settings (`preamble`: extra preamble lines, e.g. macros the paper's formulas use).
+        notation: how the source's LaTeX maps to the SymPy symbols of the paper's steps (a
+            `theorylab.sources.NotationMap`, or "module:ATTR" naming one, imported when needed): its displays are
+            parsed with it and compared with the steps that cite them (`theorylab.fidelity`). None: names alone.
         doc: a paragraph on the paper.
     Example::
 
@@ -98,6 +101,7 @@ class Paper:
     source_file: str | None = None
     latex: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     doc: str = ""
+    notation: Any = field(default=None, compare=False, hash=False)  # a NotationMap or "module:ATTR"
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -119,6 +123,10 @@ class Paper:
         if self.source_file is not None and (not isinstance(self.source_file, str) or not self.source_file.strip()):
             raise ValueError(f"Paper {self.name}: source_file must be a path (a non-empty string); got "
                              f"source_file={self.source_file!r}")
+        if self.notation is not None and not (isinstance(self.notation, str) and self.notation.strip()) and not (
+                hasattr(self.notation, "rewrites") and hasattr(self.notation, "symbols")):
+            raise ValueError(f"Paper {self.name}: notation must be a theorylab.sources.NotationMap or 'module:ATTR' "
+                             f"naming one; got notation={self.notation!r}"[:300])
         object.__setattr__(self, "families", fams)
         object.__setattr__(self, "figures", figs)
         object.__setattr__(self, "latex", MappingProxyType(dict(self.latex)))
