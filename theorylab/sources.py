@@ -318,14 +318,21 @@ def _read_md(text: str, extra_patterns: Sequence[str] = ()) -> Printout:
             return None
         return _norm(content(i)), lines(blocks[i][0]), blocks[i][0]
 
-    def lead_of(pos: int) -> str:
-        """The display just before the one at pos (only labels, line numbers and blank lines between), unlabelled."""
+    def lead_of(pos: int, depth: int = 0) -> str:
+        """The display just before the one at pos (only labels, line numbers and blank lines between), unlabelled;
+        where that display states no relation (it continues the one before it: "- 2 d_0^2 ..."), the display before
+        it is prepended (up to three displays back), so the lead's last term is the whole printed side."""
         i = bisect.bisect_right(opens, pos) - 1
         while i >= 0 and blocks[i][1] > pos:
             i -= 1
         if i < 0 or not re.fullmatch(r"(?:\s|\d+|\(\d+[a-z]?\))*", text[blocks[i][1]:pos]):
             return ""
-        return _norm(re.sub(r"\\tag\*?\{[^}]*\}|(?:\\q?quad)?\s*\(\d+[a-z]?\)\s*$", " ", content(i)))
+        own = _norm(re.sub(r"\\tag\*?\{[^}]*\}|(?:\\q?quad)?\s*\(\d+[a-z]?\)\s*$", " ", content(i)))
+        if depth < 3 and re.match(r"\s*[+\-]", own) and not _top_level(own, _REL_RX):
+            before_it = lead_of(blocks[i][0], depth + 1)
+            if before_it:
+                return before_it + " " + own
+        return own
 
     def display(start: int, g: int, num: str) -> tuple[str, int, int]:
         """(text, line, position of the display) of the label whose number is at g."""
@@ -352,7 +359,7 @@ def _read_md(text: str, extra_patterns: Sequence[str] = ()) -> Printout:
             continue
         if num:
             txt, line, at = display(start, g, num)
-            lead = lead_of(at) if re.match(r"\s*(?:=|\\le|\\ge|<|>|\\approx|\\succ|\\prec|&)", txt) else ""
+            lead = lead_of(at) if re.match(r"\s*(?:=|\\le|\\ge|<|>|\\approx|\\succ|\\prec|&|[+\-])", txt) else ""
             found[label] = Printed(label=label, kind="display", text=txt, line=line, lead=lead)
         else:
             found[label] = Printed(label=label, kind="statement", text=_statement_text(text, g), line=lines(start))
@@ -771,7 +778,7 @@ _CLEANUP = tuple((re.compile(p), r) for p, r in (
     (r"\{\s*\}", " "),
     (r"\\operatorname\*", r"\operatorname"),
     (r"\\mathop\s*\{\s*\\mathrm\s*\{([^}]*)\}\s*\}", lambda m: "\\operatorname{" + m.group(1) + "}"),
-    (r"\{\\rm\s+([A-Za-z]+)\}|\\rm\s+([A-Za-z]+)", lambda m: "\\mathrm{" + (m.group(1) or m.group(2)) + "}"),
+    (r"\{\\rm\s+([A-Za-z]+)\}|\\rm\s+([A-Za-z]+)", lambda m: "{\\mathrm{" + (m.group(1) or m.group(2)) + "}}"),
     (r"\\(?:textrm|textnormal|textit|textup|mbox)\s*\{", r"\text{"),
     (r"\\circ(?![A-Za-z])", r"\cdot "),
     (r"\\(?:top|intercal|T)(?![A-Za-z])|\\mathsf\s*\{T\}|\\mathrm\s*\{T\}", "T"),
@@ -1016,6 +1023,23 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 else:
                     emit(names.placeholder(base), start)
                 continue
+            if cmd == "pwcases":
+                args, k = [], j
+                while True:
+                    m2 = re.match(r"\s*\{", s[k:])
+                    if not m2:
+                        break
+                    a = k + m2.end() - 1
+                    close = _match_close(s, a, "{", "}")
+                    if close < 0:
+                        raise _Fail("an unclosed case distinction", "\\begin{cases}", t.at(i))
+                    args.append(t[a + 1:close])
+                    k = close + 1
+                if not args or len(args) % 2:
+                    raise _Fail("a case distinction without conditions", "\\begin{cases}", t.at(i))
+                emit(names.app("\\cases", args), i)
+                i = k
+                continue
             if cmd in ("int", "lim"):
                 found = (_integral if cmd == "int" else _limit)(t, j)
                 if found:
@@ -1226,7 +1250,13 @@ def _parse_term(t: _T, names: _Names, parser: str):
         k = re.sub(r"[{}_]", "", a.name)
         if k in names.apps:
             function, args = names.apps[k]
-            if function in ("\\int", "\\lim"):
+            if function == "\\cases":
+                pieces = []
+                for value, cond in zip(args[::2], args[1::2]):
+                    c = _parse_condition(cond, names, parser)
+                    pieces.append((_parse_term(value, names, parser), c))
+                rep[a] = sp.Piecewise(*pieces)
+            elif function in ("\\int", "\\lim"):
                 body, var, lo, hi = [None if x is None else _parse_term(x, names, parser) for x in args]
                 if function == "\\lim":
                     rep[a] = sp.Limit(body, var, lo)
@@ -1235,6 +1265,22 @@ def _parse_term(t: _T, names: _Names, parser: str):
             else:
                 rep[a] = sp.Function(function)(*[_parse_term(x, names, parser) for x in args])
     return e.xreplace(rep) if rep else e
+
+
+def _parse_condition(t: _T, names: _Names, parser: str):
+    """A case's condition: a relation or a chain a < x <= b (a conjunction); empty (otherwise) is true."""
+    if t.s.strip() in ("", "\\pwtrue"):
+        return sp.true
+    ops = _top_level(t.s, _REL_RX)
+    if not ops or any(m.group(0) not in _RELATIONS for m in ops):
+        raise _Fail("a case condition that is not a relation", t.s.strip()[:40], t.at(0))
+    terms, last = [], 0
+    for m in ops:
+        terms.append(t[last:m.start()])
+        last = m.end()
+    terms.append(t[last:])
+    values = [_parse_term(x, names, parser) for x in terms]
+    return sp.And(*[sp.Rel(a, b, _RELATIONS[m.group(0)]) for m, a, b in zip(ops, values, values[1:])])
 
 
 def _back(e, names: _Names, notation: NotationMap):
@@ -1318,10 +1364,31 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
         return ParseFailure("too deeply nested for the parser", "", 0)
 
 
+_CASES = re.compile(r"\\begin\s*\{(?:cases|dcases)\}(.*?)\\end\s*\{(?:cases|dcases)\}", re.S)
+_OTHERWISE = re.compile(r"^\s*(?:\\text\s*\{\s*(?:otherwise|else|elsewhere)\s*\}|\\mathrm\s*\{\s*otherwise\s*\})\s*$")
+
+
+def _cases(m: re.Match) -> str:
+    r"""\begin{cases} A & cond \\ B & cond \end{cases} as \pwcases{A}{cond}{B}{cond} (a Piecewise); 'otherwise' is
+    \pwtrue. A row without a condition, or a nested case distinction, is left as it is (then reported)."""
+    rows = [r for r in re.split(r"\\\\(?:\[[^\]]*\])?", m.group(1)) if r.strip()]
+    out = []
+    for row in rows:
+        parts = row.split("&")
+        if len(parts) != 2 or "\\begin" in row:
+            return m.group(0)
+        value, cond = parts[0].strip().rstrip(",;."), parts[1].strip().rstrip(",;.")
+        cond = re.sub(r"^\s*\\(?:text|mathrm)\s*\{\s*(?:if|for|when)\s*\}\s*", "", cond)
+        cond = "\\pwtrue" if _OTHERWISE.match(cond) or not cond else cond
+        out.append("{" + value + "}{" + cond + "}")
+    return "\\pwcases" + "".join(out) + " "
+
+
 def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = _T(text)
     for rx, rep in notation.compiled():
         t = t.sub(rx, rep)
+    t = t.sub(_CASES, _cases)
     t = t.sub(re.compile(r"\\\\(?:\[[^\]]*\])?|&"), " ")
     t = t.sub(re.compile(r"\\begin\s*\{(?:split|aligned|gathered|alignedat)\}(?:\{\d+\})?|"
                          r"\\end\s*\{(?:split|aligned|gathered|alignedat)\}"), " ")
@@ -1357,6 +1424,14 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
 
 def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
     statements = _prepare(text, notation)
+    if (lead.strip() and statements and re.match(r"\s*[+\-]", statements[0].s)
+            and not any(_top_level(st.s, _REL_RX) for st in statements)):
+        # a display that continues the side printed before it ("- 2 d_0^2 ..." after "beta = 2 s_0^2 ..."): the
+        # relation it completes
+        joined = _prepare(lead + " " + text, notation)
+        if joined and _top_level(joined[-1].s, _REL_RX):
+            shift = len(lead) + 1
+            statements = [_T(st.s, [max(o - shift, 0) for o in st.o]) for st in joined[-1:]]
     if not statements:
         raise _Fail("nothing to parse (only conditions or an empty display)", text[:30], 0)
     names = _Names()
