@@ -154,11 +154,11 @@ def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple
 
 def _derivations_for(ids: set[str], fams: Sequence[str]) -> list[Derivation]:
     """The derivations of these entries (a family's derivations name only its own entries)."""
-    return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids]
+    return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids or not d.entries]
 
 
 def _print_record(r: dict) -> None:
-    mark = {"holds": "ok ", "erratum confirmed": "ERR"}.get(r["status"], "!! ")
+    mark = {"holds": "ok ", "erratum confirmed": "ERR", "draft (not checked)": "DRF"}.get(r["status"], "!! ")
     print(f"  {mark} [{r['relation']}] {r['step']}\n        {r['status']} ({r['strength']}); {r['method']}"
           + (f"; {r['detail']}" if r["detail"] else ""))
 
@@ -189,20 +189,28 @@ def cmd_check(args) -> int:
         records.extend(recs)
 
     executor, shutdown = runner.make_executor("local", jobs)
-    tasks = [runner.Task("derivation", d.key, tuple(d.entries)) for d in derivs]
+    family_of = {d.key: f.name for f in catalogue.families(fams) for d in f.derivations}
+    tasks = [runner.Task("derivation", d.key, tuple(d.entries) or (f"{family_of[d.key]}.",)) for d in derivs]
     with tempfile.TemporaryDirectory(prefix="theorylab-check-") as tmp:
         try:
             runner.execute(tasks, profile="check", device="cpu", seed=0, executor=executor, threads=1,
                            journal=os.path.join(tmp, "tasks.jsonl"), resume=False, on_result=on_result)
         finally:
             shutdown()
-    unexpected = sum(not r["ok"] for r in records)
+    from . import fidelity
+
+    papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
+    differ, _ = fidelity.check_section(derivs, papers=papers, families=fams)  # the print against the steps
+    unexpected = sum(not r["ok"] for r in records) + differ
     held = [r for r in records if r["status"] == "holds"]
     by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
+    drafts = sum(r["status"].startswith("draft") for r in records)
     print(f"\n{len(records)} steps in {len(derivs)} derivations: "
           f"{len(held)} hold ({by}), "
           f"{sum(r['status'] == 'erratum confirmed' for r in records)} errata of the paper confirmed, "
-          f"{unexpected} unexpected")
+          + (f"{drafts} drafts (not checked), " if drafts else "")
+          + (f"{differ} declared 'as printed' differ from the print, " if differ else "")
+          + f"{unexpected} unexpected")
     return 1 if unexpected else 0
 
 
@@ -428,7 +436,10 @@ def cmd_coverage(args) -> int:
     rows = []
     for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
         derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-        rows_p = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed)
+        from . import fidelity
+
+        rows_p = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
+                                   compared=fidelity.compared_rows(paper, derivs))
         for r in rows_p:
             r["paper_name"] = paper.name
         rows += rows_p
@@ -440,6 +451,9 @@ def cmd_coverage(args) -> int:
                     if args.verbose:
                         if r["printed"]:
                             print(f"  {'':13s} {'':16s} the paper prints: {r['printed'][:300]}")
+                        if r.get("compared"):
+                            print(f"  {'':13s} {'':16s} machine comparison: {r['compared']['status']} "
+                                  f"({r['compared']['reason'][:200]})")
                         for c in r["checks"]:
                             print(f"  {'':13s} {'':16s} theorylab checks ({c['fidelity']}; {c['status']}): "
                                   f"{(c['latex'] or c['statement'])[:300]}")
@@ -635,7 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("coverage", help="every labelled equation and statement of each paper, and how it is checked")
     s.add_argument("paper", nargs="?", default="", help="a paper (its name or source file name); default: all")
     s.add_argument("--json", action="store_true",
-                   help="a list of {paper, label, status, how, reason, printed, checks: [{latex, fidelity, ...}]}")
+                   help="a list of {paper, label, status, how, reason, printed, checks: [{latex, fidelity, ...}], "
+                        "compared: {status, reason, steps}}")
     s.add_argument("-v", "--verbose", action="store_true",
                    help="every label, with what the paper prints beside what theorylab checks")
     s.set_defaults(fn=cmd_coverage)

@@ -16,7 +16,7 @@ from .derivation import AS_PRINTED, STRENGTHS, Amendment, Derivation, StepResult
 
 __all__ = ["Account", "check_accounts", "labels_in_text", "coverage", "summary", "STATUSES", "ACCOUNTED"]
 
-STATUSES = ("as printed", "amended", "erratum", "definition", "not-checkable", "FAILS", "missing")
+STATUSES = ("as printed", "amended", "erratum", "definition", "not-checkable", "FAILS", "draft", "missing")
 ACCOUNTED = ("as printed", "amended", "erratum", "definition", "not-checkable")
 _STATEMENT = re.compile(r"^\W{0,4}(Theorem|Lemma|Proposition|Corollary)\s+([A-Z]?\d+(?:\.\d+)*)\b", re.M)
 _EQUATION = (re.compile(r"\\tag\{(\d+[a-z]?)\}"),                   # $$ ... \tag{12} $$
@@ -113,17 +113,20 @@ def _check_row(d: Derivation, r: StepResult) -> dict:
     f = r.step.fidelity
     return {"derivation": d.key, "step": r.step.label, "latex": r.step.latex(), "statement": r.step.statement(),
             "status": r.status, "strength": r.strength,
-            "fidelity": AS_PRINTED if f == AS_PRINTED else f"amended ({f.kind})",
+            "fidelity": "draft" if r.step.draft else AS_PRINTED if f == AS_PRINTED else f"amended ({f.kind})",
             "amendment": f.key if isinstance(f, Amendment) else None,
             "erratum": r.step.erratum.key if r.step.erratum is not None else None}
 
 
 def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation],
              accounts: Iterable[Account] = (), results: Mapping[str, Sequence[StepResult]] | None = None,
-             printed: Mapping[str, str] | None = None) -> list[dict]:
-    """One row per label: {paper, label, status, how, reason, printed, checks}. `printed` maps labels to the
-    paper's printed text (the display's LaTeX, the statement's sentence); `checks` lists the citing steps (their
-    relation in LaTeX, fidelity, verdict). Steps are checked (cached) unless `results` are given."""
+             printed: Mapping[str, str] | None = None, compared: Mapping[str, dict] | None = None) -> list[dict]:
+    """One row per label: {paper, label, status, how, reason, printed, checks, compared}. `printed` maps labels to
+    the paper's printed text (the display's LaTeX, the statement's sentence); `checks` lists the citing steps (their
+    relation in LaTeX, fidelity, verdict); `compared` (theorylab.fidelity.compared_rows) maps labels to their machine
+    comparison with the print ({status, reason, compared, steps}; None where not given). A label whose citing steps
+    are all drafts (`theorylab new --from`) has the status `draft`. Steps are checked (cached) unless `results` are
+    given."""
     accounts = {a.label: a for a in accounts}
     printed = printed or {}
     citing: dict[str, list[tuple[Derivation, StepResult]]] = {}
@@ -135,9 +138,14 @@ def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation
     rows = []
     for label in labels:
         row = {"paper": paper, "label": label, "status": "missing", "how": "", "reason": "",
-               "printed": printed.get(label, ""), "checks": []}
+               "printed": printed.get(label, ""), "checks": [],
+               "compared": None if compared is None else compared.get(label)}
         steps = citing.get(label, [])
-        if steps:
+        if steps and all(r.step.draft for _, r in steps):
+            row.update(status="draft", how=f"{len(steps)} draft step(s) from the printed display, not derived yet",
+                       checks=[_check_row(d, r) for d, r in steps])
+        elif steps:
+            steps = [(d, r) for d, r in steps if not r.step.draft]
             row["checks"] = [_check_row(d, r) for d, r in steps]
             bad = [(d, r) for d, r in steps if not r.ok]
             errata = [(d, r) for d, r in steps if r.step.erratum is not None and r.ok]

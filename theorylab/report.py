@@ -245,6 +245,11 @@ def _coverage_html(rows: list[dict]) -> str:
                              for c in r.get("checks", ()))
         printed = (_math_or_text(r["printed"]) if r.get("printed") and not r["label"][0].isalpha() else
                    html.escape(r.get("printed", "")))
+        cmp = r.get("compared") or {}
+        if cmp:  # the machine comparison of the print with the citing steps (theorylab.fidelity)
+            printed += (f"<br><small>machine-compared: {html.escape(cmp['status'])}</small>" if cmp.get("compared")
+                        else f"<br><small>{html.escape(cmp['status'])}: {html.escape(cmp.get('reason', '')[:160])}"
+                             "</small>")
         cells.append([(f"<code>{html.escape(r['paper_name'] if 'paper_name' in r else r['paper'])}</code> "
                        f"{html.escape(r['label'])}", ""), (printed, ""),
                       (checks or html.escape(r.get("reason", "")), ""),

@@ -223,7 +223,11 @@ def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]])
         results = {d.key: [result_from_record(s, by_step[(d.key, s.label)]) for s in d.steps]
                    for d in derivs if all((d.key, s.label) in by_step for s in d.steps)}
         derivs = [d for d in derivs if d.key in results]
-        for row in coverage.coverage(paper.source, labels, derivs, accounts, results=results, printed=printed):
+        from . import fidelity
+
+        compared = fidelity.compared_rows(paper, derivs)  # the print against the citing steps, by machine
+        for row in coverage.coverage(paper.source, labels, derivs, accounts, results=results, printed=printed,
+                                     compared=compared):
             rows.append({**row, "paper_name": paper.name})
     return [it.to_json() for it in items], rows
 
