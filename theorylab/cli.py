@@ -79,7 +79,12 @@ def cmd_new(args) -> int:
     from .scaffold import module_name, scaffold
 
     folder = args.dir if args.dir is not None else args.name
-    written = scaffold(args.name, folder)
+    if args.source:
+        from .scaffold import scaffold_from_source
+
+        written = scaffold_from_source(args.name, args.source, folder)
+    else:
+        written = scaffold(args.name, folder)
     module = module_name(args.name)
     root = os.path.expanduser(folder)
     print(f"wrote the paper {args.name} in {folder}: " + ", ".join(os.path.relpath(p, root) for p in written))
@@ -588,9 +593,12 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, **kw) -> argparse.ArgumentParser:  # --paper on every subcommand
         return sub.add_parser(name, parents=[common], **kw)
 
-    s = command("new", help="scaffold an installable paper package: theorylab new NAME [DIR]")
+    s = command("new", help="scaffold an installable paper package: theorylab new NAME [DIR] [--from paper.tex]")
     s.add_argument("name", metavar="NAME", help="the paper's name (lower case; '-' becomes '_' in its package name)")
     s.add_argument("dir", metavar="DIR", nargs="?", default=None, help="a new or empty folder (default: ./NAME)")
+    s.add_argument("--from", dest="source", metavar="SOURCE", default="",
+                   help="the paper's .tex or .md source: copied into the package, every label listed with its printed "
+                        "text and a draft step for each display that parses")
     s.set_defaults(fn=cmd_new)
     s = command("list", help="the registered papers with their entry IDs, titles, sources")
     s.add_argument("--markdown", action="store_true", help="as the Markdown table of the README")

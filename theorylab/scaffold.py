@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .params import DomainError
 
-__all__ = ["scaffold", "check_name", "module_name"]
+__all__ = ["scaffold", "scaffold_from_source", "check_name", "module_name", "draft_code"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -81,6 +81,337 @@ def scaffold(name: str, folder: str | Path | None = None) -> list[Path]:
         path.write_text(template.replace("__NAME__", name).replace("__MODULE__", module))
         written.append(path)
     return written
+
+
+def _target(folder: str | Path) -> Path:
+    target = Path(folder).expanduser()
+    if target.exists() and not target.is_dir():
+        raise DomainError(f"DIR must be a new or empty folder; got DIR={str(target)!r} (a file)")
+    if target.is_dir() and any(target.iterdir()):
+        raise DomainError(f"DIR must be a new or empty folder (nothing is overwritten); got DIR={str(target)!r}, "
+                          f"which is not empty")
+    return target
+
+
+# -- from the paper's own source (#24 item 4) -------------------------------------------------------------------------
+
+_SOURCE_SUFFIXES = (".tex", ".md", ".markdown", ".txt")
+
+
+def _identifier(name: str, taken: set[str]) -> str:
+    r"""A Python identifier for a printed name ("\gamma" -> gamma, "w^{(1)}" -> w_1, "\tilde{r}" -> r_tilde)."""
+    n = re.sub(r"\\(tilde|hat|bar|dot|ddot|check|breve|vec)\{([^{}]*)\}", r"\2_\1", name)
+    n = re.sub(r"\\(?:mathcal|mathbb|mathfrak|mathscr|mathsf|mathrm|mathit|text|operatorname)\{([^{}]*)\}", r"\1",
+               n)
+    n = n.replace("\\|\\cdot\\|", "norm").replace("\\langle\\cdot,\\cdot\\rangle", "inner")
+    n = n.replace("(\\cdot)_{+}", "relu").replace("'", "_prime").replace("*", "star")
+    n = re.sub(r"[^0-9A-Za-z_]+", "_", n).strip("_") or "x"
+    if n[0].isdigit():
+        n = "x_" + n
+    base, k = n, 1
+    while n in taken or keyword.iskeyword(n) or n in ("sp", "Step", "Derivation", "SOURCE", "DERIVATIONS", "ENTRIES",
+                                                      "AS_PRINTED", "_printed"):
+        k += 1
+        n = f"{base}_{k}"
+    taken.add(n)
+    return n
+
+
+def draft_code(relations, names: dict | None = None) -> tuple[list[tuple[str, str, str]], dict]:
+    """Python source for the sides of parsed relations, in this module's symbols: ([(lhs, op, rhs)], declarations)
+    where declarations maps each SymPy object (Symbol, Function, IndexedBase) to (identifier, its declaration). Each
+    side's code is checked: evaluated back, it is the parsed side in the declared symbols (else it is written as
+    SymPy's srepr, which is exact)."""
+    import sympy as sp
+    from sympy.core.function import AppliedUndef
+    from sympy.printing.str import StrPrinter
+
+    from .fidelity import _normal
+
+    names = {} if names is None else names
+    taken = {v[0] for v in names.values()}
+
+    def declare(obj) -> str:
+        if obj not in names:
+            if isinstance(obj, sp.IndexedBase):
+                ident = _identifier(str(obj.label), taken)
+                names[obj] = (ident, f"{ident} = sp.IndexedBase({str(obj.label)!r})")
+            elif isinstance(obj, sp.Symbol):
+                ident = _identifier(obj.name, taken)
+                names[obj] = (ident, f"{ident} = sp.Symbol({_normal(obj.name)!r}, real=True)")
+            else:                                               # an undefined function class
+                ident = _identifier(obj.__name__, taken)
+                names[obj] = (ident, f"{ident} = sp.Function({obj.__name__!r})")
+        return names[obj][0]
+
+    class Code(StrPrinter):
+        printmethod = "_theorylab_code"  # never an object's own _sympystr (Indexed prints its label that way)
+
+        def _print_Symbol(self, e):
+            return declare(e)
+
+        def _print_IndexedBase(self, e):
+            return declare(e)
+
+        def _print_Indexed(self, e):
+            return f"{declare(e.base)}[{', '.join(self._print(i) for i in e.indices)}]"
+
+        def _print_Function(self, e):
+            head = declare(e.func) if isinstance(e, AppliedUndef) else "sp." + type(e).__name__
+            return f"{head}({', '.join(self._print(a) for a in e.args)})"
+
+        def _generic(self, e):
+            return f"sp.{type(e).__name__}({', '.join(self._print(a) for a in e.args)})"
+
+        _print_Integral = _print_Sum = _print_Product = _print_Derivative = _print_Subs = _generic
+
+        def _print_Limit(self, e):
+            f, z, z0, d = e.args
+            return f"sp.Limit({self._print(f)}, {self._print(z)}, {self._print(z0)}, dir={str(d)!r})"
+        _print_Abs = _print_Max = _print_Min = _generic
+
+        def _print_Tuple(self, e):
+            return "(" + ", ".join(self._print(a) for a in e.args) + ("," if len(e.args) == 1 else "") + ")"
+
+        def _print_Piecewise(self, e):
+            return "sp.Piecewise(" + ", ".join(f"({self._print(a)}, {self._print(c)})" for a, c in e.args) + ")"
+
+        def _print_Pow(self, e, rational=False):
+            from sympy.printing.precedence import PRECEDENCE
+
+            b, x = e.args
+            if x == sp.S.Half:
+                return f"sp.sqrt({self._print(b)})"
+            return (f"{self.parenthesize(b, PRECEDENCE['Pow'], strict=True)}**"
+                    f"{self.parenthesize(x, PRECEDENCE['Pow'], strict=True)}")
+
+        def _print_Rational(self, e):
+            return f"sp.Rational({e.p}, {e.q})"
+
+        _print_Half = _print_Rational
+
+        def _print_Integer(self, e):
+            return str(e.p)  # SymPy arithmetic keeps it exact; the check below catches a side of integers alone
+
+        def _print_Float(self, e):
+            return f"sp.Float({str(e)!r})"
+
+        def _print_Exp1(self, e):
+            return "sp.E"
+
+        def _print_Pi(self, e):
+            return "sp.pi"
+
+        def _print_ImaginaryUnit(self, e):
+            return "sp.I"
+
+        def _print_Infinity(self, e):
+            return "sp.oo"
+
+        def _print_NegativeInfinity(self, e):
+            return "-sp.oo"
+
+        def _print_BooleanTrue(self, e):
+            return "sp.true"
+
+        def _print_Relational(self, e):
+            return f"sp.Rel({self._print(e.lhs)}, {self._print(e.rhs)}, {e.rel_op!r})"
+
+        def _print_And(self, e):
+            return "sp.And(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def code(x) -> str:
+        text = Code().doprint(x)
+        labels = {b.label for b in x.atoms(sp.IndexedBase)}
+        declared = {k: sp.Symbol(_normal(k.name), real=True) for k in names
+                    if isinstance(k, sp.Symbol) and k not in labels}
+        ns = {"sp": sp, **{v[0]: declared.get(k, k) for k, v in names.items()}}
+        try:
+            back = sp.sympify(eval(text, ns))  # noqa: S307 - our own printer's output, checked against the parse
+            if back == x.xreplace(declared):
+                return text
+        except Exception:  # noqa: BLE001 - printed differently: the exact srepr below
+            pass
+        return f"_printed({sp.srepr(x.xreplace(declared))!r})"
+
+    out = []
+    for r in relations:
+        if isinstance(r, sp.core.relational.Relational) and r.rel_op in ("==", "<=", "<", ">=", ">"):
+            out.append((code(r.lhs), r.rel_op, code(r.rhs)))
+    return out, names
+
+
+def scaffold_from_source(name: str, source: str | Path, folder: str | Path | None = None) -> list[Path]:
+    """A paper package from the paper's own .tex or .md source, its coverage pre-filled.
+
+    Writes, into `folder` (default ./NAME; absent or empty): the source copied into the package and named by its
+    Paper's `source_file`; `coverage.py` listing every label with its printed text (an Account to fill for each label
+    no step will cite); `entries.py` with one derivation of draft steps, one per printed relation of each display that
+    parses (Step(draft=True): check reports them as drafts, never as checked; edit each into the paper's derivation);
+    a pyproject.toml registering the paper and a test file running the contract suite.
+    Returns the files written. DomainError in one line for a bad name, folder or source."""
+    from . import fidelity, sources
+
+    check_name(name)
+    src = Path(source).expanduser()
+    if not src.is_file() or src.suffix.lower() not in _SOURCE_SUFFIXES:
+        raise DomainError(f"--from must be an existing .tex or .md file (the paper's source); got {str(source)!r}")
+    target = _target(folder if folder is not None else name)
+    module = module_name(name)
+    text = src.read_text(encoding="utf-8")
+    printout = sources.read_source(src)
+    items = fidelity.parsed_printout(printout)
+    copy_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", src.name)
+    names: dict = {}
+    steps, table = [], []
+    for p in items:
+        printed = " ".join(p.text.split())
+        shown = printed if len(printed) <= 160 else printed[:157] + "..."
+        if p.kind != "display":
+            table.append((p.label, "a numbered statement", shown))
+            continue
+        if isinstance(p.relations, sources.ParseFailure):
+            table.append((p.label, f"not parsed: {p.relations}", shown))
+            continue
+        rels, names = draft_code(p.relations, names)
+        if not rels:
+            table.append((p.label, "parsed, states no relation", shown))
+            continue
+        table.append((p.label, f"{len(rels)} draft step(s) in entries.py", shown))
+        for k, (lhs, op, rhs) in enumerate(rels, 1):
+            if lhs == rhs:
+                continue
+            label = f"{p.label} as printed" + (f" [{k}]" if len(rels) > 1 else "") + " (draft)"
+            steps.append(f"        Step(label={label!r},\n             lhs={lhs},\n             rhs={rhs}, "
+                         f"relation={op!r},\n             cites=({p.label!r},), fidelity=AS_PRINTED, draft=True,\n"
+                         f"             why=\"TODO: the paper's derivation of {p.label}, then drop draft=True\"),")
+    decls = "\n".join(v[1] for v in names.values()) or "# (no display parsed: declare your symbols here)"
+    accounts = []
+    for label, state, shown in table:
+        accounts.append(f"    # {label} [{state}]: {shown}")
+        if "draft" not in state:
+            accounts.append(f"    # Account({label!r}, \"definition\", \"TODO: why no step checks it\"),")
+    subs = {"__NAME__": name, "__MODULE__": module, "__SOURCE__": copy_name, "__TITLE__": src.stem,
+            "__SYMBOLS__": decls, "__STEPS__": "\n".join(steps) or "        # no display parsed into a relation",
+            "__ACCOUNTS__": "\n".join(accounts), "__COUNT__": str(len(items)),
+            "__DRAFTS__": str(len(steps))}
+    files = {
+        "pyproject.toml": _PYPROJECT + _PACKAGE_DATA,
+        "README.md": _FROM_README,
+        f"{module}/__init__.py": _FROM_INIT,
+        f"{module}/entries.py": _FROM_ENTRIES,
+        f"{module}/coverage.py": _FROM_COVERAGE,
+        f"tests/test_{module}.py": _FROM_TEST,
+    }
+    written = []
+    for rel, template in files.items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for k, v in subs.items():
+            template = template.replace(k, v)
+        path.write_text(template)
+        written.append(path)
+    copy = target / module / copy_name
+    copy.write_text(text, encoding="utf-8")
+    written.insert(3, copy)
+    return written
+
+
+_PACKAGE_DATA = '''
+[tool.setuptools.package-data]
+__MODULE__ = ["__SOURCE__"]
+'''
+
+_FROM_README = '''\
+# __NAME__
+
+A paper for theorylab, scaffolded from its source `__SOURCE__` (`theorylab new __NAME__ --from __SOURCE__`): the
+source is part of the package (`source_file` of its Paper), `__MODULE__/coverage.py` lists its __COUNT__ labels with
+their printed text, and `__MODULE__/entries.py` holds __DRAFTS__ draft steps, the relations of the displays that
+parse, each citing its label. A draft is reported by `theorylab check` as a draft, never as checked: turn each into the
+paper's derivation (the steps from its premises to the printed relation), then drop `draft=True`.
+
+```bash
+pip install -e .                    # registers the paper (entry point group theorylab.papers)
+theorylab check __NAME__            # the drafts, and every label beside its citing steps, compared by machine
+theorylab coverage __NAME__ -v      # every label: the printed text, what checks it, what is still missing
+pytest                              # the contract suite
+```
+'''
+
+_FROM_INIT = '''\
+"""__NAME__: the paper's declaration, scaffolded from its source __SOURCE__ (theorylab new --from)."""
+from theorylab.authoring import Family, Paper
+from theorylab.sources import NotationMap
+
+# How the source's LaTeX maps to the SymPy symbols of your steps: rewrites of macros and printed sub-expressions, and
+# names -> SymPy objects (symbols unify by name already: a parsed \\gamma is your Symbol("gamma")). See
+# theorylab.sources.NotationMap.
+NOTATION = NotationMap(rewrites=(), symbols={})
+
+PAPER = Paper(
+    name="__NAME__",
+    title="__TITLE__",
+    source="__SOURCE__",
+    source_file="__SOURCE__",
+    families=(Family(name="__MODULE__", entries="__MODULE__.entries", doc="the paper's results"),),
+    coverage="__MODULE__.coverage",
+    notation=NOTATION,
+)
+'''
+
+_FROM_ENTRIES = '''\
+"""__NAME__'s entries and derivations. Scaffolded from __SOURCE__: one draft step per printed relation of each display
+that parses (the printed relation as both the paper's statement and a TODO for its derivation). `theorylab check`
+reports a draft as a draft, never as checked. Make each draft the last step of the paper's derivation of it (the steps
+from its premises, each checked), drop `draft=True`, and add the paper's closed forms to ENTRIES."""
+import sympy as sp
+
+from theorylab.authoring import Derivation, Step
+from theorylab.derivation import AS_PRINTED
+
+SOURCE = "__SOURCE__"
+
+
+def _printed(text):
+    """A printed side written as SymPy's srepr (where plain code would not reproduce the parse), in these symbols."""
+    return sp.sympify(text).xreplace({s: sp.Symbol(s.name, real=True) for s in sp.sympify(text).free_symbols
+                                      if isinstance(s, sp.Symbol)})
+
+
+__SYMBOLS__
+
+ENTRIES = ()
+
+DERIVATIONS = (Derivation(
+    key="__MODULE__.drafts",
+    title="The paper's displays as printed (drafts, not derived yet)",
+    source=SOURCE,
+    where="every display that parses",
+    entries=(),
+    steps=(
+__STEPS__
+    ),
+),)
+'''
+
+_FROM_COVERAGE = '''\
+"""__NAME__'s coverage: every label of __SOURCE__ (the paper's source, read by theorylab), with its printed text and
+what the scaffold made of it. A label no step cites needs an Account here: a definition, or not checkable (why);
+`theorylab coverage __NAME__ -v` shows each label's printed text beside what checks it."""
+from theorylab.authoring import Account  # noqa: F401
+
+ACCOUNTS = (
+__ACCOUNTS__
+)
+'''
+
+_FROM_TEST = '''\
+"""__NAME__'s tests: theorylab's contract suite (the drafts are reported as drafts, never as checked)."""
+from theorylab.testing import contract_tests
+
+TestContract = contract_tests("__NAME__", cli=False)
+'''
 
 
 # -- templates: __NAME__ is the paper's name, __MODULE__ its package (and family) name --------------------------------

@@ -1,0 +1,276 @@
+"""The print against the steps, by machine (#24 items 3-5): theorylab.fidelity compares each citing step with the
+relations parsed from the paper's source; a step declared "as printed" that decisively states something else fails
+`theorylab check`, naming the label and showing both forms; `theorylab new --from` scaffolds a paper from its .tex or
+.md source with a draft step for each display that parses, which check reports as drafts, never as checked."""
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+import sympy as sp
+
+from helpers import run_cli
+from theorylab import fidelity, sources
+from theorylab.derivation import AS_PRINTED, Step
+
+x, y, z = sp.symbols("x y z", real=True)
+a, b = sp.symbols("a b", positive=True)
+
+
+def _step(lhs, rhs, relation="==", **kw):
+    return Step(label="s", lhs=lhs, rhs=rhs, relation=relation, cites=("(1)",), fidelity=AS_PRINTED, **kw)
+
+
+def _compare(tex: str, step, notation=None):
+    return fidelity.compare_step("(1)", sources.parse_display(tex, notation), step)
+
+
+# -- the comparison ----------------------------------------------------------------------------------------------------
+
+def test_a_step_that_states_the_print_matches_in_either_orientation():
+    assert _compare(r"(x + 1)^2 = x^2 + 2x + 1", _step((x + 1) ** 2, x**2 + 2 * x + 1)).verdict == "matches"
+    assert _compare(r"(x + 1)^2 = x^2 + 2x + 1", _step(x**2 + 2 * x + 1, (x + 1) ** 2)).verdict == "matches"
+    # b >= a is the printed a <= b; sides equal as functions (not as expressions) still match, numerically
+    c = _compare(r"\frac{a}{1 + a} \le 1", _step(sp.Integer(1), 1 - 1 / (1 + a), relation=">="))
+    assert c.verdict == "matches" and "numerically" in c.how, c
+    # a strict inequality is not the printed non-strict one
+    assert _compare(r"\frac{a}{1 + a} \le 1", _step(a / (1 + a), sp.Integer(1), relation="<")).verdict == "differs"
+
+
+def test_a_chain_matches_a_link_or_the_composed_chain():
+    chain = r"(x + 1)^2 = x^2 + 2x + 1 = (x + 2) x + 1"
+    assert _compare(chain, _step(x**2 + 2 * x + 1, (x + 2) * x + 1)).verdict == "matches"      # the second link
+    c = _compare(chain, _step((x + 1) ** 2, (x + 2) * x + 1))                                  # a = c from a = b = c
+    assert c.verdict == "matches" and "composed" in c.how, c
+    # a = b <= c composes to a <= c, never to a = c
+    mixed = r"a^2 + 1 = 1 + a^2 \le (1 + a)^2"
+    assert _compare(mixed, _step(a**2 + 1, (1 + a) ** 2, relation="<=")).verdict == "matches"
+    assert _compare(mixed, _step(a**2 + 1, (1 + a) ** 2)).verdict == "differs"
+
+
+def test_symbols_unify_by_name_and_through_the_notation_map():
+    lam = sp.Symbol("lam", positive=True)
+    assert _compare(r"\frac{\lambda}{1 + \lambda} = 1 - \frac{1}{1 + \lambda}",
+                    _step(lam / (1 + lam), 1 - 1 / (1 + lam))).verdict == "matches"
+    m0 = sp.Symbol("m_0", real=True)
+    notation = sources.NotationMap(rewrites=((r"\|w_0\|_2", r"m_{0}"),))
+    assert _compare(r"(\|w_0\|_2 + 1)^2 = \|w_0\|_2^2 + 2\|w_0\|_2 + 1", _step((m0 + 1) ** 2, m0**2 + 2 * m0 + 1),
+                    notation).verdict == "matches"
+
+
+def test_a_printed_name_on_one_side_compares_the_other_side():
+    stable = z * (sp.asinh(z / 2) - sp.tanh(sp.asinh(z / 2) / 2))          # the step: a stable form equals (1)
+    c = _compare(r"q(z) = z \operatorname{arcsinh}(z/2) - \sqrt{4 + z^2} + 2",
+                 _step(stable, 2 - sp.sqrt(4 + z**2) + z * sp.asinh(z / 2)))
+    assert c.verdict == "matches" and "names what the step computes" in c.how, c
+
+
+def test_what_cannot_be_compared_says_why():
+    assert _compare(r"\min_x f(x) = 0", _step((x + 1) ** 2, x**2 + 2 * x + 1)).verdict == "not parsed"
+    c = _compare(r"u + v = w", _step((x + 1) ** 2, x**2 + 2 * x + 1))
+    assert c.verdict == "not compared" and "symbols of the print not in the step" in c.how, c
+    c = fidelity.compare_step("(1)", sources.parse_display("x^2 + 1"), _step((x + 1) ** 2, x**2 + 2 * x + 1))
+    assert c.verdict == "not compared" and "no relation" in c.how
+    m = _step(sp.Matrix([(x + 1) ** 2, y]), sp.Matrix([x**2 + 2 * x + 1, y]))
+    assert fidelity.compare_step("(1)", sources.parse_display("x = y"), m).verdict == "not compared"
+
+
+def test_decisive_difference_needs_the_same_symbols_and_a_point_where_one_holds():
+    # the paper prints (x + 1)^2 = x^2 + 2x + 2 (a typo); the step silently states the corrected identity
+    c = _compare(r"(x + 1)^2 = x^2 + 2x + 2", _step((x + 1) ** 2, x**2 + 2 * x + 1))
+    assert c.verdict == "differs" and c.decisive and c.unexpected, c
+    assert "the step's relation holds there and the print's fails" in c.how
+    # an equation to solve (a side is a number) is never an identity: a step about its left side is no conflict
+    c = _compare(r"u^4 - 2u^2 + 1 = 0", _step(sp.Symbol("u", positive=True) ** 4 - 2 * sp.Symbol("u", positive=True)
+                                               ** 2 + 1, (sp.Symbol("u", positive=True) ** 2 - 1) ** 2))
+    assert c.verdict == "differs" and not c.decisive, c
+    # other symbols: a consequence of the print, never decisive
+    c = _compare(r"(x + 1)^2 = x^2 + 2x + 2", _step((y + 1) ** 2, y**2 + 2 * y + 1))
+    assert not c.decisive
+
+
+# -- the parse cache ---------------------------------------------------------------------------------------------------
+
+def test_parses_are_cached_on_disk_keyed_by_text_notation_and_parser(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("THEORYLAB_STEP_CACHE", "1")
+    cache = fidelity._ParseCache()
+    first = cache.parse(r"\frac{a}{b} = \frac{a^2}{a b}")
+    assert cache.misses == 1 and list((tmp_path / "theorylab" / "parses").rglob("*.pickle"))
+    again = fidelity._ParseCache()                      # a new process: from disk, the same relations, unevaluated
+    second = again.parse(r"\frac{a}{b} = \frac{a^2}{a b}")
+    assert again.hits == 1 and again.misses == 0 and second == first
+    notation = sources.NotationMap(rewrites=((r"\frac{a}{b}", "c"),))
+    again.parse(r"\frac{a}{b} = \frac{a^2}{a b}", notation)
+    assert again.misses == 1                            # another notation: another key
+    monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
+    off = fidelity._ParseCache()
+    off.parse(r"x = y + 1")
+    assert off.misses == 1 and len(list((tmp_path / "theorylab" / "parses").rglob("*.pickle"))) == 2
+
+
+# -- `theorylab check` on a planted mismatch ----------------------------------------------------------------------------
+
+_PAPER = '''
+import sympy as sp
+from theorylab.authoring import Derivation, Family, Paper, Step
+from theorylab.derivation import AS_PRINTED
+
+x = sp.Symbol("x", real=True)
+PAPER = Paper(name="{name}", title="planted", source="planted.md", source_file={source!r},
+              families=(Family(name="{family}", entries=__name__),))
+ENTRIES = ()
+DERIVATIONS = (Derivation(key="{family}.d", title="planted", source="planted.md", where="(1)", entries=(), steps=(
+    Step(label="(1) as printed", lhs=(x + 1)**2, rhs={rhs}, cites=("(1)",), fidelity=AS_PRINTED),
+    Step(label="(2) as printed", lhs=x**2 - 1, rhs=(x - 1)*(x + 1), cites=("(2)",), fidelity=AS_PRINTED),
+)),)
+'''
+
+_MD = textwrap.dedent(r"""
+    # A planted paper
+
+    The square is
+    $$(x + 1)^2 = x^2 + 2x + 2 \tag{1}$$
+    and the difference of squares
+    $$x^2 - 1 = (x - 1)(x + 1) \tag{2}$$
+""")
+
+
+@pytest.mark.parametrize("rhs, code", [("x**2 + 2*x + 1", 1), ("x**2 + 2*x + 2", 0)])
+def test_check_fails_a_step_declared_as_printed_that_states_another_relation(tmp_path, rhs, code):
+    """The paper prints (1) with a typo (+ 2); a step declared "as printed" that states the corrected identity holds,
+    so only the machine comparison catches it: check exits 1 naming (1) with both forms. The step that states the
+    print (an erratum in a real paper; here declared as printed, so its own verdict fails) is no fidelity failure."""
+    md = tmp_path / "planted.md"
+    md.write_text(_MD)
+    name = f"planted-{code}"
+    family = f"planted_{code}"
+    py = tmp_path / f"{family}.py"
+    py.write_text(_PAPER.format(name=name, family=family, source=str(md), rhs=rhs))
+    got, out, err = run_cli("check", name, "--paper", str(py), "--jobs", "1")
+    assert "fidelity to the printed page" in out and "(2)" in out, out
+    if code:
+        assert got == 1, out
+        assert "UNEXPECTED: step '(1) as printed'" in out and "declared 'as printed' but states something else" in out
+        assert "the paper prints: \\left(x + 1\\right)^{2} = x^{2} + 2 x + 2" in out, out
+        assert "the step states:  \\left(x + 1\\right)^{2} = x^{2} + 2 x + 1" in out, out
+        assert "1 declared 'as printed' differ from the print" in out
+    else:
+        assert "UNEXPECTED" not in out and "(1)            matches the print" in out, out
+        assert "differ from the print" not in out.splitlines()[-1]
+
+
+# -- `theorylab new --from` ---------------------------------------------------------------------------------------------
+
+_TEX = textwrap.dedent(r"""
+    \documentclass{article}
+    \usepackage{amsmath}
+    \begin{document}
+    \section{Model}
+    The moment generating function is
+    \begin{equation}\label{eq:mgf}
+    M(t) = \frac{e^t - 1}{t}
+    \end{equation}
+    with
+    \begin{align}
+    e^t - 1 &= t + \frac{t^2}{2} + \frac{t^3}{6} \label{eq:taylor}\\
+    \frac{d}{dt} M(t) &= \frac{t e^t - e^t + 1}{t^2} \nonumber\\
+    M(t) &\ge e^{t/2}. \label{eq:jensen}
+    \end{align}
+    \begin{theorem}\label{thm:main}
+    For all $t > 0$, $M(t) \ge 1 + t/2$.
+    \end{theorem}
+    \begin{equation}
+    \min_{x} \|x\|_2 \quad \text{s.t.} \quad Ax = b
+    \end{equation}
+    \end{document}
+""")
+
+_MD_SOURCE = textwrap.dedent(r"""
+    # A Markdown paper (converted from PDF)
+
+    The risk is
+    $$R(\lambda) = \sin^2\theta + \frac{\sigma^2 + \sin^2\theta}{n - 2} \tag{1}$$
+    and its limit
+
+    $$\lim_{n \to \infty} R = 1 - \frac{1 + 2\lambda}{(1 + \lambda)^2} \cos^2\theta \quad (2)$$
+
+    **Theorem 1.** The risk is decreasing in n.
+
+    $$\mathcal{T} = \begin{cases} 1 - \gamma & \gamma < 1 \\ 0 & \gamma \ge 1 \end{cases} \tag{3}$$
+
+    $$\nabla_w L = 0 \tag{4}$$
+""")
+
+
+@pytest.mark.parametrize("suffix, text, drafts", [(".tex", _TEX, 3), (".md", _MD_SOURCE, 3)])
+def test_new_from_a_source_outside_the_repo_lists_every_label_and_drafts_what_parses(tmp_path, monkeypatch, suffix,
+                                                                                        text, drafts):
+    src = tmp_path / "elsewhere" / f"mypaper{suffix}"
+    src.parent.mkdir()
+    src.write_text(text)
+    name = f"fromsrc{suffix[1:]}"
+    folder = tmp_path / name
+    code, out, err = run_cli("new", name, str(folder), "--from", str(src))
+    assert code == 0 and err == "", err
+    module = folder / name
+    assert (module / src.name).read_text() == text                             # the source, copied into the package
+    init = (module / "__init__.py").read_text()
+    assert f'source_file="{src.name}"' in init and "notation=NOTATION" in init
+    labels = sources.read_source(src).labels
+    cov = (module / "coverage.py").read_text()
+    assert all(f"# {label} [" in cov for label in labels), cov                 # every label with its printed text
+    assert "pyproject.toml" in {p.name for p in folder.iterdir()}
+    assert src.name in (folder / "pyproject.toml").read_text()                 # shipped as package data
+
+    monkeypatch.syspath_prepend(str(folder))
+    code, out, err = run_cli("check", name, "--paper", name, "--jobs", "1")
+    assert code == 0, out + err
+    assert f"{drafts} drafts (not checked)" in out and "0 hold" in out, out
+    section = out[out.index("fidelity to the printed page"):]
+    for label in labels:                                                      # check lists every label
+        assert f"   {label} " in section, (label, section)
+    # the drafts are the printed relations: each parses back and matches its display by machine
+    entries = __import__(f"{name}.entries", fromlist=["DERIVATIONS"])
+    steps = [s for d in entries.DERIVATIONS for s in d.steps]
+    assert len(steps) == drafts and all(s.draft for s in steps)
+    items = {p.label: p for p in fidelity.parsed_printout(sources.read_source(src))}
+    for s in steps:
+        c = fidelity.compare_step(s.cites[0], items[s.cites[0]].relations, s)
+        assert c.verdict == "matches", c
+    code, out, err = run_cli("coverage", name, "--paper", name, "--json")
+    import json
+
+    rows = {r["label"]: r for r in json.loads(out)}
+    assert {rows[s.cites[0]]["status"] for s in steps} == {"draft"}
+    assert all(rows[label]["compared"] is not None for label in labels)
+    for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[mod]
+
+
+def test_new_from_refuses_a_missing_or_foreign_source(tmp_path):
+    code, out, err = run_cli("new", "nosuch-paper", str(tmp_path / "x"), "--from", str(tmp_path / "none.tex"))
+    assert code == 2 and "--from must be an existing .tex or .md file" in err and out == ""
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF")
+    code, out, err = run_cli("new", "nosuch-paper", str(tmp_path / "x"), "--from", str(pdf))
+    assert code == 2 and "--from" in err
+    assert not (tmp_path / "x").exists()
+
+
+# -- the built-in papers -----------------------------------------------------------------------------------------------
+
+def test_ptft_relu_is_machine_compared_without_a_decisive_difference():
+    """The smallest built-in paper: its notation map makes (7) and (9) match the print by machine, (10) is compared
+    (the step restates the printed quartic's side), and no step declared as printed decisively differs."""
+    from theorylab import catalogue
+
+    paper = next(p for p in catalogue.papers() if p.name == "ptft-relu")
+    derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
+    comps = fidelity.compare_paper(paper, derivs)
+    assert comps["(7)"].status == comps["(9)"].status == "matches the print", (comps["(7)"], comps["(9)"])
+    assert comps["(10)"].compared
+    assert not [c for lc in comps.values() for c in lc.comparisons if c.unexpected]
+    rep = fidelity.share_report(paper, derivs, comps)
+    assert rep["displays"] == 11 and rep["compared"] >= 3 and rep["parsed"] >= 8, rep
