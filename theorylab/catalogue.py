@@ -402,7 +402,9 @@ def printed_labels(p: Paper) -> "list | None":
 def coverage_declarations(paper: str = "") -> list[tuple]:
     """(paper, labels, accounts, printed text by label) of every registered paper that declares `coverage` (a module
     with ACCOUNTS, and LABELS where the paper names no source file); `paper` selects one by name, source file or
-    source number. Labels come from the source file when there is one; LABELS, when also given, must equal them."""
+    source number. Labels come from the source file when there is one; LABELS, when also given, must equal them.
+    ACCOUNTS are checked (`coverage.check_accounts`): a one-line DomainError for a wrong type, a label accounted twice
+    or not printed, a label both accounted for and cited, a step citing a label the paper does not print."""
     out = []
     for p in papers():
         if p.coverage is None or (paper and paper not in (p.name, p.source, p.source.split("_", 1)[0])):
@@ -419,7 +421,11 @@ def coverage_declarations(paper: str = "") -> list[tuple]:
                 raise DomainError(f"paper {p.name}: LABELS of {p.coverage} differ from the labels of its source "
                                   f"file (only in LABELS: {extra or 'none'}; only in the source: {lost or 'none'}; "
                                   "or the order): drop LABELS, the source file is the reference")
-        out.append((p, labels, tuple(getattr(mod, "ACCOUNTS", ())), printed))
+        from .coverage import check_accounts
+
+        derivs = [d for f in families([f.name for f in p.families]) for d in f.derivations]
+        accounts = check_accounts(p.name, getattr(mod, "ACCOUNTS", ()), labels, derivs)
+        out.append((p, labels, accounts, printed))
     if paper and not out:
         names = ", ".join(p.name for p in papers() if p.coverage is not None) or "none registered"
         raise DomainError(f"paper must be a registered paper that declares coverage ({names}); got {paper!r}")
