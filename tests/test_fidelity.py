@@ -104,6 +104,12 @@ def test_parses_are_cached_on_disk_keyed_by_text_notation_and_parser(tmp_path, m
     notation = sources.NotationMap(rewrites=((r"\frac{a}{b}", "c"),))
     again.parse(r"\frac{a}{b} = \frac{a^2}{a b}", notation)
     assert again.misses == 1                            # another notation: another key
+    # comparisons of steps made of SymPy expressions are cached beside the parses
+    step = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    rel = sources.parse_display(r"(x + 1)^2 = x^2 + 2x + 1")
+    first = fidelity.compare_step("(1)", rel, step)
+    assert list((tmp_path / "theorylab" / "parses" / "compared").rglob("*.json"))
+    assert fidelity.compare_step("(1)", rel, step) == first and first.verdict == "matches"
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
     off = fidelity._ParseCache()
     off.parse(r"x = y + 1")

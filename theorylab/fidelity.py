@@ -37,6 +37,7 @@ __all__ = ["Comparison", "LabelComparison", "parsed_printout", "compare_step", "
            "share_report", "PARSE_CACHE_VERSION", "RTOL", "POINTS"]
 
 PARSE_CACHE_VERSION = "theorylab-parses-1"   # bump when what a cached parse means changes
+COMPARE_CACHE_VERSION = "theorylab-compared-1"
 RTOL = 1e-9          # two sides agree at a point when |a - b| <= RTOL * max(1, |a|, |b|) (30-digit evaluation)
 DECISIVE = 1e-6      # a relation fails decisively at a point when it misses by more than DECISIVE * max(1, |a|, |b|)
 POINTS = 12          # sampled points per comparison
@@ -548,10 +549,68 @@ def _scalar(v: Any):
     return None
 
 
+def _comparison_key(label: str, relations: Any, step, derivation: str, points: int) -> str | None:
+    """A content hash of a comparison of a step made of SymPy expressions (None for numeric sides: their routines'
+    code is not part of the key): the printed relations, the step's sides, relation, domain and fidelity, the sample
+    size, and this module's code."""
+    if step.numeric or relations is None or isinstance(relations, ParseFailure):
+        return None
+    try:
+        with open(__file__, "rb") as fh:
+            code = hashlib.sha256(fh.read()).hexdigest()[:16]
+        parts = [COMPARE_CACHE_VERSION, code, sp.__version__, label, derivation, step.label, _fidelity_text(step),
+                 sp.srepr(sp.sympify(step.lhs)), sp.srepr(sp.sympify(step.rhs)), step.relation,
+                 repr(sorted((sp.srepr(k), repr(v)) for k, v in step.domain.items())), str(points),
+                 repr([(x[0], sp.srepr(x[1]), sp.srepr(x[2])) if x[0] != "expr" else (x[0], sp.srepr(x[1]))
+                       for x in _freeze(relations)])]
+    except Exception:  # noqa: BLE001 - a side SymPy cannot write down: not cached
+        return None
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+def _cached_comparison(key: str | None) -> Comparison | None:
+    if key is None or not PARSES.on:
+        return None
+    import json
+
+    try:
+        with open(os.path.join(PARSES.dir, "compared", key[:2], key + ".json")) as fh:
+            return Comparison(**json.load(fh))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _store_comparison(key: str | None, c: Comparison) -> None:
+    if key is None or not PARSES.on or "took over" in c.how:
+        return
+    import json
+
+    try:
+        folder = os.path.join(PARSES.dir, "compared", key[:2])
+        os.makedirs(folder, exist_ok=True)
+        tmp = os.path.join(folder, f".{key}.{os.getpid()}")
+        with open(tmp, "w") as fh:
+            json.dump({k: getattr(c, k) for k in c.__dataclass_fields__}, fh)
+        os.replace(tmp, os.path.join(folder, key + ".json"))
+    except OSError:
+        pass
+
+
 def compare_step(label: str, relations: Any, step, *, derivation: str = "", points: int = POINTS,
                  budget_s: float = 20.0) -> Comparison:
     """Compare a step with the relations printed at `label` (a tuple from sources.parse_display, a ParseFailure, or
-    None for a numbered statement)."""
+    None for a numbered statement). A comparison of a step made of SymPy expressions is cached on disk beside the
+    parses (keyed by its content and this module's code)."""
+    key = _comparison_key(label, relations, step, derivation, points)
+    hit = _cached_comparison(key)
+    if hit is not None:
+        return hit
+    out = _compare_step(label, relations, step, derivation=derivation, points=points, budget_s=budget_s)
+    _store_comparison(key, out)
+    return out
+
+
+def _compare_step(label: str, relations: Any, step, *, derivation: str, points: int, budget_s: float) -> Comparison:
     base = dict(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
                 stated=_stated(step))
     if relations is None:
@@ -650,12 +709,29 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
         return _evaluate(e, pt)
 
+    known = ({_normal(k) for pt in pts for k in pt} if numeric else {_normal(s.name) for s in syms})
+    known |= {k.replace("_", "") for k in known}
+
+    def foreign_names() -> list[str]:
+        return sorted({_tex(s) for n in nodes for s in n.free_symbols
+                       if not (isinstance(s, sp.Symbol) and any(k in known for k in _names(s.name)))}
+                      | {f.func.__name__ for n in nodes for f in n.atoms(sp.core.function.AppliedUndef)
+                         if _normal(f.func.__name__) not in stands})
+
+    def possible(n) -> bool:             # every symbol and function of the printed side has a value at the points
+        return (all(isinstance(s, sp.Symbol) and any(k in known for k in _names(s.name)) for s in n.free_symbols)
+                and all(_normal(f.func.__name__) in stands for f in n.atoms(sp.core.function.AppliedUndef)))
+
+    if not any(possible(n) for n in nodes):  # decided before any side is evaluated
+        return Comparison(**base, verdict="not compared",
+                          how="symbols of the print not in the step: " + (", ".join(foreign_names())[:160] or "none"))
+    can = [possible(n) for n in nodes]
     node_vals: list[list] = [[] for _ in nodes]
     step_vals: list[tuple] = []
     used = []
     for pt in pts:
         subs = point_subs(pt)
-        nv = [_evaluate(ready(n), subs) for n in nodes]
+        nv = [_evaluate(ready(n), subs) if ok else None for n, ok in zip(nodes, can)]
         if numeric and all(v is None for v in nv):
             continue                      # no printed side is evaluable here: the routine is not called
         try:
@@ -670,13 +746,9 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
         used.append(pt)
     evaluable = [k for k in range(len(nodes)) if any(v is not None for v in node_vals[k])]
     if not evaluable:
-        known = {_normal(k) for pt in pts for k in pt} if numeric else {_normal(s.name) for s in syms}
-        foreign = sorted({_tex(s) for n in nodes for s in n.free_symbols
-                          if not (isinstance(s, sp.Symbol) and _normal(s.name) in known)}
-                         | {f.func.__name__ for n in nodes for f in n.atoms(sp.core.function.AppliedUndef)
-                            if _normal(f.func.__name__) not in stands})
         return Comparison(**base, verdict="not compared",
-                          how="symbols of the print not in the step: " + (", ".join(foreign)[:160] or "none"))
+                          how="the printed sides have no finite real value at the sampled points (symbols of the print "
+                              "not in the step: " + (", ".join(foreign_names())[:160] or "none") + ")")
     if not any(a is not None or b is not None for a, b in step_vals):
         return Comparison(**base, verdict="not compared",
                           how="the step's sides have no finite real value at the sampled points")
