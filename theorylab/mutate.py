@@ -819,7 +819,7 @@ def component_coverage(checks: Sequence[Any], *, profile: str = "quick", baselin
 
     baselines = baselines or _Baselines(profile)
     out: dict[str, list[str]] = {}
-    for entry in {catalogue.get(e) for c in checks for e in c.entries}:
+    for entry in sorted({catalogue.get(e) for c in checks for e in c.entries}, key=lambda e: e.id):
         if entry.compute is None:
             continue
         keys = _dict_keys(entry)
@@ -842,7 +842,7 @@ def component_coverage(checks: Sequence[Any], *, profile: str = "quick", baselin
 
 
 def _dict_keys(entry: Entry) -> list[str]:
-    for kw in samples(entry, 0)[:1] or [{}]:
+    for kw in [dict(e) for e in entry.examples][:1] or samples(entry, 1)[:1] or [{}]:
         try:
             v = entry(**kw)
         except Exception:  # noqa: BLE001
