@@ -539,6 +539,11 @@ def cmd_mutate(args) -> int:
               f"resolve their delta; {sum(len(c.weak) for c in sens)} weak records (reported, not a full pass)")
         record["checks"] = [c.to_json() for c in sens]
         status |= bool(bad_checks)
+        blind = mutate.component_coverage(checks, profile=args.profile, baselines=baselines)
+        if blind:
+            print("components of a solver's output that no check catches off by its delta: "
+                  + "; ".join(f"{e}[{', '.join(ks)}]" for e, ks in blind.items()))
+        record["uncaught_components"] = blind
     if "coverage" in views:
         cov = mutate.coverage(chosen)
         gaps = [c for c in cov if c.gaps]
@@ -665,7 +670,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "full"), default="quick",
-                   help="quick: 12 points per entry, checks that run in <= 5 s unperturbed (no trained networks), "
+                   help="quick: 12 points per entry, checks that run in <= 30 s unperturbed (no trained networks), "
                         "per-check view until the first catch; full: 40 points, every check, every perturbation")
     s.add_argument("--layers", default="", help="comma-separated subset of contract,derivation,evidence")
     s.add_argument("--view", default="", help="comma-separated subset of entries,checks,coverage (default: all): "
