@@ -306,7 +306,7 @@ def cmd_verify(args) -> int:
           f"{'s' if threads > 1 else ''} each)")
     steps: list[dict] = []
     evidence: list[dict] = []
-    counts = {"unexpected": 0, "failures": 0}
+    counts = {"unexpected": 0, "failures": 0, "weak": 0}
 
     def on_result(task, result):
         recs = result["records"]
@@ -325,9 +325,14 @@ def cmd_verify(args) -> int:
                 print(f"  NOTE {r['entry']:32s} {r['check']}: {r['text']}")
                 continue
             counts["failures"] += not r["passed"]
-            print(f"  {'PASS' if r['passed'] else 'FAIL'} {r['entry']:32s} {r['check']}: predicted "
+            counts["weak"] += r.get("verdict") == "weak"
+            mark = {"pass": "PASS", "weak": "WEAK", "fail": "FAIL"}[r.get("verdict") or
+                                                                  ("pass" if r["passed"] else "fail")]
+            print(f"  {mark} {r['entry']:32s} {r['check']}: predicted "
                   f"{_fmt(r['predicted'])}, observed {_fmt(r['observed'])}, abs err {_fmt(r['abs_error'])}, "
                   f"rel err {_fmt(r['rel_error'])}, tol {_fmt(r['tolerance'])} ({r['tolerance_source']})"
+                  + (f", resolves {_fmt(r['resolution'])} (needs {_fmt(r.get('resolution_needed'))})"
+                     if r.get("resolution") is not None else "")
                   + (f" [{r['detail']}]" if r.get("detail") else ""))
         print(f"    ({task.key}: {result['seconds']:.1f} s)")
 
@@ -350,7 +355,7 @@ def cmd_verify(args) -> int:
     os.unlink(journal)  # the record is whole: nothing is left to resume
     findings = sum(r.get("record") == "finding" for r in evidence)
     print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence) - findings} evidence "
-          f"records ({failures} failed), {findings} findings, {time.time() - t0:.1f} s; JSON record: {args.json}")
+          f"records ({failures} failed, {counts['weak']} weak: within tolerance but coarser than needed), {findings} findings, {time.time() - t0:.1f} s; JSON record: {args.json}")
     return 1 if unexpected or failures else 0
 
 
