@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from theorylab import DomainError
-from theorylab.derivation import Derivation, Erratum, Step, check_equal
+from theorylab.derivation import Derivation, Erratum, Step, TrivialStepError, check_equal
 from theorylab.kernels import numpy_kernel, torch_kernel
 from theorylab.params import expression, integer, scalar, vector
 from helpers import run_cli
@@ -289,3 +289,26 @@ def test_a_50_digit_identity_test_is_relative_for_small_values():
     same = Step("the same value through a cancellation", lhs=sp.exp(-1000 * y), rhs=sp.cosh(1000 * y) - sp.sinh(1000 * y),
                 domain={y: (0.09, 0.1)}, symbolic=False).check()
     assert same.holds, same
+
+
+def test_step_conditions_narrow_the_search_and_the_proof():
+    """A step that holds only under a condition (gamma < 1) carries it: searched, certified on the narrowed box;
+    without it the same relation is refuted; a condition that bounds no single symbol is a one-line error."""
+    g = sp.Symbol("gamma", positive=True)
+    held = Step("1/(1 - gamma) >= 1 for gamma < 1", lhs=1 / (1 - g), rhs=1, relation=">=", conditions=(g < 1,))
+    assert held.search_domain == {g: (0.05, 1.0)}
+    out = held.check()
+    assert out.holds and out.strength in ("proved", "certified")
+    assert Step("without the condition", lhs=1 / (1 - g), rhs=1, relation=">=").check().strength == "refuted"
+    with pytest.raises(TrivialStepError, match=r"each condition must bound one symbol by a number"):
+        Step("bad", lhs=g, rhs=1, relation=">=", conditions=(g**2 < 1,))
+    with pytest.raises(TrivialStepError, match=r"leaves gamma no interval"):
+        Step("empty", lhs=g, rhs=0, relation=">=", conditions=(g < 1, g > 2))
+
+
+def test_a_numeric_step_prints_its_tex_or_label_never_lambda():
+    s = Step("x < x + 1 on numbers", lhs=lambda x: x, rhs=lambda x: x + 1, relation="<", search=lambda: [{"x": 1}])
+    assert "<lambda>" not in s.statement() and s.latex() == r"\text{x < x + 1 on numbers}"
+    t = Step("x < x + 1", lhs=lambda x: x, rhs=lambda x: x + 1, relation="<", search=lambda: [{"x": 1}],
+             tex=r"x < x + 1")
+    assert t.latex() == "x < x + 1" and t.statement() == "x < x + 1"

@@ -31,6 +31,7 @@ NUMERIC_POINTS = 24
 RELATIONS = ("==", "<=", "<", ">=", ">")
 # weakest first: a derivation is as strong as its weakest step
 STRENGTHS = ("refuted", "searched", "certified", "proved")
+RELATION_TEX = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}  # the one relation -> LaTeX table
 
 
 class TrivialStepError(ValueError):
@@ -222,6 +223,11 @@ class Step:
     premises     labels of the earlier steps this one follows from.
     cites        the paper's equation labels and statements this step transcribes ("(28)", "Lemma 5"): what
                  `theorylab coverage` counts as checked.
+    conditions   relations that bound one symbol each, `(gamma < 1, lam >= sp.Rational(1, 10))`: the step holds
+                 under them; they narrow that symbol's interval (its `domain`, else its default from its assumptions)
+                 for the search, the certification and the numeric identity test.
+    tex          for a step with numeric sides, the statement as LaTeX (printed by `latex()`, coverage, the report);
+                 without it the label is printed. SymPy sides print themselves.
     fidelity     required when `cites` is given: "as printed" (the statement the paper prints, up to notation: say
                  the notation in `why`), or an `Amendment` naming what theorylab changed in it and why. An amended
                  step needs the printed statement as a step of the same derivation citing the same label. An
@@ -247,6 +253,8 @@ class Step:
     cites: tuple[str, ...] = ()  # the paper's labels this step transcribes: "(28)", "Theorem 3.6"
     fidelity: "str | Amendment | None" = None  # "as printed" or an Amendment (required with cites)
     draft: bool = False  # the printed relation, not derived yet (theorylab new --from): reported as a draft
+    conditions: tuple = ()  # relations bounding one symbol each (gamma < 1): they narrow its search box and proof
+    tex: str = ""  # the statement as LaTeX, for a step with numeric sides (else its SymPy sides print it)
 
     def __post_init__(self):
         where = f"step {self.label!r}"
@@ -276,6 +284,16 @@ class Step:
                                    "and carries no erratum")
         if self.relation not in RELATIONS:
             raise TrivialStepError(f"{where}: relation must be one of {', '.join(RELATIONS)}; got {self.relation!r}")
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise TrivialStepError(f"{where}: label must be a non-empty string; got label={self.label!r}")
+        if not isinstance(self.domain, dict):
+            raise TrivialStepError(f"{where}: domain must be a dict symbol -> (low, high); got the "
+                                   f"{type(self.domain).__name__} {self.domain!r}"[:200])
+        if not isinstance(self.tex, str):
+            raise TrivialStepError(f"{where}: tex must be a string of LaTeX; got tex={self.tex!r}")
+        conds = (self.conditions,) if isinstance(self.conditions, sp.Basic) else tuple(self.conditions)
+        object.__setattr__(self, "conditions", conds)
+        _condition_domain(where, conds, self.domain)  # one-line errors for conditions it cannot use
         if self.lhs is None or self.rhs is None:
             raise TrivialStepError(f"{where}: a step states a relation between two expressions (lhs and rhs); "
                                    "a claim in words alone cannot be checked")
@@ -300,21 +318,33 @@ class Step:
         """True when a side is a callable evaluated on numbers (not a SymPy expression)."""
         return _is_numeric_side(self.lhs) or _is_numeric_side(self.rhs)
 
-    def _side_text(self, side: Any) -> str:
+    def _side_text(self, side: Any, which: str) -> str:
         if _is_numeric_side(side):
-            return getattr(side, "__doc__", None) and side.__doc__.strip().splitlines()[0] or getattr(
-                side, "__name__", "a numeric routine")
+            doc = (getattr(side, "__doc__", None) or "").strip()
+            name = getattr(side, "__name__", "")
+            if doc:
+                return doc.splitlines()[0]
+            if name and name != "<lambda>":
+                return name
+            return f"the {which} side of {self.label!r}"  # never '<lambda>'
         return sp.sstr(side)
 
     def statement(self) -> str:
-        return f"{self._side_text(self.lhs)} {self.relation} {self._side_text(self.rhs)}"
+        if self.numeric and self.tex:
+            return self.tex
+        return f"{self._side_text(self.lhs, 'left')} {self.relation} {self._side_text(self.rhs, 'right')}"
 
     def latex(self, **settings: Any) -> str:
-        """The step as LaTeX, `lhs rel rhs` ("" for numeric sides), printed with SymPy `latex` settings."""
+        """The step as LaTeX, `lhs rel rhs` printed with SymPy `latex` settings; a step with numeric sides prints
+        its `tex`, else its label as text."""
         if self.numeric:
-            return ""
-        rel = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}[self.relation]
-        return f"{sp.latex(self.lhs, **settings)} {rel} {sp.latex(self.rhs, **settings)}"
+            return self.tex or r"\text{" + self.label.replace("\\", "").replace("{", "(").replace("}", ")") + "}"
+        return f"{sp.latex(self.lhs, **settings)} {RELATION_TEX[self.relation]} {sp.latex(self.rhs, **settings)}"
+
+    @property
+    def search_domain(self) -> dict:
+        """The domain the engine searches: `domain`, narrowed by `conditions`."""
+        return _condition_domain(f"step {self.label!r}", self.conditions, self.domain)
 
     def __repr__(self) -> str:
         return f"<Step {self.label!r}: {self.statement()[:100]}{' (erratum ' + self.erratum.key + ')' if self.erratum else ''}>"
@@ -356,7 +386,7 @@ class Step:
 
         parts = [_CACHE_VERSION, _engine_fingerprint(), sp.srepr(_sympify(self.lhs)), sp.srepr(_sympify(self.rhs)),
                  self.relation,
-                 repr(sorted((sp.srepr(k), repr(v)) for k, v in self.domain.items())), repr(self.symbolic),
+                 repr(sorted((sp.srepr(k), repr(v)) for k, v in self.search_domain.items())), repr(self.symbolic),
                  repr(self.points), repr(self.erratum is not None),
                  repr(sorted((str(k), sp.srepr(sp.sympify(v))) for k, v in (self.erratum.at or {}).items()))
                  if self.erratum is not None else "", searched]
@@ -370,11 +400,13 @@ class Step:
         if self.relation == "==":
             if self.erratum is not None:
                 # an erratum is expected to fail: a numeric counterexample settles it without slow simplification
-                numeric = check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=False, points=self.points)
+                numeric = check_equal(self.lhs, self.rhs, domain=self.search_domain, symbolic=False,
+                                      points=self.points)
                 if not numeric.holds:
                     return numeric
-            return check_equal(self.lhs, self.rhs, domain=self.domain, symbolic=self.symbolic, points=self.points)
-        return check_inequality(self.lhs, self.rhs, self.relation, domain=self.domain, symbolic=self.symbolic,
+            return check_equal(self.lhs, self.rhs, domain=self.search_domain, symbolic=self.symbolic,
+                               points=self.points)
+        return check_inequality(self.lhs, self.rhs, self.relation, domain=self.search_domain, symbolic=self.symbolic,
                                 points=self.points, search=self.search)
 
 
@@ -910,6 +942,33 @@ def _symbolic_zero(diff: sp.Expr) -> bool:
         except Exception:  # noqa: BLE001 - a transform SymPy cannot apply just does not decide
             continue
     return False
+
+
+def _condition_domain(where: str, conditions: Sequence[Any], domain: dict) -> dict:
+    """`domain` narrowed by conditions that each bound one symbol by a number (x < 1, 0 <= x, x > 1/10); a
+    condition of any other form is a one-line TrivialStepError naming it."""
+    out = dict(domain)
+    for c in conditions:
+        if not isinstance(c, sp.core.relational.Relational) or isinstance(c, (sp.Eq, sp.Ne)):
+            raise TrivialStepError(f"{where}: conditions must be inequalities such as gamma < 1; got {c!r}")
+        sides = [x for x in (c.lhs, c.rhs) if x.free_symbols]
+        if len(sides) != 1 or not isinstance(sides[0], sp.Symbol) or not (c.lhs - c.rhs).free_symbols == {sides[0]}:
+            raise TrivialStepError(f"{where}: each condition must bound one symbol by a number (gamma < 1); "
+                                   f"got {c}")
+        sym = sides[0]
+        bound = float(c.rhs if c.lhs == sym else c.lhs)
+        upper = isinstance(c, (sp.StrictLessThan, sp.LessThan)) == (c.lhs == sym)
+        lo, hi = out[sym] if sym in out else _interval(sym, out)  # a declared bound may be unbounded (None, oo)
+        fl, fh = _search.finite_interval(lo, hi)
+        if upper and bound < fh:
+            hi = bound
+        elif not upper and bound > fl:
+            lo = bound
+        if not _search.finite_interval(lo, hi)[0] < _search.finite_interval(lo, hi)[1]:
+            raise TrivialStepError(f"{where}: condition {c} leaves {sym} no interval (its interval was "
+                                   f"{_interval(sym, domain)})")
+        out[sym] = (lo, hi)
+    return out
 
 
 def _interval(sym: sp.Symbol, domain: dict) -> tuple[float, float]:

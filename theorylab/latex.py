@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from . import catalogue
+from .derivation import RELATION_TEX as _REL  # the one relation table
 from .derivation import Derivation, Erratum, StepResult
 from .entry import Entry, _latex
 
@@ -52,9 +53,6 @@ def entry_block(entry: Entry, status: str | None = None) -> str:
     lines.append("")
     lines.append(escape(entry.doc))
     return "\n".join(lines) + "\n"
-
-
-_REL = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
 
 
 def _step_tex(step, settings: dict) -> str:
