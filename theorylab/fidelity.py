@@ -7,7 +7,8 @@ gamma, with its assumptions); a chain display matches a step that states one lin
 (a = c from a = b = c, a <= c from a = b <= c), in either orientation (a = b is b = a, a <= b is b >= a).
 
 Per label and citing step the verdict is one of
-  matches      the step states a printed relation (or a composition of printed relations);
+  matches      the step states a printed relation (or a composition of printed relations), or one printed side
+               is the step's while the other is a name the step computes (q(z) = ..., E R = ...);
   differs      it does not (both forms shown); *decisive* when the print and the step have the same symbols, every
                side is finite at the sampled points and some point makes one relation hold and the other fail:
                for a step declared "as printed" that is an unexpected result of `theorylab check`;
@@ -15,7 +16,8 @@ Per label and citing step the verdict is one of
   not compared why not (numeric sides, matrices, symbols of the print not in the step, no printed relation).
 Parses are slow (latex2sympy2_extended, ~0.7 s a display): they are cached on disk under
 ~/.cache/theorylab/parses, keyed by the text, its lead, the notation and the parser's version
-(THEORYLAB_STEP_CACHE=0 turns the cache off, as it does the step cache).
+(THEORYLAB_STEP_CACHE=0 turns the cache off, as it does the step cache); so are the comparisons of steps made of
+SymPy expressions. A step with numeric sides is compared at its own first search points (its routines are called).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import os
 import pickle
 import random
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import sympy as sp
@@ -33,8 +35,9 @@ import sympy as sp
 from . import sources
 from .sources import NotationMap, ParseFailure, Printed
 
-__all__ = ["Comparison", "LabelComparison", "parsed_printout", "compare_step", "compare_paper", "fidelity_failures",
-           "share_report", "PARSE_CACHE_VERSION", "RTOL", "POINTS"]
+__all__ = ["Comparison", "LabelComparison", "LABEL_STATUSES", "parsed_printout", "compare_step", "compare_paper",
+           "compared_rows", "check_section", "share_report", "notation_of", "printout_of", "relations_latex",
+           "PARSE_CACHE_VERSION", "RTOL", "DECISIVE", "POINTS"]
 
 PARSE_CACHE_VERSION = "theorylab-parses-1"   # bump when what a cached parse means changes
 COMPARE_CACHE_VERSION = "theorylab-compared-1"
@@ -581,7 +584,7 @@ def _cached_comparison(key: str | None) -> Comparison | None:
 
 
 def _store_comparison(key: str | None, c: Comparison) -> None:
-    if key is None or not PARSES.on or "took over" in c.how:
+    if key is None or not PARSES.on:
         return
     import json
 
@@ -597,10 +600,10 @@ def _store_comparison(key: str | None, c: Comparison) -> None:
 
 
 def compare_step(label: str, relations: Any, step, *, derivation: str = "", points: int = POINTS,
-                 budget_s: float = 20.0) -> Comparison:
+                 budget_s: float = 10.0) -> Comparison:
     """Compare a step with the relations printed at `label` (a tuple from sources.parse_display, a ParseFailure, or
     None for a numbered statement). A comparison of a step made of SymPy expressions is cached on disk beside the
-    parses (keyed by its content and this module's code)."""
+    parses (keyed by its content and this module's code), one that ran out of its budget too (it would again)."""
     key = _comparison_key(label, relations, step, derivation, points)
     hit = _cached_comparison(key)
     if hit is not None:
@@ -661,7 +664,7 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
             else:
                 import itertools
 
-                raw = list(itertools.islice(step.search(), 3))
+                raw = list(itertools.islice(step.search(), 2))
         except Exception as exc:  # noqa: BLE001 - no points: nothing to compare at
             return Comparison(**base, verdict="not compared", how=f"the step's search failed: {type(exc).__name__}")
         pts = []
@@ -959,7 +962,6 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
     items = printout if printout is not None else printout_of(paper)
     if items is None:
         return {}
-    by: dict[str, Printed] = {p.label: p for p in items}
     citing: dict[str, list] = {}
     for d in derivations:
         for s in d.steps:
@@ -989,7 +991,6 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
         out[p.label] = LabelComparison(label=p.label, kind=p.kind, status=status, reason=reason, printed=p.text,
                                        relations=relations_latex(p.relations) if p.kind == "display" else "",
                                        comparisons=tuple(comps))
-    del by
     return out
 
 

@@ -1314,7 +1314,11 @@ def _back(e, names: _Names, notation: NotationMap):
         if o is None:
             return sp.IndexedBase(name)[tuple(index(i) for i in idx)] if idx else sp.Symbol(name)
         if idx:
-            return o[tuple(index(i) for i in idx)] if isinstance(o, sp.IndexedBase) else o(*[index(i) for i in idx])
+            if isinstance(o, sp.IndexedBase):
+                return o[tuple(index(i) for i in idx)]
+            if callable(o) and not isinstance(o, sp.Expr):
+                return o(*[index(i) for i in idx])
+            return sp.IndexedBase(name)[tuple(index(i) for i in idx)]   # a value for the bare name only
         return o if isinstance(o, sp.Basic) else sp.Symbol(name)
 
     def key_of(nm: str) -> str | None:
@@ -1362,6 +1366,8 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
         return f.failure
     except RecursionError:
         return ParseFailure("too deeply nested for the parser", "", 0)
+    except (TypeError, ValueError, AttributeError) as ex:   # a notation map's object that does not fit the parse
+        return ParseFailure(f"the notation map does not apply here ({type(ex).__name__}: {ex})"[:160], "", 0)
 
 
 _CASES = re.compile(r"\\begin\s*\{(?:cases|dcases)\}(.*?)\\end\s*\{(?:cases|dcases)\}", re.S)
