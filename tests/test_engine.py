@@ -312,3 +312,16 @@ def test_a_numeric_step_prints_its_tex_or_label_never_lambda():
     t = Step("x < x + 1", lhs=lambda x: x, rhs=lambda x: x + 1, relation="<", search=lambda: [{"x": 1}],
              tex=r"x < x + 1")
     assert t.latex() == "x < x + 1" and t.statement() == "x < x + 1"
+
+
+def test_records_refuse_wrong_types_in_one_line():
+    from theorylab.authoring import Check
+
+    with pytest.raises(TrivialStepError, match=r"steps must be a tuple of Step records; got the str 'x'"):
+        Derivation(key="d", title="t", source="s", where="w", entries=(), steps=("x",))
+    with pytest.raises(TrivialStepError, match=r"entries must be a tuple of entry IDs"):
+        Derivation(key="d", title="t", source="s", where="w", entries=(1,), steps=())
+    with pytest.raises(ValueError, match=r"check 'c': run must be a function; got run=3"):
+        Check(name="c", entries=("a.b",), kind="numeric", run=3)
+    with pytest.raises(ValueError, match=r"entries must be a tuple of entry IDs"):
+        Check(name="c", entries=(1,), kind="numeric", run=lambda ctx: [])

@@ -788,6 +788,22 @@ class Derivation:
     withdrawn: tuple[Erratum, ...] = ()  # ledger items found wrong, kept visible with why (Erratum(withdrawn=...))
 
     def __post_init__(self):
+        for name in ("key", "title", "source", "where"):
+            if not isinstance(getattr(self, name), str):
+                raise TrivialStepError(f"Derivation {self.key!r}: {name} must be a string; got "
+                                       f"{name}={getattr(self, name)!r}"[:200])
+        entries = (self.entries,) if isinstance(self.entries, str) else self.entries
+        if not isinstance(entries, (tuple, list)) or not all(isinstance(e, str) for e in entries):
+            raise TrivialStepError(f"Derivation {self.key!r}: entries must be a tuple of entry IDs; got "
+                                   f"entries={self.entries!r}"[:200])
+        object.__setattr__(self, "entries", tuple(entries))
+        steps = (self.steps,) if isinstance(self.steps, Step) else self.steps
+        if not isinstance(steps, (tuple, list)) or not all(isinstance(st, Step) for st in steps):
+            bad = next((st for st in (steps if isinstance(steps, (tuple, list)) else [steps])
+                        if not isinstance(st, Step)), steps)
+            raise TrivialStepError(f"Derivation {self.key!r}: steps must be a tuple of Step records; got the "
+                                   f"{type(bad).__name__} {bad!r}"[:200])
+        object.__setattr__(self, "steps", tuple(steps))
         object.__setattr__(self, "withdrawn", tuple(self.withdrawn))
         for e in self.withdrawn:
             if not isinstance(e, Erratum) or not e.withdrawn:

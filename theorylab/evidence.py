@@ -304,6 +304,21 @@ class Check:
     resolution: float | Mapping[str, float] | None = None  # the resolution its records need (a number, or by kind)
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"Check name must be a non-empty string; got name={self.name!r}")
+        if isinstance(self.entries, str):
+            object.__setattr__(self, "entries", (self.entries,))
+        if not isinstance(self.entries, (tuple, list)) or not all(isinstance(e, str) for e in self.entries):
+            raise ValueError(f"check {self.name!r}: entries must be a tuple of entry IDs (strings); got "
+                             f"entries={self.entries!r}"[:200])
+        object.__setattr__(self, "entries", tuple(self.entries))
+        if not isinstance(self.kind, str) or not self.kind:
+            raise ValueError(f"check {self.name!r}: kind must be a string (numeric, monte-carlo, training, property, "
+                             f"...); got kind={self.kind!r}")
+        for what in ("run", "parts", "combine", "cost"):
+            fn = getattr(self, what)
+            if fn is not None and not callable(fn):
+                raise ValueError(f"check {self.name!r}: {what} must be a function; got {what}={fn!r}"[:200])
         _check_resolution(f"check {self.name!r}: resolution", self.resolution)
         # the records it makes carry the resolution they need (theirs, else the check's, else the paper's RESOLUTION,
         # else the kind's default): applied where every caller gets them, whether it calls run, combine or evaluate
