@@ -21,6 +21,7 @@ SymPy expressions. A step with numeric sides is compared at its own first search
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -88,9 +89,21 @@ def _parser_version(parser: str) -> str:
         version = metadata.version(parser) if parser == "latex2sympy2_extended" else "sympy"
     except metadata.PackageNotFoundError:
         version = "absent"
-    with open(sources.__file__, "rb") as fh:                  # the preparation of a display is part of the parser
-        prep = hashlib.sha256(fh.read()).hexdigest()[:16]
-    return f"{PARSE_CACHE_VERSION} {parser} {version} sympy {sp.__version__} sources {prep}"
+    return f"{PARSE_CACHE_VERSION} {parser} {version} sympy {sp.__version__} sources {_code_of(sources.__file__)}"
+
+
+def _code_of(path: str) -> str:
+    """A digest of a module's code (its syntax tree without docstrings: comments and prose never invalidate)."""
+    import ast
+
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
+                getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+            body[0] = ast.Pass()
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
 
 
 def _freeze(relations: Any) -> Any:
@@ -559,9 +572,7 @@ def _comparison_key(label: str, relations: Any, step, derivation: str, points: i
     if step.numeric or relations is None or isinstance(relations, ParseFailure):
         return None
     try:
-        with open(__file__, "rb") as fh:
-            code = hashlib.sha256(fh.read()).hexdigest()[:16]
-        parts = [COMPARE_CACHE_VERSION, code, sp.__version__, label, derivation, step.label, _fidelity_text(step),
+        parts = [COMPARE_CACHE_VERSION, _own_code(), sp.__version__, label, derivation, step.label, _fidelity_text(step),
                  sp.srepr(sp.sympify(step.lhs)), sp.srepr(sp.sympify(step.rhs)), step.relation,
                  repr(sorted((sp.srepr(k), repr(v)) for k, v in step.domain.items())), str(points),
                  repr([(x[0], sp.srepr(x[1]), sp.srepr(x[2])) if x[0] != "expr" else (x[0], sp.srepr(x[1]))
@@ -569,6 +580,11 @@ def _comparison_key(label: str, relations: Any, step, derivation: str, points: i
     except Exception:  # noqa: BLE001 - a side SymPy cannot write down: not cached
         return None
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _own_code() -> str:
+    return _code_of(__file__)
 
 
 def _cached_comparison(key: str | None) -> Comparison | None:
@@ -608,7 +624,13 @@ def compare_step(label: str, relations: Any, step, *, derivation: str = "", poin
     hit = _cached_comparison(key)
     if hit is not None:
         return hit
-    out = _compare_step(label, relations, step, derivation=derivation, points=points, budget_s=budget_s)
+    try:
+        out = _compare_step(label, relations, step, derivation=derivation, points=points, budget_s=budget_s)
+    except Exception as exc:  # noqa: BLE001 - a comparison that crashes is reported, never a crash of check
+        return Comparison(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
+                          verdict="not compared", how=f"the comparison failed: {type(exc).__name__}: {exc}"[:200],
+                          printed=relations_latex(relations) if not isinstance(relations, ParseFailure) else "",
+                          stated=_stated(step))
     _store_comparison(key, out)
     return out
 

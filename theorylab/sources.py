@@ -1,5 +1,6 @@
 """Paper sources: every labelled display and numbered statement of a .tex or .md source, with its printed text.
-Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (48% of the papers' displays; lark 34%)."""
+Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (124 of the four papers' 228 labelled
+displays with their notation maps; theorylab.fidelity compares them with the steps that cite them)."""
 from __future__ import annotations
 
 import bisect
