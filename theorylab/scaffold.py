@@ -552,7 +552,7 @@ JENSEN = Amendment(key="__NAME__-eq3-jensen", kind="statement replaced", severit
 DERIVATIONS = (Derivation(
     key="__MODULE__.mgf",
     title="M(t) from its definition, and the paper's bound",
-    seed=SOURCE,
+    source=SOURCE,
     where="eqs (1)-(3)",
     entries=(MGF.id,),
     steps=(
