@@ -38,7 +38,7 @@ PAPER = textwrap.dedent('''
     ENTRIES = (Entry(id="geometric.series", title="Sum of the geometric series", source=Source("geometric.txt", "eq (1)"),
                      doc="sum over k >= 0 of gamma^k, for |gamma| < 1.", params=(GAMMA,), lhs=r"\\sum_{k \\ge 0} \\gamma^k",
                      formula=SUM, stable_form=-1 / (gamma - 1)),)
-    DERIVATIONS = (Derivation(key="geometric.series", title="The geometric series", seed="geometric.txt", where="eq (1)",
+    DERIVATIONS = (Derivation(key="geometric.series", title="The geometric series", source="geometric.txt", where="eq (1)",
                               entries=("geometric.series",),
                               steps=(Step(label="S - 1 = gamma S", lhs=SUM - 1, rhs=gamma * SUM,
                                           why="shift the series by one term"),)),)
