@@ -157,36 +157,60 @@ def _finetune_transferability(gamma, theta, sigma, depth):
     return np.where(under, -(1 - gamma) * (c * c - 2 * c * np.cos(theta)), 0.0)
 
 
-def _bisect_mp(f, lo, iters: int = 200):
-    """The root of an increasing-through-zero f on [lo, oo) with f(lo) <= 0: doubling for a bracket, then
-    bisection (200 halvings: below 1e-50 relative, whatever the bracket; no convergence test that can fail, as
-    the Anderson-Bjorck finder did at gamma = 0.99999, where f spans 1e10 over the bracket)."""
-    hi = 2 * lo
-    while f(hi) <= 0:
-        lo, hi = hi, 2 * hi
-    lo, hi = solvers.bisect(lambda c: f(c) <= 0, lo, hi, iters)
-    return (lo + hi) / 2
+def _ft_excess_mp(gm, sg, dp):
+    """c - 1 of Theorem 3.9's scale in mpmath (gamma < 1), returned with the working precision it needs.
+
+    With E = 2L/(L-1), N = gamma sigma^2/(1-gamma) and F(e) = (1+e)^E - (1-gamma)(1+e)^2 - gamma (so F(0) = 0), c - 1
+    is the root e of F(e) = N. F''(e) >= E(E-1) - 2(1-gamma) > 0 on e >= 0, so F(e) >= F'(0) e and the root lies in
+    [0, N/F'(0)], F'(0) = E - 2(1-gamma) = 2/(L-1) + 2 gamma. F as written loses ~log10(1/e) digits (its O(1) terms
+    cancel to O(e)), so it is evaluated at 40 digits beyond that (e = 1e-296 at gamma = 2.2e-308, sigma = 1e3,
+    L = 1e6 needs ~340): bisection on e itself, bracket [0, N/F'(0)] (doubled should rounding leave F below N at its
+    top), to 1e-45 relative; the precision starts from the bracket's top (within 3% of the root below e = 0.01) and
+    is raised until it is at least 45 + log10(1/e). Independent of the kernel's float64 Newton on
+    c^2 (expm1(delta log1p(e)) - a) - K."""
+    with mpmath.workdps(30):
+        N = mpmath.mpf(gm) * mpmath.mpf(sg) ** 2 / (1 - mpmath.mpf(gm))
+        if N == 0:
+            return mpmath.mpf(0), 40
+        need = 50 + max(0, int(mpmath.ceil(-mpmath.log10(N / (mpmath.mpf(2) / (dp - 1) + 2 * mpmath.mpf(gm))))))
+    dps = 0
+    while dps < need:
+        dps = need
+        with mpmath.workdps(dps):
+            g_, s_ = mpmath.mpf(gm), mpmath.mpf(sg)
+            E = mpmath.mpf(2 * dp) / (dp - 1)
+            N = g_ * s_**2 / (1 - g_)
+
+            def F(e):
+                c = 1 + e
+                return c**E - (1 - g_) * c**2 - g_
+
+            lo, hi = mpmath.mpf(0), N / (mpmath.mpf(2) / (dp - 1) + 2 * g_)
+            while F(hi) < N:
+                lo, hi = hi, 2 * hi
+            lo, hi = solvers.bisect(lambda e: F(e) < N, lo, hi, None, rtol=mpmath.mpf(10) ** -45)
+            e = (lo + hi) / 2
+            need = 45 + max(0, int(mpmath.ceil(-mpmath.log10(e))))
+    return e, dps
 
 
 def _ft_reference(gamma, theta, sigma, depth, transferability=False):
     def one(gm, tt, sg, dp):
-        # c - 1 ~ sigma^2: 40 digits beyond it (at a fixed 40 digits, c - 1 = 2e-71 at sigma = 1e-35 carried an
-        # error of 1e-40, which entered the risk as (c - 1)^2 ~ 1e-81 against a value of 1.5e-71)
-        dps = 40 + (int(-2 * math.log10(sg)) if 0 < sg < 1 else 0)
+        if gm > 1:
+            with mpmath.workdps(40):
+                return 0.0 if transferability else float(mpmath.mpf(sg) ** 2 / (mpmath.mpf(gm) - 1))
+        # c - 1 ~ gamma sigma^2 (tiny at sigma = 1e-35 or gamma = 2.2e-308): solved for directly, at 40 digits
+        # beyond it (at a fixed 40 digits c - 1 = 1e-296 came out as 5.7e-36, the risk as 3.3e-71 against 2.2e-302)
+        ex, dps = _ft_excess_mp(gm, sg, dp)
         with mpmath.workdps(dps):
             gm, tt, sg = mpmath.mpf(gm), mpmath.mpf(tt), mpmath.mpf(sg)
-            if gm > 1:
-                return 0.0 if transferability else float(sg**2 / (gm - 1))
-            e = mpmath.mpf(2 * dp) / (dp - 1)
-            K = gm + sg**2 * gm / (1 - gm)
-            c = mpmath.mpf(1) if sg == 0 else _bisect_mp(lambda c: c**e - (1 - gm) * c**2 - K, mpmath.mpf(1),
-                                                          iters=max(200, int(3.33 * dps) + 10))
+            c = 1 + ex
             if transferability:
                 return float(-(1 - gm) * (c**2 - 2 * c * mpmath.cos(tt)))
             # E R_sc + (1-g)(c^2 - 2c cos) = (1-g)((c - cos)^2 + sin^2) + sigma^2 g/(1-g), with c - cos theta =
             # (c - 1) + 2 sin^2(theta/2): the sum 1 + c^2 - 2c cos theta cancels completely at 40 digits for
             # theta ~ 1e-60 (it gave 0 where the risk is 1e-120) and loses digits for c - 1 ~ sigma^2 ~ 1e-30
-            gap = (c - 1) + 2 * mpmath.sin(tt / 2) ** 2
+            gap = ex + 2 * mpmath.sin(tt / 2) ** 2
             return float((1 - gm) * (gap**2 + mpmath.sin(tt) ** 2) + gm * sg**2 / (1 - gm))
 
     arrs = np.broadcast_arrays(*(np.asarray(x, float) for x in (gamma, theta, sigma, depth)))
@@ -195,15 +219,15 @@ def _ft_reference(gamma, theta, sigma, depth, transferability=False):
 
 
 def _ft_risk_reference(gamma, theta, sigma, depth):
-    """The scale c by bracketed bisection of c^(2L/(L-1)) - (1-gamma) c^2 - K at 40 digits beyond sigma^2 (mpmath), not Newton
-    in float64; then E R_sc + (1-gamma)(c^2 - 2c cos theta), summed without cancellation (sigma^2/(gamma-1) for
-    gamma > 1)."""
+    """The scale c = 1 + e by bisection on e of (1+e)^(2L/(L-1)) - (1-gamma)(1+e)^2 - gamma = gamma sigma^2/(1-gamma)
+    at 40 digits beyond e (mpmath, `_ft_excess_mp`), not Newton in float64; then E R_sc + (1-gamma)(c^2 - 2c cos
+    theta), summed without cancellation (sigma^2/(gamma-1) for gamma > 1)."""
     return _ft_reference(gamma, theta, sigma, depth)
 
 
 def _ft_transferability_reference(gamma, theta, sigma, depth):
-    """The scale c by bracketed bisection at 40 digits (mpmath); T_ft = -(1-gamma)(c^2 - 2c cos theta), 0 for
-    gamma > 1."""
+    """The scale c = 1 + e by bisection on e at 40 digits beyond e (mpmath, `_ft_excess_mp`); T_ft = -(1-gamma)(c^2
+    - 2c cos theta), 0 for gamma > 1."""
     return _ft_reference(gamma, theta, sigma, depth, True)
 
 
@@ -613,7 +637,10 @@ entries_ += [
           # where c^e - (1-gamma) c^2 cancelled to 2.6e-10 relative before expm1
           examples=({"gamma": 0.44784095904738147, "theta": 0.0, "sigma": 0.0, "depth": 21},
                     {"gamma": 1e-06, "theta": 0.0, "sigma": 1.0, "depth": 999998},
-                    {"gamma": 0.125, "theta": 1e-36, "sigma": 1e-35, "depth": 6})),
+                    {"gamma": 0.125, "theta": 1e-36, "sigma": 1e-35, "depth": 6},
+                    # c - 1 ~ 1e-296 (the joint neighbourhood gamma -> 0, sigma -> 1e3, L -> 1e6, #26): the risk is
+                    # sigma^2 gamma = 2.2e-302; a reference at a fixed 40 digits saw only (c - 1)^2 ~ 3e-71
+                    {"gamma": 2.2250738585072014e-308, "theta": 0.0, "sigma": 1000.0, "depth": 1000000})),
     Entry(id="transfer.finetune_transferability", title="Fine-tuning transferability T_ft = E R_sc - E R_ft",
           source=Source(SEED, "eq (15) (the seed's carries no sigma; corrected for sigma > 0 and depth)"),
           doc="T_ft = -(1-gamma)(c^2 - 2c cos theta) for gamma < 1 and 0 for gamma > 1; sigma = 0 gives (15).",

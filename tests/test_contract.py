@@ -22,10 +22,6 @@ KNOWN_FAILURES = {
         "2e-200 is right (2 (|gamma|/m)^(-4/3)), log_slope_reference's 120 digits cannot see u^2 ~ |gamma m|^(2/3) "
         "next to gamma^2 and return noise; and m = -2.2e-308, m0 = 1e300, rho = 1, gamma = 0: r~ = (m/m0)^2 "
         "underflows, so the kernel refuses a representable slope (2) as 'penalty 0'",
-    "test_value_matches_reference[transfer.finetune_risk]":
-        "joint neighbourhood gamma = 2.2e-308, sigma = 1e3, L = 1e6: the kernel's 2.2e-302 is right (sigma^2 gamma), "
-        "the reference's bisection for c at 40 digits cannot resolve c - 1 ~ (L - 1) sigma^2 gamma/2 ~ 1e-296 "
-        "(gives (c - 1)^2 ~ 3e-71)",
 }
 _loaded = {e.id for e in contract_entries()[0]}
 globals().update(module_tests(contract_tests(known_failures={

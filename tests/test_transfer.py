@@ -130,6 +130,22 @@ def test_negative_region_reference_bisects_the_transferability_itself():
         assert abs(float(T._t_lt_mp(x, 1.2, 0.2))) < 1e-14
 
 
+def test_finetune_risk_reference_solves_for_c_minus_1():
+    """Regression (#26, joint neighbourhood gamma -> 0, sigma -> 1e3, L -> 1e6): c - 1 ~ N/(2/(L-1) + 2 gamma) with
+    N = gamma sigma^2/(1-gamma) = 2.2e-302, i.e. 1.1e-296; the reference's bisection for c at 40 digits returned
+    c - 1 ~ 5.7e-36 (rounding) and a risk of 3.3e-71 against sigma^2 gamma = 2.2e-302 (the kernel's, right). It now
+    bisects for c - 1 itself at 40 digits beyond it."""
+    kw = {"gamma": 2.2250738585072014e-308, "theta": 0.0, "sigma": 1000.0, "depth": 1000000}
+    got, ref = ft(**kw), T._ft_risk_reference(**kw)
+    assert abs(got - ref) <= ft.rtol * ref and ref == pytest.approx(1e6 * kw["gamma"], rel=1e-15), (got, ref)
+    e, dps = T._ft_excess_mp(kw["gamma"], kw["sigma"], kw["depth"])
+    assert dps >= 340 and float(e) == pytest.approx(1e6 * kw["gamma"] / (2 / (1e6 - 1) + 2 * kw["gamma"]), rel=1e-12)
+    assert float(e) == pytest.approx(float(T.finetune_scale_excess(kw["gamma"], kw["sigma"], kw["depth"])), rel=1e-12)
+    # and where c - 1 is not small (sigma = 1e3, gamma = 1/2, L = 2: (1+e)^4 - (1+e)^2/2 - 1/2 = 1e6, e ~ 30)
+    kw = {"gamma": 0.5, "theta": 1.0, "sigma": 1000.0, "depth": 2}
+    assert ft(**kw) == pytest.approx(T._ft_risk_reference(**kw), rel=1e-13)
+
+
 def test_transfer_errata_are_confirmed_at_their_counterexamples():
     """Every erratum step of the family fails at its counterexample (a corrected paper would flip it)."""
     for d in theorylab.catalogue.derivations():
