@@ -11,7 +11,7 @@ import sympy as sp
 
 from theorylab.entry import Constraint, Entry, Source
 from theorylab.params import DomainError, scalar
-from .relu_solver import (TIE_RTOL, _stationary_reference, log_slope_reference, minimize_p, penalty_reference,
+from .relu_solver import (_mp_minimize, _stationary_reference, log_slope_reference, minimize_p, penalty_reference,
                           stationary_points_exact)
 
 
@@ -129,27 +129,33 @@ def _where(values: dict, index) -> str:
     return ", ".join(f"{k}={float(np.asarray(v)[index] if np.ndim(v) else v)!r}" for k, v in values.items())
 
 
+def _on_zero_set(m, m0, rho, gamma) -> bool:
+    """r~ = 0 exactly: p = (m/u - gamma)^2 + (u - m0 rho)^2 + m0^2 (1 - rho^2) vanishes at some u > 0 iff
+    rho = +-1 and u = m0 rho = m/gamma > 0, i.e. rho = 1 and m = gamma m0 (m0 > 0; m != 0 here), decided on the
+    exact rational inputs (a float r~ of 0 may be an underflow: m = 2.2e-308, m0 = 1e300 has r~ ~ 5e-1216)."""
+    return float(rho) == 1.0 and float(m) != 0 and Fraction(float(m)) == Fraction(float(gamma)) * Fraction(float(m0))
+
+
 def _log_slope(m, m0, rho, gamma):
     res = minimize_p(m, m0, rho, gamma)
     vals = {"m": m, "m0": m0, "rho": rho, "gamma": gamma}
     b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in vals.values()))
     vals = dict(zip(vals, b))
-    zero = np.flatnonzero(np.asarray(res["value"]).ravel() == 0)
-    if zero.size:
-        i = np.unravel_index(zero[0], b[0].shape)
-        raise DomainError(f"m, m0, rho, gamma must not give penalty 0 (rho = 1 and m = gamma*m0, the initialization "
-                          f"itself: log 0 is undefined); got {_where(vals, i)}")
-    tie = np.flatnonzero(np.asarray(res["gap"]).ravel() <= TIE_RTOL)
-    if tie.size:
-        i = np.unravel_index(tie[0], b[0].shape)
-        raise DomainError(f"m, m0, rho, gamma must not tie the two local minima of p (the minimizer jumps between "
-                          f"two roots of (10) and d log r/d log|m| is undefined); got {_where(vals, i)}")
-    return res["slope"]
+    flat = [x.ravel() for x in b]
+    slope = np.array(res["slope"], dtype=float).ravel()
+    for j in np.flatnonzero(np.asarray(res["value"]).ravel() == 0):
+        if _on_zero_set(*(x[j] for x in flat)):
+            i = np.unravel_index(j, b[0].shape)
+            raise DomainError(f"m, m0, rho, gamma must not give penalty 0 (rho = 1 and m = gamma*m0, the "
+                              f"initialization itself: log 0 is undefined); got {_where(vals, i)}")
+        if not np.isfinite(slope[j]):  # r~ > 0 below float64's range in scaled units too: exact inputs, mpmath
+            slope[j] = float(_mp_minimize(flat[0][j], None, flat[1][j], flat[2][j], flat[3][j])["slope"])
+    return slope.reshape(b[0].shape)
 
 
 def _log_slope_strategy():
-    """Inputs where the slope is defined: r~ > 0 and no tie (gap > 1e-6, so that the reference's central
-    difference does not straddle the kink)."""
+    """Inputs where the slope is defined (r~ > 0), away from the ties of two local minima (gap > 1e-6; the slope is
+    defined there too, see the entry's doc, and the pinned examples hold a tie)."""
     def ok(kw):
         r = minimize_p(kw["m"], kw["m0"], kw["rho"], kw["gamma"], outputs=("value", "gap"))
         return bool(r["value"] > 0 and r["gap"] > 1e-6)
@@ -223,17 +229,26 @@ log_slope = Entry(
     source=Source(SEED, "Sec. 1.2, Fig. 1b"),
     doc=("By the envelope theorem dr~/dm = dp/dm at the minimizer u*, so d log r~/d log|m| = 2 (m/u* - gamma)(m/u*)/r~ "
          "(= 2 u*(u* - m0 rho)/r~ at a stationary point), exact, not a finite difference. Undefined (DomainError) "
-         "where r~ = 0 (rho = 1, m = gamma m0) and where two local minima tie (relative gap <= 1e-13): there the "
-         "minimizer jumps between two roots of (10) and r~ has a kink (one-sided slopes exist; which side is "
-         "meant is the caller's choice, so none is returned). Near the triple root of (10) (m0 rho = 2 sqrt(m), "
-         "gamma m = 2|m|^(3/2), where p''(u*) = 0) u* is ill-conditioned, but the compensated polish keeps the "
-         "slope within ~1e-13 (measured down to p''(u*) ~ 1e-7)."),
+         "only where r~ = 0 (rho = 1, m = gamma m0, decided on the exact inputs: an r~ below float64's range, e.g. "
+         "at m = 2.2e-308, m0 = 1e300, rho = 1, gamma = 0, has a slope, there 2). Where two local minima tie the "
+         "slope is defined too: p(u) - p(|m|/u) = 2 (sign(m) gamma - m0 rho)(u - |m|/u), and two local minima lie on "
+         "either side of sqrt|m| (in s = sinh log(u/sqrt|m|) p is convex, concave, convex), so they tie only where "
+         "gamma = sign(m) m0 rho; there p(|m|/u) = p(u) for every m of that sign, both minima give one smooth r~(m) "
+         "and the same slope (the minimizer jumps across that set in gamma or rho, never in m). Near the triple root "
+         "of (10) (m0 rho = 2 sqrt(m), gamma m = 2|m|^(3/2), where p''(u*) = 0) u* is ill-conditioned, but the "
+         "compensated polish keeps the slope within ~1e-13 (measured down to p''(u*) ~ 1e-7)."),
     params=(m_nonzero_p, m0_p, rho_p, gamma_p), lhs=r"\frac{d\log\tilde r}{d\log|m|}",
     display=r"\frac{2\,(m/u^* - \gamma)\, m/u^*}{\tilde r(m)}",
     compute=_log_slope, reference=log_slope_reference, strategy_fn=_log_slope_strategy,
     examples=({"m": 1.0, "m0": 1.0, "rho": 0.99, "gamma": 0.0}, {"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 4.0},
               {"m": 1.0, "m0": 2.0, "rho": 1.0, "gamma": 2.0}, {"m": 1.0, "m0": 2.0, "rho": 1.0, "gamma": 2.0000001},
-              {"m": -1.0, "m0": 1.0, "rho": 0.5, "gamma": -2.0}, {"m": 1e-130, "m0": 1.0, "rho": 1.0, "gamma": 0.0}),
+              {"m": -1.0, "m0": 1.0, "rho": 0.5, "gamma": -2.0}, {"m": 1e-130, "m0": 1.0, "rho": 1.0, "gamma": 0.0},
+              # the joint neighbourhoods (#26): 2 (|gamma|/m)^(-4/3) = 2e-240 beside gamma^2 = 1e360 (the reference's
+              # precision grows with gamma^2 + m0^2); r~ ~ (m/m0)^2 = 5e-1216 underflows, the slope is 2; a tie
+              # (gamma = sign(m) m0 rho: p(|m|/u) = p(u)), slope -2e-12
+              {"m": 1.0, "m0": 1.0, "rho": 0.99, "gamma": -1e180},
+              {"m": -2.2250738585072014e-308, "m0": 1e300, "rho": 1.0, "gamma": 0.0},
+              {"m": -1.0, "m0": 1e6, "rho": 1.0, "gamma": -1e6}),
 )
 
 ENTRIES = (quartic, stationary_points, penalty, penalty_aux, log_slope)

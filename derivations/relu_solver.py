@@ -28,7 +28,6 @@ _SPLIT = 134217729.0   # 2^27 + 1, Dekker's splitting constant for float64
 _CHUNK = 16384         # points per block: every temporary stays in cache (large temporaries cost page faults)
 _TINY_M2 = 1e-250      # scaled m^2 below this leaves float64's joint range for the quartic: mpmath path
 _MAXIT = 200           # Newton is monotone; near a multiple root it is linear, so allow many steps
-TIE_RTOL = 1e-13       # two local minima this close (relative) are a tie for log_slope (values carry ~1e-15)
 
 
 def _two_prod(x, y):
@@ -525,8 +524,15 @@ def log_slope_reference(m, m0, rho, gamma) -> float:
     """d log r~ / d log|m| by a central difference of the directly minimized penalty (`_direct_minimize`) in log|m|
     (step 1e-25 at 120+ digits: truncation ~1e-50), independent of the float64 solver. Where it agrees to 1e-40
     absolute with the envelope form 2 (m/u - gamma)(m/u)/p(u) at the direct minimizer (the same minimization), that
-    value is returned, so exact zeros of the slope stay exact. The precision grows with the scale of p's constant
+    value is returned; the slope's exact zeros (m = gamma m0 rho with m/gamma > 0, rho < 1: u = m/gamma zeroes
+    both squares of p) are decided on the rational inputs. The precision grows with the scale of p's constant
     part gamma^2 + m0^2 (at |gamma| = 1e180 the u-dependent terms are 1e-240 of it: 120 digits see only rounding)."""
+    if (float(m) != 0 and float(rho) != 1.0 and (float(m) > 0) == (float(gamma) > 0)
+            and Fraction(float(m)) == Fraction(float(gamma)) * Fraction(float(m0)) * Fraction(float(rho))):
+        # exactly 0: u = m/gamma = m0 rho > 0 zeroes both squares of p, so p = m0^2 (1 - rho^2) > 0 there, p's
+        # least value, and the factor m/u - gamma of the slope vanishes (the grid's minimizer is only within 10^-dps of
+        # u, and its slope of ~10^-dps is relative error 1 against 0)
+        return 0.0
     scale = max(abs(float(gamma)), abs(float(m0)), 1.0)
     dps = 120 + 2 * int(math.ceil(math.log10(scale)))
     with mpmath.workdps(dps):

@@ -15,14 +15,7 @@ import pytest
 from theorylab import catalogue
 from theorylab.testing import contract_entries, contract_tests, module_tests
 
-KNOWN_FAILURES = {
-    # found by the joint neighbourhoods (#26): the references, not the kernels, work at a fixed precision
-    "test_value_matches_reference[relu.log_slope]":
-        "joint neighbourhood m = 1e300, gamma = -1e300 (and m = 1, m0 = 1, rho = 0.99, gamma = -1e180): the kernel's "
-        "2e-200 is right (2 (|gamma|/m)^(-4/3)), log_slope_reference's 120 digits cannot see u^2 ~ |gamma m|^(2/3) "
-        "next to gamma^2 and return noise; and m = -2.2e-308, m0 = 1e300, rho = 1, gamma = 0: r~ = (m/m0)^2 "
-        "underflows, so the kernel refuses a representable slope (2) as 'penalty 0'",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 _loaded = {e.id for e in contract_entries()[0]}
 globals().update(module_tests(contract_tests(known_failures={
     k: v for k, v in KNOWN_FAILURES.items() if k[k.index("[") + 1:-1] in _loaded})))

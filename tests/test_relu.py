@@ -172,14 +172,57 @@ def test_hypothesis_finds_two_local_minima_over_the_domain():
     assert hit["m0"] * hit["rho"] > 0 and hit["gamma"] * hit["m"] > 0
 
 
-def test_ties_and_the_zero_set_are_refused_by_log_slope():
-    # rho = 1, gamma = m0: p(m/u) = p(u), the two local minima tie (derivation step)
-    with pytest.raises(DomainError, match="tie"):
-        log_slope(m=1.0, m0=3.0, rho=1.0, gamma=3.0)
+def test_log_slope_at_ties_and_the_zero_set():
+    """The zero set (rho = 1, m = gamma m0) is refused; a tie is not (#26, found by the joint neighbourhoods at
+    m = -1, m0 = 1e6, rho = 1, gamma = -1e6): p(u) - p(|m|/u) = 2 (sign(m) gamma - m0 rho)(u - |m|/u), so two local
+    minima tie only where gamma = sign(m) m0 rho, and there p(|m|/u) = p(u) for every m of that sign: r~(m) is
+    smooth and both minima give one slope. At (1, 3, 1, 3) the minima u = (3 +- sqrt 5)/2 have u^2 - 3u = -1 and
+    p = 7 (derivation step), so the slope 2u(u - 3)/7 is -2/7 exactly."""
     with pytest.raises(DomainError, match="penalty 0"):
         log_slope(m=2.0, m0=1.0, rho=1.0, gamma=2.0)
-    # the penalty itself is fine at both
     assert penalty(m=1.0, m0=3.0, rho=1.0, gamma=3.0) == 7.0 and penalty(m=2.0, m0=1.0, rho=1.0, gamma=2.0) == 0.0
+    assert log_slope(m=1.0, m0=3.0, rho=1.0, gamma=3.0) == pytest.approx(-2 / 7, rel=1e-14)
+    for kw in ({"m": 1.0, "m0": 3.0, "rho": 1.0, "gamma": 3.0}, {"m": -1.0, "m0": 1e6, "rho": 1.0, "gamma": -1e6},
+               {"m": 2.0, "m0": 5.0, "rho": 0.7, "gamma": 3.5}):
+        assert float(R.minimize_p(**kw)["gap"]) <= 1e-13  # a tie
+        got, ref = log_slope(**kw), R.log_slope_reference(**kw)
+        assert abs(got - ref) <= 1e-10 * abs(ref), (kw, got, ref)
+
+
+def test_log_slope_where_the_penalty_underflows():
+    """Regression (#26, joint neighbourhoods): r~ below float64's range is not r~ = 0. At m = -2.2e-308, m0 = 1e300,
+    rho = 1, gamma = 0, r~ = (m/u)^2 + (u - m0)^2 ~ (m/m0)^2 = 5e-1216 and, with u - m0 = m^2/u^3 at the minimizer,
+    the slope is 2 (m/u)^2/r~ = 2/(1 + m^2/u^4) = 2 - 1e-1231: the kernel refused it as 'penalty 0'. The zero set
+    is now decided on the exact inputs. Likewise m = -1, m0 = 1e300, gamma = -2.2e-308: r~ ~ (m/m0 - gamma)^2, the
+    slope 2 (m/m0)/(m/m0 - gamma) = 2/(1 - gamma m0/m); and m0 = 0, gamma = -1e300 (r~ ~ (m/gamma)^2 = 1e-600)."""
+    kw = {"m": -2.2250738585072014e-308, "m0": 1e300, "rho": 1.0, "gamma": 0.0}
+    got, ref = log_slope(**kw), R.log_slope_reference(**kw)
+    assert got == 2.0 and abs(got - ref) <= 1e-10 * abs(ref), (got, ref)
+    assert log_slope(m=-1.0, m0=1e300, rho=1.0, gamma=-2.2250738585072014e-308) == pytest.approx(
+        2 / (1 - 2.2250738585072014e-308 * 1e300), rel=1e-14)
+    kw = {"m": -1.0, "m0": 0.0, "rho": 1.0, "gamma": -1e300}
+    got, ref = log_slope(**kw), R.log_slope_reference(**kw)
+    assert got == pytest.approx(2.0, rel=1e-15) and abs(got - ref) <= 1e-10 * abs(ref), (got, ref)
+
+
+def test_log_slope_reference_precision_grows_with_gamma():
+    """Regression (#26 item 2, the accuracy map's miss): at m = 1, m0 = 1, rho = 0.99, gamma = -1e180 the u-dependent
+    part of r~ is 1e-240 of gamma^2 and the 120-digit reference returned noise (relative error 1). With u ~ |gamma
+    m|^(1/3) >> m0, r~ ~ gamma^2 + 3 |gamma m|^(2/3) and the slope is 2 |m|^(2/3) |gamma|^(-4/3) = 2e-240; at
+    m = 1e300, gamma = -1e300 (m0 negligible) 2e-200."""
+    for kw, want in (({"m": 1.0, "m0": 1.0, "rho": 0.99, "gamma": -1e180}, 2e-240),
+                     ({"m": 1e300, "m0": 0.0, "rho": 1.0, "gamma": -1e300}, 2e-200),
+                     ({"m": 1e300, "m0": 1.0, "rho": 0.99, "gamma": -1e300}, 2e-200)):
+        got, ref = log_slope(**kw), R.log_slope_reference(**kw)
+        assert abs(got - ref) <= 1e-10 * abs(ref) and ref == pytest.approx(want, rel=1e-12), (kw, got, ref)
+
+
+def test_log_slope_reference_decides_its_exact_zeros():
+    """m = gamma m0 rho with m/gamma > 0 (rho < 1): u = m/gamma = m0 rho zeroes both squares of p, r~ = m0^2 (1 -
+    rho^2) and the slope is 0 exactly; the reference's grid minimizer alone left 4.8e-122 (relative error 1) once its
+    precision grew with gamma."""
+    assert R.log_slope_reference(-1.0, 1.0, 0.5, -2.0) == 0.0 and log_slope(m=-1.0, m0=1.0, rho=0.5, gamma=-2.0) == 0
+    assert R.log_slope_reference(1.0, 4.0, 0.5, 0.5) == 0.0 and log_slope(m=1.0, m0=4.0, rho=0.5, gamma=0.5) == 0
 
 
 def test_m_zero_is_the_infimum_and_the_penalty_jumps_there():
@@ -246,8 +289,8 @@ def test_bad_inputs():
         stationary(m=[1.0, 2.0], m0=1.0, rho=0.5, gamma=0.0)
     with pytest.raises(DomainError, match="not representable"):
         penalty(m=1e300, m0=1.0, rho=0.5, gamma=-1e300)  # (m/u - gamma)^2 + u^2 >= 1e600 for every u
-    code, out, err = run_cli("eval", "relu.log_slope", "m=1", "m0=3", "rho=1", "gamma=3")
-    assert code == 2 and out == "" and err.startswith("error:") and "tie" in err
+    code, out, err = run_cli("eval", "relu.log_slope", "m=2", "m0=1", "rho=1", "gamma=2")
+    assert code == 2 and out == "" and err.startswith("error:") and "penalty 0" in err
 
 
 def test_cli_penalty_at_the_counterexample():
