@@ -215,3 +215,79 @@ def test_parse_printed_and_report():
     report = parse_report(out)
     assert report["displays"] == 4 and report["parsed"] == 3 and report["share"] == 0.75
     assert report["reasons"] == [("no printed display", 1)] and set(report["failures"]) == {"(4)"}
+
+
+# -- shipped parses: the built-in papers' displays parsed once, with the package ----------------------------------------
+
+@pytest.mark.parametrize("n", range(4))
+def test_the_shipped_parses_are_current(n):
+    """Every parse a built-in paper's comparisons ask for (each display, each printed chain) is in its shipped
+    `<source>.parses.json`, under the key of the current parsing rules (PARSE_FORMAT), parser version, text and
+    notation map, and nothing else is: a change of any of them asks for the file to be regenerated."""
+    from theorylab import fidelity
+    from theorylab.derivations import PAPERS
+
+    st = fidelity.shipped_status(PAPERS[n])
+    assert not st["missing"] and not st["extra"], (
+        f"{PAPERS[n].name}: the shipped parses {st['path']} are stale ({len(st['missing'])} of {st['requests']} "
+        f"missing: {st['missing'][:5]}; {st['extra']} extra): regenerate them with "
+        f"`python -m theorylab.fidelity --rebuild {PAPERS[n].name}`")
+
+
+def test_the_shipped_parses_are_what_the_parser_gives():
+    """A guard for a change of the parsing rules without a PARSE_FORMAT bump: ptft-relu's displays, parsed afresh,
+    are its shipped entries (srepr for srepr)."""
+    _parser()
+    from theorylab import catalogue, fidelity
+    from theorylab.derivations import PTFT_RELU
+    from theorylab.sources import parse_key, read_parses, relations_to_json, shipped_path
+
+    table = read_parses(shipped_path(catalogue.source_path(PTFT_RELU)))
+    notation = fidelity.notation_of(PTFT_RELU)
+    requests = fidelity.parse_requests(PTFT_RELU)
+    assert len(requests) == 11
+    for label, text, lead in requests:
+        entry = table[parse_key(text, notation, lead=lead)]
+        fresh = relations_to_json(parse_display(text, notation, lead=lead))
+        assert {k: v for k, v in entry.items() if k in fresh} == fresh, (label, entry, fresh)
+
+
+def test_a_fresh_machine_reads_the_shipped_parses_and_parses_what_they_lack(tmp_path, monkeypatch):
+    """With an empty cache (and with the cache off) the built-in paper's displays come from its shipped parses, the
+    same relations the parser gives; a display the file lacks (another text) is parsed, and a stale or foreign file
+    is no file."""
+    from theorylab import catalogue, fidelity
+    from theorylab.derivations import PTFT_RELU
+    from theorylab.sources import (PARSE_FORMAT, parse_key, read_parses, relations_from_json, relations_to_json,
+                                   shipped_path, write_parses)
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("THEORYLAB_STEP_CACHE", "0")
+    monkeypatch.setattr(fidelity, "PARSES", fidelity._ParseCache())
+    items = fidelity.printout_of(PTFT_RELU)
+    assert fidelity.PARSES.misses == 0 and fidelity.PARSES.shipped_hits == 11
+    (eq7,) = [p for p in items if p.label == "(7)"]
+    assert isinstance(eq7.relations, tuple) and all(isinstance(r, sp.Rel) for r in eq7.relations)
+    # the JSON form reads back as the same objects, unevaluated relations kept (Eq(x, x) is not True)
+    x = sp.Symbol("x", positive=True)
+    rels = (sp.Eq(x, x, evaluate=False), sp.Piecewise((x, x < 1), (1, True)), sp.Le(x, 2))
+    assert [sp.srepr(r) for r in relations_from_json(relations_to_json(rels))] == [sp.srepr(r) for r in rels]
+    failure = ParseFailure("a gradient", "\\nabla", 4)
+    assert relations_from_json(relations_to_json(failure)) == failure
+    # a table of one's own: read where the key matches, parsed where it does not
+    path = tmp_path / "paper.parses.json"
+    assert shipped_path(tmp_path / "paper.md") == path
+    x_ = sp.Symbol("x")
+    write_parses(path, {parse_key("x = 1"): {"label": "(1)", "text": "x = 1",
+                                               **relations_to_json((sp.Eq(x_, 2, evaluate=False),))}})
+    cache = fidelity._ParseCache()
+    cache.ship(path)
+    assert cache.parse("x = 1") == (sp.Eq(x_, 2),) and cache.shipped_hits == 1      # the file, not the parser
+    import importlib.util
+
+    if importlib.util.find_spec("latex2sympy2_extended") is not None:
+        assert cache.parse("x = 3") == (sp.Eq(x_, 3),) and cache.misses == 1
+    data = path.read_text().replace(f'"format": {PARSE_FORMAT}', f'"format": {PARSE_FORMAT + 1}')
+    path.write_text(data)
+    assert read_parses(path) == {} and read_parses(tmp_path / "absent.json") == {}
+    assert str(catalogue.source_path(PTFT_RELU)).endswith(".txt")
