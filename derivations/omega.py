@@ -538,3 +538,12 @@ DERIVATIONS = (
 
 # the errata of the seed's text and proofs (eq (7), Props. 3-4, Lemma 5, Theorems 1-2), beside their corrections
 DERIVATIONS = DERIVATIONS + PROOF_DERIVATIONS
+
+
+# entries with no evidence check, and why (theorylab mutate --view coverage)
+NO_EVIDENCE = {
+    "omega.tilde_oplus": ("no direct two-variable minimization of (15)/(28) is written yet (its reference is an "
+                          "mpmath minimization over (s1, s2)); an independent check would be a 2-D brute force"),
+    "omega.spectral_penalty": ("sum of omega.tilde over the singular values (eq (12)): omega.tilde has its own brute-"
+                               "force check; the matrix problem of Theorem 2 is not solved directly here"),
+}

@@ -559,6 +559,29 @@ def _implementation(ctx: Context) -> list[Evidence]:
                        observed=path_directional_average(p0, p1, X, T).numpy(), rtol=1e-12,
                        source="same midpoint sum in another order (forward vs reverse mode): 50 nodes x a few ops x "
                               "2.2e-16, held to 1e-12 of max|G_bar delta|"))
+    # (6) Theorem 1 on this network's own tangent features: for targets r, beta-hat = G^+ r, the entry's solution
+    # (s, theta_delta, M) must interpolate (G M theta_delta = r) and reach inf_{z >= 1} omega(z) + ||beta||^2/z^2,
+    # here minimized directly (scipy's bounded Brent, not omega.tilde)
+    from scipy.optimize import minimize_scalar
+
+    import theorylab
+
+    Gn = G.numpy()
+    # targets in the range of G (a dead-ReLU input has a zero row of G, whose target no theta can move)
+    r = Gn @ torch.randn(Gn.shape[1], generator=gen, dtype=dtype).numpy()
+    beta = np.linalg.pinv(Gn) @ r
+    sol = theorylab.get(E)(beta=beta, omega="(z-1)**2")
+    td, M = np.asarray(sol["theta_delta"], float), np.asarray(sol["M"], float)
+    out.append(compare(entry=E, check=f"Theorem 1 on the tangent features: G M theta_delta = r (P={Gn.shape[1]})",
+                       kind="numeric", predicted=r, observed=Gn @ M @ td, atol=1e-9 * float(np.linalg.norm(r)),
+                       source="float64 products of P x P matrices: 1e-9 of ||r||"))
+    b2 = float(beta @ beta)
+    brute = minimize_scalar(lambda z: (z - 1) ** 2 + b2 / z**2, bounds=(1, 1e3), method="bounded",
+                            options={"xatol": 1e-12}).fun
+    obj = float(np.sum((np.linalg.svd(M, compute_uv=False) - 1) ** 2) + td @ td)
+    out.append(compare(entry=E, check="Theorem 1 on the tangent features: penalty at (M, theta_delta) vs the "
+                       "scalar problem minimized directly", kind="numeric", predicted=obj, observed=brute, rtol=1e-8,
+                       source="scipy's bounded Brent with xatol 1e-12: value error ~ F'' xatol^2, 1e-8 relative"))
     return out
 
 
