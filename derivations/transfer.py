@@ -1763,3 +1763,11 @@ COVERAGE_DERIVATIONS = (
 )
 
 DERIVATIONS = DERIVATIONS + COVERAGE_DERIVATIONS + APPENDIX_B_DERIVATIONS
+
+
+# entries with no evidence check, and why (theorylab mutate --view coverage)
+NO_EVIDENCE = {
+    "transfer.negative_transfer_region": ("a set of gamma (where T_lt < 0), not a quantity a simulation estimates; "
+                                          "its boundaries are the zeros of transfer.linear_transferability, whose "
+                                          "values are checked by simulation (Fig. 1(c) points)"),
+}

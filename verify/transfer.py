@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate, stats
 
 import theorylab
 from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling
 from theorylab.montecarlo import estimate
+
+from theorylab.derivations.transfer_curves import ridge_finite
 
 from .linear_networks import CHECKS as TRAINED_CHECKS
 from .relu_transfer import CHECKS as RELU_TRAINED_CHECKS
@@ -127,28 +128,6 @@ def _linear_transfer(ctx: Context) -> list[Evidence]:
     return out
 
 
-def ridge_finite(n: int, theta: float, sigma: float, lam: float) -> float:
-    """Exact finite-n ridge transfer risk (125): 1 + cos^2 I1(n+2) + (sin^2 + sigma^2) I1(n) - 2 cos^2 I2(n),
-    with the chi-square(n) expectations done by quadrature."""
-    # the chi-square(n) density written out (scipy.stats' pdf costs ~0.2 ms a call: a figure's curve is ~1e5 calls)
-    k = n / 2
-    log_norm = k * math.log(2.0) + math.lgamma(k)
-
-    def pdf(r):
-        return math.exp((k - 1) * math.log(r) - r / 2 - log_norm)
-
-    lo, hi = stats.chi2(n).ppf(1e-15), stats.chi2(n).ppf(1 - 1e-15)
-
-    def E(f):
-        return integrate.quad(lambda r: f(r) * pdf(r), lo, hi, limit=200, epsabs=0, epsrel=1e-12)[0]
-
-    c2, s2 = math.cos(theta) ** 2, math.sin(theta) ** 2
-    I1n2 = E(lambda r: r * r / (r + n * lam) ** 2)
-    I1n = E(lambda r: r / (r + n * lam) ** 2)
-    I2n = E(lambda r: r / (r + n * lam))
-    return 1 + c2 * I1n2 + (s2 + sigma**2) * I1n - 2 * c2 * I2n
-
-
 def _ridge_first_order(theta: float, sigma: float, lam: float) -> float:
     """Bound K on n |(125) - (13)|, from (125) alone. With t = r/n, r ~ chi2(n) (E t = 1, Var t = 2/n), (125) is
     1 + cos^2 E g1(t) - 2 cos^2 E g2(t) + (sin^2 + sigma^2)/n E t/(t+lam)^2 with g1 = t^2/(t+lam)^2, g2 = t/(t+lam);
@@ -205,8 +184,13 @@ def _random_matrix(ctx: Context) -> list[Evidence]:
         return np.sum(pb**2, axis=1)
 
     est = estimate(proj, _draws(ctx, 4000, 40000), seed=ctx.seed, key="p93", batch=1000)
-    out.append(compare_mc("transfer.scratch_risk", f"(93) E||P_row(X) beta||^2 = n/d at n={n}, d={d} "
-                          "(the seed's gamma, for gamma < 1)", n / d, est.mean, est.stderr, est.samples))
+    # at sigma = 0 the min-norm estimator is P_row(X) beta, so its risk is 1 - ||P beta||^2, and for gamma < 1
+    # eq (8) reads 1 - gamma exactly at every finite n = gamma d (E||P beta||^2 = n/d by rotation invariance,
+    # (93)): the entry itself is the prediction, the simulated 1 - ||P beta||^2 the observation
+    sc = theorylab.get("transfer.scratch_risk")
+    out.append(compare_mc("transfer.scratch_risk", f"(8) at sigma=0, gamma={n}/{d}: 1 - E||P_row(X) beta||^2 "
+                          f"simulated at n={n}, d={d} ((93): exact at finite n for gamma < 1)",
+                          sc(gamma=n / d, sigma=0.0), 1.0 - est.mean, est.stderr, est.samples))
     inv = theorylab.get("transfer.inverse_chi2_mean")
     for nn in (8, 30):
         est = estimate(lambda rng, size, nn=nn: 1 / np.sum(rng.standard_normal((size, nn)) ** 2, axis=1),
@@ -378,13 +362,39 @@ def _slices_mc(ctx: Context) -> list[Evidence]:
                                          f"{tlt(gamma=gamma, theta=theta, sigma=sigma):.4g}",
                                   extra={"figure": "002-fig1c", "source": "monte-carlo", "gamma": gamma,
                                          "theta": theta, "sigma": sigma, "d": d}))
+            # (11), the figure's line, as the limit of that exact finite-size prediction along n = gamma d
+            out.append(_limit_sequence("transfer.linear_transferability", f"(11) at gamma={gamma}, theta={theta:.4f}, "
+                                       f"sigma={sigma} as the limit of R_sc(gamma d, d) - R_lt(gamma d)",
+                                       lambda dd, gamma=gamma, theta=theta: _t_lt_finite(gamma, theta, sigma, dd),
+                                       tlt(gamma=gamma, theta=theta, sigma=sigma),
+                                       _t_lt_first_order(gamma, theta, sigma, _T_LT_SIZES[0]), _T_LT_SIZES,
+                                       detail=f"limit (11) {tlt(gamma=gamma, theta=theta, sigma=sigma):.6g}"))
     return out
+
+
+_T_LT_SIZES = (100, 1000, 10_000, 100_000, 1_000_000)  # gamma d an integer for every gamma of Fig. 1(c)'s points
+
+
+def _t_lt_finite(gamma: float, theta: float, sigma: float, d: int) -> float:
+    """The exact finite-size T_lt at n = gamma d: scratch_risk_finite - linear_transfer_risk (both entries with
+    their own Monte Carlo checks)."""
+    n = int(round(gamma * d))
+    fin, lt = theorylab.get("transfer.scratch_risk_finite"), theorylab.get("transfer.linear_transfer_risk")
+    return float(fin(n=n, d=d, sigma=sigma)) - float(lt(n=n, theta=theta, sigma=sigma))
+
+
+def _t_lt_first_order(gamma: float, theta: float, sigma: float, d0: int) -> float:
+    """Bound on d |T_lt(gamma d, d) - lim| for d >= d0, from the finite-size forms alone (not from (11)): the
+    scratch part differs from its limit only through sigma^2 E tr (inverse-Wishart, _wishart_first_order), the
+    transfer part by (sigma^2 + sin^2)/(n - 2), and d/(gamma d - 2) decreases in d."""
+    return sigma**2 * _wishart_first_order(gamma) + (sigma**2 + math.sin(theta) ** 2) * d0 / (gamma * d0 - 2)
 
 
 def _ridge_sweep(ctx: Context) -> list[Evidence]:
     """Fig. 6 points: ridge linear transfer at gamma = 0.5 of d = 500 (n = 250) over lambda, simulated, against
     the exact finite-n risk (125); the figure draws the n -> oo limit (13) as the line."""
     theta, sigma, n = math.pi / 4, 0.2, 250
+    ridge = theorylab.get("transfer.ridge_transfer_risk")
     out = []
     for lam in (0.0, 0.05, 0.1, 0.25, 0.5, 1.0):
         est = estimate(_rank_one_sampler(n, theta, sigma, lam), _draws(ctx, 4000, 40000), seed=ctx.seed,
@@ -394,6 +404,15 @@ def _ridge_sweep(ctx: Context) -> list[Evidence]:
                               ridge_finite(n, theta, sigma, lam), est.mean, est.stderr, est.samples,
                               extra={"figure": "002-fig6", "source": "monte-carlo", "lam": lam, "n": n,
                                      "theta": theta, "sigma": sigma}))
+        # the figure's line (13) as the limit of that exact finite-n risk (125), within its a-priori O(1/n) term
+        ns = (n, 10 * n, 100 * n, 1000 * n)
+        bound = (_ridge_first_order(theta, sigma, lam) if lam > 0
+                 else (math.sin(theta) ** 2 + sigma**2) * n / (n - 2))  # lambda = 0: (10)'s (sin^2+sigma^2)/(n-2)
+        bound += ns[-1] * 1e-11  # (125)'s quadrature (epsrel 1e-12 on terms of size <= 1, a few terms), times n
+        out.append(_limit_sequence("transfer.ridge_transfer_risk", f"Fig. 6 line: (13) at lambda={lam} (theta=pi/4) "
+                                   f"as the limit of the exact finite-n risk (125) (sigma={sigma})",
+                                   lambda m, lam=lam: ridge_finite(m, theta, sigma, lam), ridge(theta=theta, lam=lam),
+                                   bound, ns, detail=f"limit (13) = {ridge(theta=theta, lam=lam):.6g}"))
     return out
 
 
@@ -422,6 +441,28 @@ def _hypothesis_edges(ctx: Context) -> list:
                   f"for (10) at finite n; the limit sin^2 theta survives"),
             values={"n": n, "theta": theta, "sigma": sigma, "simulated": float(est.mean), "stderr": float(est.stderr),
                     "eq10": gauss, "over_n": over_n}))
+    return out
+
+
+def _kl(ctx: Context) -> list[Evidence]:
+    """(28)-(31) by Monte Carlo of the log-likelihood ratio: x ~ N(0, I_3), f(x) = a.x, g(x) = b.x, y ~ N(f(x),
+    sigma^2); E log p_f(y|x)/p_g(y|x) against the entry at ||f - g||^2_{L2} = ||a - b||^2."""
+    kl = theorylab.get("transfer.kl_divergence")
+    rng0 = np.random.default_rng(ctx.seed)
+    out = []
+    for sigma in (0.5, 2.0):
+        a, b = rng0.normal(size=3), rng0.normal(size=3)
+
+        def sample(rng, size, a=a, b=b, sigma=sigma):
+            x = rng.standard_normal((size, 3))
+            f, g = x @ a, x @ b
+            y = f + sigma * rng.standard_normal(size)
+            return ((y - g) ** 2 - (y - f) ** 2) / (2 * sigma**2)
+
+        est = estimate(sample, _draws(ctx, 20000, 200000), seed=ctx.seed, key=("kl", sigma))
+        out.append(compare_mc("transfer.kl_divergence", f"E log p_f/p_g simulated, linear f, g in d=3, sigma={sigma}",
+                              kl(dist_sq=float(np.sum((a - b) ** 2)), sigma=sigma), est.mean, est.stderr,
+                              est.samples))
     return out
 
 
@@ -469,7 +510,8 @@ _COSTS = {"Monte Carlo: scratch risk": _cost_scratch, "Monte Carlo: random matri
           "Monte Carlo: fine-tuning": _cost_finetune, "Monte Carlo: Fig. 1(c) points": _cost_slices_mc,
           "Monte Carlo: linear transfer": _cost_draws, "Monte Carlo: ridge transfer": _cost_draws,
           "Monte Carlo: ReLU kernel and RKHS": _cost_draws, "Monte Carlo: Fig. 6 points": _cost_draws,
-          "Hypothesis edges: Theorem 3.7 without Gaussian inputs": _cost_draws}
+          "Hypothesis edges: Theorem 3.7 without Gaussian inputs": _cost_draws,
+          "Monte Carlo: KL divergence": _cost_draws}
 
 
 def _with_cost(check: Check) -> Check:
@@ -496,6 +538,8 @@ CHECKS = TRAINED_CHECKS + tuple(_with_cost(c) for c in (
           "Linear transferability by simulation at finite d along the slices of Fig. 1(c)."),
     Check("Monte Carlo: Fig. 6 points", ("transfer.ridge_transfer_risk",), "monte-carlo", _ridge_sweep,
           "Ridge linear transfer by simulation over lambda at n = 250 (Fig. 6)."),
+    Check("Monte Carlo: KL divergence", ("transfer.kl_divergence",), "monte-carlo", _kl,
+          "(28)-(31): the log-likelihood ratio of two Gaussian regressions averaged by simulation."),
     Check("Hypothesis edges: Theorem 3.7 without Gaussian inputs", ("transfer.linear_transfer_risk",), "monte-carlo",
           _hypothesis_edges, "Rademacher inputs in rank-one linear transfer: (10)'s 1/(n-2) becomes 1/n (a finding)."),
 )) + RELU_TRAINED_CHECKS
