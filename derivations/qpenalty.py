@@ -846,3 +846,11 @@ DERIVATIONS = (
 )
 
 ENTRIES = (q, norm, finetune, implicit_bias)
+
+
+# entries with no evidence check, and why (theorylab mutate --view coverage)
+NO_EVIDENCE = {
+    "qpenalty.finetune": ("qpenalty.norm at the initialization w1 = sqrt|beta_aux|, w2 = gamma (k_d = |beta_aux_d| + "
+                          "gamma^2): the same function of (beta, k) whose evidence is the qpenalty.norm checks; a "
+                          "trained fine-tuning experiment (networks started at the pretrained weights) is not built"),
+}
