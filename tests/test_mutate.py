@@ -106,7 +106,8 @@ def test_steps_using_an_entry_are_found_by_its_expression_or_its_calls():
 CHEAP_CHECKS = ("measures", "rich limit", "implicit bias vs SLSQP", "implicit bias vs gradient flow",
                 "batched solver vs per-point np.roots", "rho = 1 against seed 000's Q-penalty", "Fig. 1 data",
                 "Monte Carlo: linear transfer", "Monte Carlo: ReLU kernel and RKHS", "Monte Carlo: fine-tuning",
-                "effective penalties vs brute force")
+                "effective penalties vs brute force", "per-dimension problem by direct minimization",
+                "diagonal M: 2||beta||_1 vs direct minimization", "Monte Carlo: KL divergence")
 
 
 def test_per_check_sensitivity_of_the_built_in_papers_cheap_checks():
