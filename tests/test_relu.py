@@ -262,7 +262,7 @@ def test_quartic_coefficients():
 
 
 def test_figure1_data():
-    from theorylab.verify.relu import figure1_data
+    from theorylab.derivations.relu import figure1_data
 
     d = figure1_data(ms=np.array([1e-4, 1.0, 1e4]))
     assert d["penalty"].shape == (3, 3, 3) and d["log_slope"].shape == (3, 3, 3)

@@ -12,7 +12,7 @@ DEVIATION_RATIO = Series("001-deviation-ratio")
 
 def _fig1ab(data):
     plt = pyplot()
-    from .relu import figure1_data
+    from theorylab.derivations.relu import figure1_data  # a theory curve: the entries' module, not a check's
 
     d = figure1_data()
     fig, ax = plt.subplots(2, 3, figsize=(9.6, 5.4), sharex=True)

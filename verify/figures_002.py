@@ -87,7 +87,7 @@ def _slices(entry_id: str, series: Series, ylabel: str, thetas, ylim=None):
 
 def _ridge(data):
     plt = pyplot()
-    from .transfer import ridge_finite
+    from theorylab.derivations.transfer_curves import ridge_finite  # a theory curve, not a check's module
 
     e = theorylab.get("transfer.ridge_transfer_risk")
     lam = np.linspace(0, 1.0, 201)

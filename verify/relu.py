@@ -10,7 +10,7 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
 import theorylab
-from theorylab.derivations.relu import FIG_GAMMAS, _mp_minimize, minimize_p
+from theorylab.derivations.relu import FIG_GAMMAS, _mp_minimize, figure1_data, minimize_p
 from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_scaling
 
 from .relu_networks import CHECKS as TRAINED_CHECKS
@@ -21,22 +21,6 @@ EPS = float(np.finfo(float).eps)
 # ---------------------------------------------------------------------------------------------------------
 # Fig. 1 data
 # ---------------------------------------------------------------------------------------------------------
-
-
-def figure1_data(ms=None, rhos=(1.0, 0.99, 0.9), m_aux=(0.01, 1.0, 100.0), gamma: float = 0.0) -> dict:
-    """r~ and d log r~/d log m for Fig. 1a/1b of seed 001, Sec. 1.2: arrays of shape (len(rhos), len(m_aux), len(ms)).
-
-    gamma = 0 by default: the seed only says the readout starts at "a small value gamma" and describes Fig. 1b with
-    slopes between 1 and 2; any gamma > 0 puts a zero of r~ at m = gamma sqrt(m_aux) for rho = 1 (slope -> +-inf
-    there) and, for gamma m > 0 and tiny m, a second local minimum of p. The log-slope is NaN where it is undefined
-    (r~ = 0, or two local minima tie). Pass gamma=0.01 for the small-initialization variant.
-    """
-    ms = np.logspace(-2, 2, 401) if ms is None else np.asarray(ms, dtype=float)
-    R, A, Mv = np.meshgrid(np.asarray(rhos, float), np.asarray(m_aux, float), ms, indexing="ij")
-    res = minimize_p(Mv, np.sqrt(A), R, gamma, m0sq=A)
-    slope = np.where((res["value"] > 0) & (res["gap"] > 1e-13), res["slope"], np.nan)
-    return {"m": ms, "rho": tuple(rhos), "m_aux": tuple(m_aux), "gamma": gamma, "penalty": res["value"],
-            "log_slope": slope}
 
 
 # ---------------------------------------------------------------------------------------------------------
