@@ -163,11 +163,11 @@ def test_the_scaffolds_check_is_sensitive(tmp_path, monkeypatch):
     """`theorylab new`'s paper, registered from its folder: its Monte Carlo check fails under perturbations of the
     entry it names (per-check view, quick), and every entry appears in a step and a check."""
     folder = tmp_path / "tp"
-    code, _, err = run_cli("new", "tiny-paper", str(folder))
+    code, _, err = run_cli("new", "sens-paper", str(folder))
     assert code == 0, err
     monkeypatch.syspath_prepend(str(folder))
     out = tmp_path / "m.json"
-    code, text, err = run_cli("mutate", "tiny-paper", "--paper", "tiny_paper", "--view", "checks,coverage",
+    code, text, err = run_cli("mutate", "sens-paper", "--paper", "sens_paper", "--view", "checks,coverage",
                               "--json", str(out))
     record = json.loads(out.read_text())
     assert code == 0, text + err

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from theorylab.record import SCHEMA_VERSION
 from theorylab.sweep import load_results
 
 FAMILY = "measure"  # two tasks (a derivation, a check), seconds each: enough to kill between them
@@ -26,7 +27,7 @@ def _verify(path, *extra, timeout=600):
 
 def _records(path):
     data = json.loads(path.read_text())
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == SCHEMA_VERSION
     return data["derivation_steps"], data["evidence"]
 
 
