@@ -36,7 +36,8 @@ def test_new_writes_a_package_with_every_piece(tmp_path):
     root = tmp_path / "tp"
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
     assert files == ["README.md", "pyproject.toml", "tests/test_tiny_paper.py", "tiny_paper/__init__.py",
-                     "tiny_paper/checks.py", "tiny_paper/entries.py", "tiny_paper/figures.py"]
+                     "tiny_paper/checks.py", "tiny_paper/entries.py", "tiny_paper/figures.py",
+                     "tiny_paper/paper.md"]
     import tomllib
 
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]

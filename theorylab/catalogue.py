@@ -407,9 +407,10 @@ def coverage_declarations(paper: str = "") -> list[tuple]:
     or not printed, a label both accounted for and cited, a step citing a label the paper does not print."""
     out = []
     for p in papers():
-        if p.coverage is None or (paper and paper not in (p.name, p.source, p.source.split("_", 1)[0])):
+        if (p.coverage is None and p.source_file is None) or (
+                paper and paper not in (p.name, p.source, p.source.split("_", 1)[0])):
             continue
-        mod = importlib.import_module(p.coverage)
+        mod = importlib.import_module(p.coverage) if p.coverage is not None else None
         found = printed_labels(p)
         listed = tuple(getattr(mod, "LABELS", ()))
         if found is None:
@@ -427,6 +428,7 @@ def coverage_declarations(paper: str = "") -> list[tuple]:
         accounts = check_accounts(p.name, getattr(mod, "ACCOUNTS", ()), labels, derivs)
         out.append((p, labels, accounts, printed))
     if paper and not out:
-        names = ", ".join(p.name for p in papers() if p.coverage is not None) or "none registered"
-        raise DomainError(f"paper must be a registered paper that declares coverage ({names}); got {paper!r}")
+        names = ", ".join(p.name for p in papers() if p.coverage is not None or p.source_file is not None)
+        raise DomainError(f"paper must be a registered paper that declares coverage or a source_file "
+                          f"({names or 'none registered'}); got {paper!r}")
     return out

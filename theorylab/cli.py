@@ -414,7 +414,9 @@ def cmd_latex(args) -> int:
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(tex)
-        print(f"wrote {args.output} ({len(chosen)} entries, {len(errata)} errata)")
+        kinds = [it.kind for it in errata]
+        print(f"wrote {args.output} ({len(chosen)} entries, {kinds.count('erratum')} errata, "
+              f"{kinds.count('amendment')} amendments, {kinds.count('withdrawn')} withdrawn)")
     else:
         sys.stdout.write(tex)
     return 0

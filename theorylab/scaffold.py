@@ -72,6 +72,7 @@ def scaffold(name: str, folder: str | Path | None = None) -> list[Path]:
         f"{module}/entries.py": _ENTRIES,
         f"{module}/checks.py": _CHECKS,
         f"{module}/figures.py": _FIGURES,
+        f"{module}/paper.md": _PAPER_MD,
         f"tests/test_{module}.py": _TEST,
     }
     written = []
@@ -488,7 +489,26 @@ PAPER = Paper(
     families=(Family(name="__MODULE__", entries="__MODULE__.entries", checks="__MODULE__.checks",
                      doc="M(t) = E[exp(t U)] for U uniform on [0, 1]"),),
     figures=("__MODULE__.figures",),
+    source_file="paper.md",  # the printed page: `theorylab coverage` shows each label beside the steps citing it
 )
+'''
+
+_PAPER_MD = r'''# The moment generating function of the uniform distribution (an example paper)
+
+Replace this file with your paper's source (Markdown with labelled displays, or a .tex file): it is the ground
+truth that every step citing a label is compared with.
+
+Let $U$ be uniform on $[0, 1]$. Its moment generating function is
+
+$$M(t) = \mathbb{E}\left[e^{tU}\right] = \int_0^1 e^{tu}\,du \tag{1}$$
+
+which evaluates, for $t \neq 0$, to
+
+$$M(t) = \frac{e^t - 1}{t}. \tag{2}$$
+
+Since $e^{tu}$ is convex in $u$, we obtain the bound
+
+$$M(t) \le e^{t/2}. \tag{3}$$
 '''
 
 _ENTRIES = '''\
