@@ -33,6 +33,11 @@ NOTATION_000 = NotationMap(rewrites=(
     (re.compile(r"w_([+-])\^\{\(1\)\}\(t\)"), r"(s_\1 + d_\1)"),
     (re.compile(r"w_([+-])\^\{\(2\)\}\(t\)"), r"(s_\1 - d_\1)"),
     (re.compile(r"([sd])_([+-])\^\{\\vec\{\}\}\(t\)"), r"\1_\2"),
+    # (22) per unit, as its step 'stable per-unit form equals (22)'s summand' reads it: k = ((w0)^(1)_d)^2 +
+    # ((w0)^(2)_d)^2 (the step's shorthand), the summand of unit d (beta_d: the step's beta), q of (23) at 2 beta/k
+    (r"((w_0)_d^{(1)})^2 + ((w_0)_d^{(2)})^2", "k"),
+    (r"\|\beta_d\|_Q := \sum_{d=1}^D \left(k \right) q \left(\frac{2\beta_d}{k} \right)",
+     r"\|\beta_d\|_Q := k \cdot \left(2 - \sqrt{4 + (2\beta/k)^2} + (2\beta/k) \cdot \operatorname{arcsinh}(\beta/k)\right)"),
     # (21) prints "\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)": one parenthesis too many, as laid out
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
@@ -69,6 +74,13 @@ NOTATION_002 = NotationMap(rewrites=(
     "S": lambda k: 2 * sp.pi ** ((k + 1) / 2) / sp.gamma((k + 1) / 2),
     "\\Gamma": sp.gamma,
 })
+
+NOTATION_003 = NotationMap(rewrites=(
+    # (22) per coordinate, in the one-coordinate instance of its steps ('A.1, (22): min_m m^2 + b^2/m^2 = 2b'):
+    # beta_j is their b, the sum over j = 1..P its one term, ||beta||_1 = |b|
+    (r"\widetilde{\Omega}({\bm{\beta}})=\sum_{j=1}^{P}2|\beta_{j}|=2\|{\bm{\beta}}\|_{1}",
+     r"\widetilde{\Omega}(b)=2|b|=2|b|"),
+))
 
 PTFT_DIAGONAL = Paper(
     name="ptft-diagonal",
@@ -112,6 +124,7 @@ ADAPTIVE_TANGENT = Paper(
     families=(_family("omega"),),
     coverage=f"{_D}.coverage_003",
     figures=(f"{_V}.figures_003",),
+    notation=NOTATION_003,
 )
 
 PAPERS = (PTFT_DIAGONAL, PTFT_RELU, FEATURES_ARE_FATE, ADAPTIVE_TANGENT)

@@ -291,3 +291,12 @@ def test_a_fresh_machine_reads_the_shipped_parses_and_parses_what_they_lack(tmp_
     path.write_text(data)
     assert read_parses(path) == {} and read_parses(tmp_path / "absent.json") == {}
     assert str(catalogue.source_path(PTFT_RELU)).endswith(".txt")
+
+
+def test_a_superscript_with_an_argument_or_over_e_is_a_power():
+    """^{ft}, ^{T}, ^{(1)} join a symbol's name; letters applied to an argument (e^{nf(t)}) or over the exponential's
+    e (e^{nt}) are a power (PARSE_FORMAT 2)."""
+    _parser()
+    n, t, y = sp.symbols("n t y")
+    (rel,) = parse_display(r"y = e^{nf(t)} + e^{nt} + R^{ft}")
+    assert rel == sp.Eq(y, sp.exp(n * sp.Function("f")(t)) + sp.exp(n * t) + sp.Symbol("R^{ft}"))

@@ -1,5 +1,5 @@
 """Paper sources: every labelled display and numbered statement of a .tex or .md source, with its printed text.
-Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (124 of the four papers' 228 labelled
+Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (125 of the four papers' 228 labelled
 displays with their notation maps; theorylab.fidelity compares them with the steps that cite them). Parses are data
 too (`parse_key`, `relations_to_json`): the built-in papers ship theirs beside their sources (`<source>.parses.json`,
 keyed by PARSE_FORMAT, the parser's version, the text and the notation), so no machine parses them again."""
@@ -1128,8 +1128,12 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                     subs.append(content)
                 i = j
                 continue
+            # a name-like superscript (^{ft}, ^{(1)}, ^T, ^*) joins the name; letters followed by an argument
+            # (e^{nf(t)}) or over the exponential's e (e^{nt}) are a power
             sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\+|\\dagger|\\text\{[^}]*\}|"
-                              r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,})(.*)", content)
+                              r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,}(?![A-Za-z]|\s*\())(.*)", content)
+            if sm and base == "e" and re.fullmatch(r"[A-Za-z]{2,}", sm.group(1)):
+                sm = None
             if not sm:
                 break
             sups.append(sm.group(1))
@@ -1511,7 +1515,7 @@ def parse_report(printed: Iterable[Printed], notation: NotationMap | None = None
 
 # -- parse results as data: keyed, written and read (the built-in papers ship theirs) --------------------------------
 
-PARSE_FORMAT = 1
+PARSE_FORMAT = 2
 """The version of the parsing rules: what this module makes of a display's LaTeX (reading, cleanup, placeholders,
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
