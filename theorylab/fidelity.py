@@ -235,6 +235,14 @@ def _step_symbols(step) -> dict[str, sp.Symbol]:
     return out
 
 
+def _domain(step) -> dict:
+    """Where a step's symbols are sampled: its domain narrowed by its conditions (gamma < 1), as the engine searches."""
+    try:
+        return dict(step.search_domain)
+    except AttributeError:
+        return dict(step.domain)
+
+
 def _functions(expr: sp.Basic) -> dict[str, Any]:
     return {_normal(f.func.__name__): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
 
@@ -271,9 +279,16 @@ def _number(x: Any):
 
     try:
         if isinstance(x, sp.Basic):
-            if x.free_symbols or x.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            if x.free_symbols or x in (sp.zoo, sp.nan, sp.oo, -sp.oo):
                 return None
-            v = x.evalf(_DPS)
+            if x.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                # an infinite bound (int_0^oo): a value only where evalf reaches every digit asked for (a divergent or
+                # slowly converging integral exhausts the precision: no value), and a finite one
+                v = x.evalf(_DPS, strict=True, maxn=2 * _DPS)
+                if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                    return None
+            else:
+                v = x.evalf(_DPS)
             if not v.is_number:
                 return None
             re_, im_ = v.as_real_imag()
@@ -291,7 +306,7 @@ def _number(x: Any):
             else:
                 v = mpmath.mpf(float(arr.reshape(())))
         return v if mpmath.isfinite(v) else None
-    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError):
+    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError):  # PrecisionExhausted too
         return None
 
 
@@ -319,8 +334,12 @@ def _ready(expr: sp.Basic, functions: Mapping[str, Any]) -> sp.Basic:
 
 def _evaluate(expr: sp.Basic, subs: Mapping):
     """A ready expression (`_ready`) at a point: symbols substituted (never a bound variable), limits, sums and
-    products carried out, evaluated at 30 digits. None where it has no finite real value there."""
+    products carried out, evaluated at 30 digits. None where it has no finite real value there. Into a limit the
+    point's floats go as the exact rationals they are (a limit of 0/0 at gamma = 0.5 is decided at gamma = 1/2; at
+    a 30-digit float the cancellation is lost and SymPy answers oo)."""
     try:
+        if subs and expr.has(sp.Limit):
+            subs = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in dict(subs).items()}
         e = expr.subs(dict(subs)) if subs else expr
         if e.free_symbols or e.atoms(sp.core.function.AppliedUndef):
             return None
@@ -581,7 +600,7 @@ def _comparison_key(label: str, relations: Any, step, derivation: str, points: i
     try:
         parts = [COMPARE_CACHE_VERSION, _own_code(), sp.__version__, label, derivation, step.label, _fidelity_text(step),
                  sp.srepr(sp.sympify(step.lhs)), sp.srepr(sp.sympify(step.rhs)), step.relation,
-                 repr(sorted((sp.srepr(k), repr(v)) for k, v in step.domain.items())), str(points),
+                 repr(sorted((sp.srepr(k), repr(v)) for k, v in _domain(step).items())), str(points),
                  repr([(x[0], sp.srepr(x[1]), sp.srepr(x[2])) if x[0] != "expr" else (x[0], sp.srepr(x[1]))
                        for x in _freeze(relations)])]
     except Exception:  # noqa: BLE001 - a side SymPy cannot write down: not cached
@@ -658,12 +677,49 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
         return Comparison(**base, verdict="not compared", how="the step's sides are matrices (the print's are "
                                                                "scalar expressions)")
     try:
-        return _with_budget(lambda: _compare(base, nodes, edges, step, points), budget_s)
+        return _with_budget(lambda: _compare_cases(base, nodes, edges, step, points), budget_s)
     except _Timeout:
         return Comparison(**base, verdict="not compared", how=f"evaluating the sides took over {budget_s:g} s")
 
 
-def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Comparison:
+def _compare_cases(base: dict, nodes: list, edges: list, step, points: int) -> Comparison:
+    """_compare; for a step with numeric sides that differs at its first search points, which carry a parameter the
+    print does not have (k = 2 for I_1, 1 for I_2 of one step citing both), also at its first two points of each other
+    value of that parameter (at most three values among its first eight points): it may cover the printed case
+    there."""
+    first = _compare(base, nodes, edges, step, points)
+    if first.verdict != "differs" or not step.numeric or (step.erratum is not None and step.erratum.at is not None):
+        return first
+    import itertools
+
+    try:
+        raw = [dict(p) for p in itertools.islice(step.search(), 8)]
+    except Exception:  # noqa: BLE001 - no further points: the first comparison stands
+        return first
+    printed = {k for n in nodes for s in n.free_symbols if isinstance(s, sp.Symbol) for k in _names(s.name)}
+    extra = sorted({getattr(k, "name", str(k)) for p in raw for k, v in p.items()
+                    if _scalar(v) is not None and not {_normal(getattr(k, "name", str(k))),
+                                                       _normal(getattr(k, "name", str(k))).replace("_", "")} & printed})
+    if not extra:
+        return first
+    groups: dict[tuple, list] = {}
+    for p in raw:
+        by = {getattr(k, "name", str(k)): v for k, v in p.items()}
+        groups.setdefault(tuple(by.get(k) for k in extra), []).append(p)
+    if not 2 <= len(groups) <= 3:
+        return first
+    for key, pts in groups.items():
+        if len(pts) < 2 or pts[:2] == raw[:2]:
+            continue
+        c = _compare(base, nodes, edges, step, points, raw=pts[:2])
+        if c.verdict == "matches":
+            case = ", ".join(f"{k} = {v}" for k, v in zip(extra, key))
+            return replace(c, how=f"{c.how}; at its points with {case} (the step covers more than this printed case; "
+                                  f"at its first points it differs)")
+    return first
+
+
+def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list | None = None) -> Comparison:
     rng = random.Random(_seed(base["label"], base["derivation"], base["step"]))
     numeric = step.numeric
     # the print's symbols and functions, unified with the step's by name
@@ -673,8 +729,17 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
             fnames.update(_functions(side))
     stands = {n: _stand_in(n, rng) for n in sorted(fnames)}
     printed_syms = set().union(*[n.free_symbols for n in nodes])
+    # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
+    # (the print's p(u) = E(u, m0, rho) is the step's E before m0, rho are put in)
+    inner = {k: side.expr for k, side in enumerate((step.lhs, step.rhs)) if isinstance(side, sp.Subs)} \
+        if not numeric else {}
     if not numeric:
         mine = _step_symbols(step)
+        for e in inner.values():
+            for x in e.free_symbols:
+                if isinstance(x, sp.Symbol):
+                    mine.setdefault(_normal(x.name), x)
+                    mine.setdefault(_normal(x.name).replace("_", ""), x)
         rename = {}
         for s in printed_syms:
             if isinstance(s, sp.Symbol) and not isinstance(s, sp.Dummy):
@@ -683,12 +748,15 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
                     rename[s] = hit
         nodes = [n.xreplace(rename) for n in nodes]
         syms = sorted(set(mine.values()), key=lambda s: s.name)
-        pts = _sample(syms, step.domain, rng, points)
+        pts = _sample(syms, _domain(step), rng, points)
         tol, rtol = 0.0, RTOL
         how_points = f"{points} random points of the step's domain, 30 digits, relative tolerance {RTOL:g}"
     else:
+        override = raw
         try:
-            if step.erratum is not None and step.erratum.at is not None:
+            if raw is not None:
+                pass
+            elif step.erratum is not None and step.erratum.at is not None:
                 raw = [dict(step.erratum.at)]
             else:
                 import itertools
@@ -705,7 +773,8 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
                     pt[getattr(k, "name", str(k))] = x
             pts.append(pt)
         tol, rtol = float(step.tol), max(RTOL, float(step.rtol))
-        how_points = (f"the step's first {len(pts)} search point(s), tolerance {tol:g} + {rtol:g} relative"
+        how_points = (f"the step's {'first ' if override is None else ''}{len(pts)} search point(s), tolerance "
+                      f"{tol:g} + {rtol:g} relative"
                       + (f" ({step.tol_source})" if step.tol_source else ""))
 
     def point_subs(pt: Mapping) -> dict:
@@ -760,10 +829,18 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
     can = [possible(n) for n in nodes]
     node_vals: list[list] = [[] for _ in nodes]
     step_vals: list[tuple] = []
+    inner_vals: list[tuple] = []
     used = []
+    # a side with an infinite bound (int_0^oo) that reaches no value at its first two points (a divergent integral
+    # exhausts the precision, seconds each time) is given up
+    unbounded, missed = [n.has(sp.oo, -sp.oo) for n in nodes], [0] * len(nodes)
     for pt in pts:
         subs = point_subs(pt)
         nv = [_evaluate(ready(n), subs) if ok else None for n, ok in zip(nodes, can)]
+        for k, v in enumerate(nv):
+            if can[k] and unbounded[k] and v is None and not any(x is not None for x in node_vals[k]):
+                missed[k] += 1
+                can[k] = missed[k] < 2
         if numeric and all(v is None for v in nv):
             continue                      # no printed side is evaluable here: the routine is not called
         try:
@@ -775,6 +852,7 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
         for k, v in enumerate(nv):
             node_vals[k].append(v)
         step_vals.append(sv)
+        inner_vals.append(tuple(_evaluate(ready(inner[k]), pt) if k in inner else None for k in (0, 1)))
         used.append(pt)
     evaluable = [k for k in range(len(nodes)) if any(v is not None for v in node_vals[k])]
     if not evaluable:
@@ -785,14 +863,12 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
         return Comparison(**base, verdict="not compared",
                           how="the step's sides have no finite real value at the sampled points")
 
-    def matches(side: int) -> set[int]:
-        out = set()
-        for k in evaluable:
-            pairs = [(sv[side], node_vals[k][i]) for i, sv in enumerate(step_vals)]
-            both = [(a, b) for a, b in pairs if a is not None and b is not None]
-            if both and len(both) >= min(3, len(pairs)) and all(_close(a, b, rtol, tol) for a, b in both):
-                out.add(k)
-        return out
+    def agree(k: int, values: Sequence) -> bool:
+        both = [(a, b) for a, b in zip(values, node_vals[k]) if a is not None and b is not None]
+        return bool(both) and len(both) >= min(3, len(values)) and all(_close(a, b, rtol, tol) for a, b in both)
+
+    def matches(side: int, rows: Sequence[tuple] = step_vals) -> set[int]:
+        return {k for k in evaluable if agree(k, [sv[side] for sv in rows])}
 
     op = step.relation
     small, big, sop = (0, 1, op) if op in ("==", "<=", "<") else (1, 0, _FLIP[op])
@@ -811,19 +887,30 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int) -> Compari
                + (": symbolically identical sides" if same[1] == 2 and not numeric else ": numerically")
                + f"; {how_points}")
         return Comparison(**base, verdict="matches", how=how)
-    for i, j, pop in sorted(paths):           # a printed side against the step's, the other side a name
-        if pop != sop:
-            continue
-        if i in foreign and j in (m_small | m_big if sop == "==" else m_big):
-            side_tex, name_tex = nodes[j], nodes[i]
-        elif j in foreign and i in m_small:
-            side_tex, name_tex = nodes[i], nodes[j]
-        else:
-            continue
-        return Comparison(**base, verdict="matches",
-                          how=f"the printed side {_tex(side_tex)} is the step's; the other printed side, "
-                              f"{_tex(name_tex)}, names what the step computes (symbols the step does not have); "
-                              f"{how_points}")
+    # a printed side against the step's (or, second, a Subs side's expression before its substitution), the other
+    # printed side a name
+    for ms, mb, sub in ((m_small, m_big, None), (matches(small, inner_vals), matches(big, inner_vals), inner)):
+        if sub is not None and not sub:
+            break
+        for i, j, pop in sorted(paths):
+            if pop != sop:
+                continue
+            if i in foreign and j in (ms | mb if sop == "==" else mb):
+                side_tex, name_tex, k = nodes[j], nodes[i], j
+            elif j in foreign and i in ms:
+                side_tex, name_tex, k = nodes[i], nodes[j], i
+            else:
+                continue
+            before = ""
+            if sub is not None:
+                side = small if k in ms else big
+                subs = (step.lhs, step.rhs)[side]
+                before = (" before its substitution " + ", ".join(f"{_tex(x)} = {_tex(v)}" for x, v in
+                                                                  zip(subs.variables, subs.point)))
+            return Comparison(**base, verdict="matches",
+                              how=f"the printed side {_tex(side_tex)} is the step's{before}; the other printed side, "
+                                  f"{_tex(name_tex)}, names what the step computes (symbols the step does not have); "
+                                  f"{how_points}")
     # no match: does the step decisively state something else?
     decisive, why = _decisive(nodes, edges, paths, evaluable, node_vals, step_vals, used, step, sop, small, big,
                               printed_syms, numeric, rtol, tol)
