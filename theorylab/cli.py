@@ -278,16 +278,40 @@ def cmd_verify(args) -> int:
         raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
     from .evidence import Context
 
+    if args.sample < 0:
+        raise DomainError(f"--sample must be >= 1 parts per check (0: all parts); got --sample={args.sample}")
     if args.dry_run:
-        tasks = runner.plan(ids, Context(profile=args.profile, device="cpu", seed=args.seed))
-        est = runner.estimate(tasks, args.profile, args.seed)
-        for t, s in zip(tasks, est):
-            print(f"  {t.kind:10s} {t.label[:90]:90s} {'~%.1f s' % s if s is not None else 'not yet measured'}")
+        tasks = runner.plan(ids, Context(profile=args.profile, device="cpu", seed=args.seed), sample=args.sample)
+        pairs = runner.estimates(tasks, args.profile, args.seed)
+        how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate"}
+        for t, (s, src) in zip(tasks, pairs):
+            print(f"  {t.kind:10s} {t.label[:90]:90s} "
+                  + (f"~{s:.1f} s{how[src]}" if s is not None else "not yet measured"))
+        est = [s for s, _ in pairs]
         known = [s for s in est if s is not None]
-        jobs = args.jobs or runner.usable_cores()
-        print(f"{len(tasks)} tasks, profile {args.profile}; estimated {sum(known):.0f} s of work, about "
-              f"{max([sum(known) / jobs, *known], default=0):.0f} s on {jobs} job{'s' if jobs > 1 else ''} "
+        jobs = args.jobs or runner.cluster_size(args.executor or "") or runner.usable_cores()
+        wall = runner.schedule(tasks, est, jobs)
+        print(f"{len(tasks)} tasks, profile {args.profile}" + (f", {args.sample} part(s) per check stage sampled"
+                                                                if args.sample else "")
+              + f"; estimated {sum(known):.0f} s of work, about {wall:.0f} s on {jobs} job{'s' if jobs > 1 else ''} "
               f"({len(known)} estimated from timings here, {len(tasks) - len(known)} not yet measured)")
+        if known:
+            big = max(range(len(tasks)), key=lambda i: est[i] or 0.0)
+            print(f"largest task: {tasks[big].label[:100]} ~{est[big]:.0f} s")
+            print(f"critical path: {runner.schedule(tasks, est, len(tasks)):.0f} s (the longest chain of dependent "
+                  f"tasks); on {jobs} worker{'s' if jobs > 1 else ''} {wall:.0f} s; on 64 workers {runner.schedule(tasks, est, 64):.0f} s")
+        over = {}
+        for t, s in zip(tasks, est):
+            if s is not None and s > runner.BOUND_SECONDS and s > over.get(t.key, (0, ""))[0]:
+                over[t.key] = (s, t.label)
+        for name, (s, label) in over.items():
+            print(f"OVER ONE CPU-HOUR: check {name!r}: a single part is estimated at {s:.0f} s > "
+                  f"{runner.BOUND_SECONDS:.0f} s ({label[:100]}): declare smaller parts")
+        if len(known) < len(tasks):
+            print(f"{len(tasks) - len(known)} tasks not yet measured: `theorylab verify {' '.join(args.select)}"
+                  f"{' ' if args.select else ''}--profile {args.profile} --sample 1` measures a part of each check")
+        elif not over:
+            print(f"no task is estimated above one CPU-hour ({runner.BOUND_SECONDS:.0f} s)")
         return 0
     t0 = time.time()
     jobs = args.jobs or runner.usable_cores()
@@ -296,7 +320,7 @@ def cmd_verify(args) -> int:
     # each task's share of this machine's cores (1 when the tasks fill them, as by default, or run elsewhere)
     threads = args.threads or (max(1, runner.usable_cores() // jobs) if args.executor in (None, "local") else 1)
     device = _device(args.device)
-    tasks = runner.plan(ids, Context(profile=args.profile, device=device, seed=args.seed))
+    tasks = runner.plan(ids, Context(profile=args.profile, device=device, seed=args.seed), sample=args.sample)
     journal = args.json + ".tasks.jsonl"
     executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
         os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
@@ -640,7 +664,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="BLAS/torch threads per task (default: the task's share of the usable cores, cores // jobs, at "
                         "least 1; with the default --jobs that is 1: tasks run in parallel processes instead)")
     s.add_argument("--resume", action="store_true", help="continue a killed run: reuse the tasks it finished")
-    s.add_argument("--dry-run", action="store_true", help="list the tasks with estimated times; run nothing")
+    s.add_argument("--dry-run", action="store_true", help="list the tasks with estimated times, the largest task and "
+                   "the wall time on --jobs workers (or the Dask cluster's); run nothing")
+    s.add_argument("--sample", type=int, default=0, metavar="K",
+                   help="run only K parts of each stage of every check declared with parts (its largest first) and "
+                        "remember their timings for --dry-run; a sampled check reports a finding, not a verdict")
     s.add_argument("--slurm-partition", default="", help="with --executor slurm")
     s.add_argument("--slurm-time", type=int, default=60, help="minutes per task, with --executor slurm")
     s.add_argument("--slurm-gpus", type=int, default=0, help="GPUs per task, with --executor slurm")

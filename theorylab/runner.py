@@ -16,7 +16,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate"]
+__all__ = ["Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
+           "schedule", "cluster_size", "BOUND_SECONDS"]
+
+BOUND_SECONDS = 3600.0  # no task should take more than one CPU-hour: a check whose part does is named by --dry-run
 
 _TIMINGS = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
                         "timings.json")
@@ -49,15 +52,34 @@ class Task:
     def family(self) -> str:
         return self.entries[0].split(".", 1)[0]
 
+    @property
+    def stage(self) -> Any:
+        """What kind of piece this is (a part's "stage", e.g. pretraining vs transfer), for its estimate."""
+        return self.part.get("stage") if isinstance(self.part, dict) else None
+
+    @property
+    def pid(self) -> Any:
+        """A part's "id", by which other parts of its check name it in their "after" lists (None: none)."""
+        return self.part.get("id") if isinstance(self.part, dict) else None
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        """The ids of the parts of its check whose `handoff` it takes as inputs (a part's "after" list)."""
+        return tuple(self.part.get("after", ())) if isinstance(self.part, dict) else ()
+
 
 def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def plan(ids: set[str], ctx: Any = None) -> list[Task]:
+def plan(ids: set[str], ctx: Any = None, sample: int = 0) -> list[Task]:
     """Derivations first, then checks, each in catalogue order, restricted to the selected entry IDs (only their
     families' modules are imported: a family's derivations and checks name only its own entries). A check
-    declared with parts becomes one task per part (its pieces for `ctx`: profile, device, seed)."""
+    declared with parts becomes one task per part (its pieces for `ctx`: profile, device, seed).
+
+    `sample` = K > 0: only K parts of each stage of every check declared with parts (the largest by declared cost,
+    then others spread over the list), for `verify --sample K`: they run for real and their timings give the
+    estimates of the rest (a part whose `after` parts are not sampled runs on a stand-in of its inputs)."""
     from . import catalogue
     from .evidence import Context, to_jsonable
 
@@ -77,8 +99,48 @@ def plan(ids: set[str], ctx: Any = None) -> list[Task]:
             if not parts:
                 raise RuntimeError(f"check {c.name!r} declares parts but parts(ctx) listed none for profile "
                                    f"{ctx.profile}")
-            tasks += [Task("check", c.name, tuple(c.entries), part=p, nparts=len(parts)) for p in parts]
+            whole = [Task("check", c.name, tuple(c.entries), part=p, nparts=len(parts)) for p in parts]
+            pids = [t.pid for t in whole if t.pid is not None]
+            if len(set(pids)) < len(pids):
+                raise RuntimeError(f"check {c.name!r}: two parts have the id {_dup(pids)!r}")
+            before: set = set()
+            for t in whole:
+                bad = [a for a in t.after if a not in before]
+                if bad:
+                    raise RuntimeError(f"check {c.name!r}: part {t.label} is after {bad[0]!r}, which is not one "
+                                       f"of the parts listed before it")
+                before.add(t.pid)
+            if sample > 0:
+                whole = [whole[i] for i in _sampled(c, ctx, whole, sample)]
+            tasks += whole
     return tasks
+
+
+def _dup(values: Sequence[Any]) -> Any:
+    seen: set = set()
+    return next(v for v in values if v in seen or seen.add(v))
+
+
+def _sampled(check, ctx: Any, tasks: Sequence[Task], k: int) -> list[int]:
+    """Indices of the parts `--sample k` runs: per stage, the largest part by declared cost first (the one that
+    decides whether the check fits the bound), then parts spread evenly over the rest of the list."""
+    stages: dict[str, list[int]] = {}
+    for i, t in enumerate(tasks):
+        stages.setdefault(json.dumps(t.stage, sort_keys=True), []).append(i)
+    chosen: set[int] = set()
+    for idx in stages.values():
+        costs = {i: (float(check.cost(ctx, tasks[i].part)) if check.cost is not None else 0.0) for i in idx}
+        first = max(idx, key=lambda i: (costs[i], -i))
+        pick = [first] + [idx[round(j * (len(idx) - 1) / max(1, k - 1))] for j in range(k)]
+        for i in pick:
+            if len(chosen & set(idx)) >= k:
+                break
+            chosen.add(i)
+        for i in idx:  # fewer distinct picks than k (rounding): fill in list order
+            if len(chosen & set(idx)) >= k:
+                break
+            chosen.add(i)
+    return sorted(chosen)
 
 
 def units(tasks: Sequence[Task]) -> list[list[int]]:
@@ -111,8 +173,13 @@ def _set_threads(n: int) -> None:
 
 
 def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads: int, papers: str = "",
-             only: str = "", family: str = "", part: Any = None) -> dict:
-    """Run one task (in any process) and return its records as JSON-ready dicts, with its wall time."""
+             only: str = "", family: str = "", part: Any = None, standin: bool = False, inputs: Any = None) -> dict:
+    """Run one task (in any process) and return its records as JSON-ready dicts, with its wall time.
+
+    A part that is `after` other parts gets their handoffs as `part["inputs"]` (a list, in its order); in a
+    sample whose run left those parts out (`standin`), `part["inputs"]` is None and the check makes a stand-in of
+    the same size (its timing, not its data, is what a sample is for). A part's result may carry a "handoff"
+    item: what the parts after it get, kept out of combine()."""
     from . import catalogue
 
     if papers and papers != catalogue.paper_specs():  # in a worker: register the planning process's papers
@@ -132,8 +199,13 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         _set_threads(threads)  # after the check's module (and torch) is imported
         ctx = Context(profile=profile, device=device, seed=seed, progress=False)
         if check.parts is not None:  # one piece: its data go to combine() in the planning process
+            given = part if inputs is None and not standin else {**part, "inputs": None if standin else inputs}
             try:
-                return {"partial": to_jsonable(check.run(ctx, part)), "seconds": round(time.perf_counter() - t0, 3)}
+                partial = to_jsonable(check.run(ctx, given))
+                out = {"seconds": round(time.perf_counter() - t0, 3)}
+                if isinstance(partial, dict) and "handoff" in partial:
+                    out["handoff"] = partial.pop("handoff")
+                return {"partial": partial, **out}
             except Exception as exc:  # a crashing piece fails its check, with its reason
                 return {"error": f"part {json.dumps(part, sort_keys=True)}: {type(exc).__name__}: {exc}",
                         "seconds": round(time.perf_counter() - t0, 3)}
@@ -152,16 +224,24 @@ def _crashed(check, why: str):
                     tolerance=0.0, tolerance_source="the check raised", detail=why)
 
 
-def combine(task: Task, results: Sequence[dict], ctx: Any) -> dict:
+def combine(task: Task, results: Sequence[dict], ctx: Any, parts: Sequence[Task] = ()) -> dict:
     """The records of a check run as parts, from its parts' results (in plan order); a crashed part or combine
-    is a failed record naming it."""
+    is a failed record naming it. A sample (fewer results than the check has parts, `verify --sample`) is one
+    Finding with the parts' timings: a verdict needs every part."""
     from . import catalogue
+    from .evidence import Finding
 
     check = next(c for c in catalogue.checks([task.family]) if c.name == task.key)
     seconds = round(sum(r.get("seconds") or 0.0 for r in results), 3)
     errors = [r["error"] for r in results if "error" in r]
     if errors:
         recs = [_crashed(check, e) for e in errors]
+    elif len(results) < task.nparts:
+        timed = [{"part": t.part, "seconds": r.get("seconds")} for t, r in zip(parts, results)]
+        recs = [Finding(entry=check.entries[0], check=f"{check.name}: sampled {len(results)} of {task.nparts} parts",
+                        kind=check.kind, text=(f"verify --sample ran {len(results)} of the check's {task.nparts} parts "
+                                               f"({seconds:.1f} s) to measure them; no verdict (it needs every part)"),
+                        values={"parts": timed, "nparts": task.nparts})]
     else:
         try:
             recs = check.combine(ctx, [r["partial"] for r in results])
@@ -299,17 +379,28 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
 
 def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, executor: cf.Executor, threads: int,
             journal: str, resume: bool, on_result: Callable[[Task, dict], None] | None = None,
-            progress: bool = False) -> tuple[list[dict], int]:
+            progress: bool = False, inflight: int | None = None) -> tuple[list[dict], int]:
     """Run the tasks through `executor`; returns (results in plan order, tasks reused from the journal).
-    `on_result` is called in plan order too (a task's output is shown once every task before it has finished)."""
+    `on_result` is called in plan order too (a task's output is shown once every task before it has finished).
+    A part that is `after` other parts waits for them and gets their handoffs; if they are not in the plan (a
+    sample), it runs on a stand-in. `inflight`: at most this many tasks submitted at once (a local pool)."""
     from .sweep import load_results, run_sweep
 
     if not resume and os.path.exists(journal):
         os.unlink(journal)
+        import shutil
+
+        shutil.rmtree(journal + ".handoff", ignore_errors=True)
     from .evidence import Context
 
+    labels = {(t.key, t.pid): i for i, t in enumerate(tasks) if t.pid is not None}
     params = [t.params(profile, device, seed, threads) for t in tasks]
+    for t, p in zip(tasks, params):
+        if t.after and not all((t.key, a) in labels for a in t.after):
+            p["standin"] = True
     keys = [_key(p) for p in params]
+    needs = {keys[i]: [keys[labels[(t.key, a)]] for a in t.after] for i, t in enumerate(tasks)
+             if t.after and "standin" not in params[i]}
     groups = units(tasks)
     results: dict[str, dict] = {}
     shown = [0]
@@ -319,8 +410,9 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
         while shown[0] < len(groups) and all(keys[i] in results for i in groups[shown[0]]):
             g = groups[shown[0]]
             task = tasks[g[0]]
-            res = results[keys[g[0]]] if not task.nparts else combine(task, [results[keys[i]] for i in g],
-                                                                     Context(profile=profile, device=device, seed=seed))
+            res = results[keys[g[0]]] if not task.nparts else combine(
+                task, [results[keys[i]] for i in g], Context(profile=profile, device=device, seed=seed),
+                [tasks[i] for i in g])
             if on_result is not None:
                 on_result(task, res)
             shown[0] += 1
@@ -330,11 +422,16 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
             if name in keys:
                 on_done(name, result)
     os.makedirs(os.path.dirname(os.path.abspath(journal)), exist_ok=True)
-    # longest first (by remembered timings) keeps the pool busy to the end; the record's order is unaffected
-    est = estimate(tasks, profile)
-    order = sorted(range(len(tasks)), key=lambda i: -(est[i] or 0.0))
+    # longest path first (by remembered timings: a task's own time plus the longest chain of parts after it)
+    # keeps the workers busy to the end; the record's order is unaffected
+    est = [e or 0.0 for e in estimate(tasks, profile, seed)]
+    rank = _bottom_levels(tasks, est)
+    order = sorted(range(len(tasks)), key=lambda i: -rank[i])
+    # a local pool runs its queue in order: keep it fed with no more than its workers, so a part that becomes
+    # ready (the next segment of a chain) goes ahead of the rest (Dask and SLURM schedule by themselves)
+    inflight = inflight or getattr(executor, "_max_workers", None)
     sweep = run_sweep(run_task, [params[i] for i in order], journal, executor=executor, progress=progress,
-                      key=_key, on_done=on_done)
+                      key=_key, on_done=on_done, needs=needs, inflight=inflight)
     out = [sweep.results[k] for k in keys]
     _remember(tasks, out, profile)
     return out, sweep.reused
@@ -345,24 +442,149 @@ def _key(params: Mapping[str, Any]) -> str:
     return json.dumps({k: v for k, v in params.items() if k != "threads"}, sort_keys=True)
 
 
-def estimate(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[float | None]:
-    """Seconds each task is expected to take with this profile on this machine: what it took the last time it ran
-    here; else, for a check that declares `cost`, its cost times the seconds per unit of cost its quick-profile
-    tasks took here (None: neither is known)."""
+def _known() -> dict:
     try:
         with open(_TIMINGS) as fh:
-            known = json.load(fh)
+            return json.load(fh)
     except (OSError, json.JSONDecodeError):
-        known = {}
-    out = [known.get(f"{profile}|{t.kind}|{t.label}") for t in tasks]
-    rates: dict[str, float | None] = {}
-    for i, t in enumerate(tasks):
-        if out[i] is None and t.kind == "check":
+        return {}
+
+
+def estimate(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[float | None]:
+    """Seconds each task is expected to take with this profile on this machine (None: not yet measured); see
+    `estimates` for where each number comes from."""
+    return [s for s, _ in estimates(tasks, profile, seed)]
+
+
+def estimates(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[tuple[float | None, str]]:
+    """(seconds, source) per task, from the timings cache (~/.cache/theorylab/timings.json, or under
+    $XDG_CACHE_HOME), which every verify run here updates. Sources, in order of preference:
+    "measured": this task ran here with this profile (a derivation does not depend on the profile: any run of it);
+    "part": a check's part not run here, from the parts of the same check (same stage where measured) that ran
+    here with this profile (`verify --sample K`): their seconds per unit of declared cost times its cost, or their
+    mean without a cost; "quick": a check that declares `cost`, its cost times the seconds per unit of cost its
+    quick-profile tasks took here; "": not yet measured."""
+    known = _known()
+    out: list[tuple[float | None, str]] = []
+    derivs: dict[str, float] = {}
+    for k, v in known.items():  # a derivation's time from any profile (the newest profile wins: paper, quick, check)
+        prof, kind, label = k.split("|", 2)
+        if kind == "derivation" and v is not None and (label not in derivs or prof == profile):
+            derivs[label] = v
+    rates: dict[str, Any] = {}
+    for t in tasks:
+        s = known.get(f"{profile}|{t.kind}|{t.label}")
+        if s is not None:
+            out.append((s, "measured"))
+        elif t.kind == "derivation":
+            out.append((derivs.get(t.key), "measured" if t.key in derivs else ""))
+        else:
             if t.key not in rates:
-                rates[t.key] = _rate(t, known, seed)
-            if rates[t.key] is not None:
-                out[i] = rates[t.key] * _cost(t, profile, seed, t.part)
+                rates[t.key] = (_part_rates(t, known, profile, seed), _rate(t, known, seed))
+            by_part, quick = rates[t.key]
+            if by_part is not None:
+                out.append((by_part(t), "part"))
+            elif quick is not None:
+                out.append((quick * _cost(t, profile, seed, t.part), "quick"))
+            else:
+                out.append((None, ""))
     return out
+
+
+def _part_rates(task: Task, known: Mapping[str, float], profile: str, seed: int):
+    """A function part -> seconds from the measured parts of the task's check at this profile (None: none
+    measured, or the check has no parts)."""
+    from .evidence import Context, to_jsonable
+
+    check = _check(task)
+    if check is None or check.parts is None:
+        return None
+    ctx = Context(profile=profile, seed=seed)
+    parts = [Task("check", task.key, task.entries, part=to_jsonable(p), nparts=1) for p in check.parts(ctx)]
+    timed = [(p, known.get(f"{profile}|check|{p.label}")) for p in parts]
+    timed = [(p, sec) for p, sec in timed if sec is not None]
+    if not timed:
+        return None
+    cost = (lambda p: float(check.cost(ctx, p.part))) if check.cost is not None else None
+
+    def rate(group):
+        if cost is not None:
+            units = sum(cost(p) for p, _ in group)
+            return ("rate", sum(sec for _, sec in group) / units) if units > 0 else None
+        return ("mean", sum(sec for _, sec in group) / len(group))
+
+    overall = rate(timed)
+    stages: dict[str, Any] = {}
+    for p, sec in timed:
+        stages.setdefault(json.dumps(p.stage, sort_keys=True), []).append((p, sec))
+    stages = {k: rate(v) for k, v in stages.items()}
+
+    def seconds(t: Task) -> float | None:
+        r = stages.get(json.dumps(t.stage, sort_keys=True)) or overall
+        if r is None:
+            return None
+        return r[1] * cost(t) if r[0] == "rate" else r[1]
+
+    return seconds
+
+
+def _bottom_levels(tasks: Sequence[Task], est: Sequence[float]) -> list[float]:
+    """Each task's seconds plus the longest chain of parts after it (what still has to run in sequence)."""
+    index = {(t.key, t.pid): i for i, t in enumerate(tasks) if t.pid is not None}
+    users: dict[int, list[int]] = {}
+    for i, t in enumerate(tasks):
+        for a in t.after:
+            if (t.key, a) in index:
+                users.setdefault(index[(t.key, a)], []).append(i)
+    level = [0.0] * len(tasks)
+    for i in reversed(range(len(tasks))):  # parts come after the parts they need: plan order is topological
+        level[i] = est[i] + max((level[j] for j in users.get(i, ()) if j > i), default=0.0)
+    return level
+
+
+def schedule(tasks: Sequence[Task], est: Sequence[float | None], workers: int) -> float:
+    """Wall seconds of the plan on `workers` workers: list scheduling, longest remaining chain first, each task
+    started once the parts it is after have finished (what `execute` does); unknown estimates count as 0."""
+    import heapq
+
+    e = [x or 0.0 for x in est]
+    level = _bottom_levels(tasks, e)
+    index = {(t.key, t.pid): i for i, t in enumerate(tasks) if t.pid is not None}
+    preds = [[index[(t.key, a)] for a in t.after if (t.key, a) in index] for t in tasks]
+    users: dict[int, list[int]] = {}
+    for i, ps in enumerate(preds):
+        for j in ps:
+            users.setdefault(j, []).append(i)
+    left = [len(ps) for ps in preds]
+    ready = [(-level[i], i) for i in range(len(tasks)) if not left[i]]
+    heapq.heapify(ready)
+    running: list[tuple[float, int]] = []
+    now, free = 0.0, max(1, workers)
+    while ready or running:
+        while ready and free:
+            _, i = heapq.heappop(ready)
+            heapq.heappush(running, (now + e[i], i))
+            free -= 1
+        now, i = heapq.heappop(running)
+        free += 1
+        for j in users.get(i, ()):
+            left[j] -= 1
+            if not left[j]:
+                heapq.heappush(ready, (-level[j], j))
+    return now
+
+
+def cluster_size(spec: str) -> int | None:
+    """Workers of the executor `spec` names, where it can say (a Dask scheduler's worker threads); else None."""
+    if not spec.startswith("dask://"):
+        return None
+    try:
+        from distributed import Client
+
+        with Client(spec[len("dask://"):], timeout=20) as client:
+            return sum(client.nthreads().values()) or None
+    except Exception:  # noqa: BLE001 - the dry run then falls back to --jobs or the cores here
+        return None
 
 
 def _check(task: Task):
@@ -400,11 +622,7 @@ def _rate(task: Task, known: Mapping[str, float], seed: int) -> float | None:
 
 
 def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> None:
-    try:
-        with open(_TIMINGS) as fh:
-            known = json.load(fh)
-    except (OSError, json.JSONDecodeError):
-        known = {}
+    known = _known()
     for t, r in zip(tasks, results):
         known[f"{profile}|{t.kind}|{t.label}"] = r.get("seconds")
     try:

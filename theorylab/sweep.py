@@ -6,12 +6,15 @@ the tasks already recorded there, so a killed sweep recomputes only what it had 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import hashlib
 import itertools
 import json
 import multiprocessing
 import os
+import shutil
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .evidence import to_jsonable
 
@@ -84,10 +87,19 @@ class SweepResult:
         return [self.results[task_key(t)] for t in tasks]  # (with the default key)
 
 
+def _handoff_dir(path: str | os.PathLike) -> str:
+    return os.fspath(path) + ".handoff"
+
+
+def _handoff_file(path: str | os.PathLike, name: str) -> str:
+    return os.path.join(_handoff_dir(path), hashlib.sha1(name.encode()).hexdigest() + ".json")
+
+
 def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str | os.PathLike, *,
               executor: cf.Executor | None = None, progress: bool = False,
               key: Callable[[Mapping[str, Any]], str] = task_key,
-              on_done: Callable[[str, Any], None] | None = None) -> SweepResult:
+              on_done: Callable[[str, Any], None] | None = None,
+              needs: Mapping[str, Sequence[str]] | None = None, inflight: int | None = None) -> SweepResult:
     """Run fn(**task) for every task not yet in `path`, appending each result as it completes.
 
     `executor` is any object with concurrent.futures' submit(); a Dask `Client.get_executor()` works
@@ -95,12 +107,34 @@ def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str 
     fn must be picklable (a module-level function) and its result JSON-serializable. `key` names a task in the
     results file (leave out parameters that do not change the result, e.g. thread counts); `on_done(key, result)`
     is called in this thread as each task finishes.
+
+    Dependencies: `needs[key]` lists the keys of tasks (of this sweep) that a task must wait for; it is then
+    called with `inputs=[...]`, the `handoff` of each of them in that order. A result that is a dict with a
+    "handoff" item (e.g. the weights a training segment passes to the next) keeps it out of the results file:
+    it is written beside it (`path`.handoff/) until every task that needs it has finished, so a resumed sweep
+    still has it and the results file stays small. Tasks are submitted in the order given as they become
+    ready; `inflight` caps how many are submitted at once (a pool runs its queue first in, first out, so a cap
+    lets a later-ready task of a long chain go ahead of the rest).
     """
+    needs = {k: list(v) for k, v in (needs or {}).items() if v}
     _drop_torn_tail(path)
     done = load_results(path)
-    todo = [t for t in tasks if key(t) not in done]
+    names = [key(t) for t in tasks]
+    # a finished task whose handoff is still needed but gone (a folder removed by hand) is run again
+    lost = {m for n in names if n not in done for m in needs.get(n, ())
+            if m in done and not os.path.exists(_handoff_file(path, m))}
+    done = {k: v for k, v in done.items() if k not in lost}
+    todo = [(n, t) for n, t in zip(names, tasks) if n not in done]
     reused = len(tasks) - len(todo)
+    users: dict[str, set[str]] = {}  # a task -> the unfinished tasks that need its handoff
+    for n, _ in todo:
+        for m in needs.get(n, ()):
+            users.setdefault(m, set()).add(n)
+    missing = sorted({m for n, _ in todo for m in needs.get(n, ()) if m not in done and m not in names})
+    if missing:
+        raise ValueError(f"a task needs {missing[0]!r}, which is not in this sweep")
     if not todo:
+        _clean_handoffs(path, users)
         return SweepResult(done, 0, reused)
     own = executor is None
     executor = executor or default_executor()
@@ -109,30 +143,75 @@ def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str 
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(todo), desc="sweep", unit="task")
+    handoffs: dict[str, Any] = {}  # handoffs of finished tasks still needed, in memory
+
+    def handoff(name: str) -> Any:
+        if name not in handoffs:
+            with open(_handoff_file(path, name)) as fh:
+                handoffs[name] = json.load(fh)
+        return handoffs[name]
+
     try:
         with open(path, "a") as fh:
-            def record(fut, task):
-                name = key(task)
+            def record(fut, name):
                 result = to_jsonable(fut.result())
+                if isinstance(result, dict) and "handoff" in result:
+                    if users.get(name):
+                        os.makedirs(_handoff_dir(path), exist_ok=True)
+                        tmp = _handoff_file(path, name) + ".tmp"
+                        with open(tmp, "w") as hf:
+                            json.dump(result["handoff"], hf)
+                        os.replace(tmp, _handoff_file(path, name))
+                        handoffs[name] = result["handoff"]
+                    result = {k: v for k, v in result.items() if k != "handoff"}
                 fh.write(json.dumps({"key": name, "result": result}) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
                 done[name] = result
+                for m in needs.get(name, ()):  # its inputs are no longer needed by it
+                    users.get(m, set()).discard(name)
+                    if m in users and not users[m]:
+                        del users[m]
+                        handoffs.pop(m, None)
+                        with contextlib.suppress(OSError):
+                            os.unlink(_handoff_file(path, m))
                 if on_done is not None:
                     on_done(name, result)
                 if bar is not None:
                     bar.update(1)
 
-            if getattr(executor, "sequential", False):  # one task at a time, each recorded before the next
-                for t in todo:
-                    record(executor.submit(fn, **t), t)
-            else:
-                futures = {executor.submit(fn, **t): t for t in todo}
-                for fut in cf.as_completed(futures):
-                    record(fut, futures[fut])
+            def call(name, task):
+                if name in needs:
+                    return executor.submit(fn, **task, inputs=[handoff(m) for m in needs[name]])
+                return executor.submit(fn, **task)
+
+            waiting = list(todo)
+            running: dict[Any, str] = {}
+            cap = inflight if inflight and inflight > 0 else len(todo)
+            sequential = getattr(executor, "sequential", False)  # one at a time, each recorded before the next
+            while waiting or running:
+                for item in list(waiting):
+                    if len(running) >= (1 if sequential else cap):
+                        break
+                    name, task = item
+                    if all(m in done for m in needs.get(name, ())):
+                        waiting.remove(item)
+                        running[call(name, task)] = name
+                if not running:
+                    raise ValueError(f"tasks wait on each other in a cycle: {waiting[0][0]!r}")
+                finished, _ = cf.wait(list(running), return_when=cf.FIRST_COMPLETED)
+                for fut in [f for f in running if f in finished]:
+                    record(fut, running.pop(fut))
     finally:
         if bar is not None:
             bar.close()
         if own:
             executor.shutdown(cancel_futures=True)
+    _clean_handoffs(path, users)
     return SweepResult(done, len(todo), reused)
+
+
+def _clean_handoffs(path: str | os.PathLike, users: Mapping[str, Any]) -> None:
+    """Remove the handoff folder once nothing waits on it."""
+    if not any(users.values()):
+        shutil.rmtree(_handoff_dir(path), ignore_errors=True)
