@@ -11,6 +11,7 @@ the draws of the target set.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import time
 
@@ -18,7 +19,7 @@ import numpy as np
 import torch
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling
+from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling, to_jsonable
 from theorylab.montecarlo import rng_for
 from theorylab.training import TrainConfig, train
 
@@ -32,10 +33,22 @@ def _sizes(profile: str) -> dict:
     return Context(profile=profile).pick(
         quick=dict(d=10, m=60, m_star=6, mus=(0.0, 1 / 3, 2 / 3), ns=(480, 1920, 7680), draws=100,
                    max_steps=20_000, loss_tol=1e-4, gram_points=200, sandwich_points=100_000, tau=1e-8,
-                   taus=(1e-6, 1e-8, 1e-10)),
+                   taus=(1e-6, 1e-8, 1e-10), groups=((0, 1, 2),), segment=20_000, chunk=None),
         paper=dict(d=100, m=1000, m_star=100, mus=(0.0, 0.1, 0.3, 0.5, 0.7, 0.9), ns=(8000, 32000, 128000),
                    draws=100, max_steps=100_000, loss_tol=1e-6, gram_points=500, sandwich_points=1_000_000,
-                   tau=1e-8, taus=(1e-6, 1e-8, 1e-10)))
+                   tau=1e-8, taus=(1e-6, 1e-8, 1e-10), groups=tuple((r,) for r in range(6)), segment=1_000,
+                   chunk=800_000))
+
+
+# How the experiment splits into verify tasks (parts), per profile:
+#   groups:  the mus pretrained together as one batch of runs. quick: all three (60x60 Gram matrices: a step costs
+#            its dispatch overhead, so one batch costs what one run does; split by mu it cost ~3x); paper: one
+#            chain per mu (1000x1000 Gram matrices: 6 runs batched took 2.5 s a step against 0.22 s for one run,
+#            measured on a 2-core machine -- batching does not pay there, and separate chains run in parallel).
+#   segment: pretraining steps per task; a segment continues from the weights its predecessor hands off (the
+#            steps are sequential: 1e5 steps of one paper run take ~6 CPU-hours, more than one task may). A
+#            segment that starts converged returns at once.
+#   chunk:   n x draws per linear-transfer task (None: all draws of one n in one task).
 
 
 def _check_mu(mu: float, m_star: int) -> int:
@@ -260,28 +273,126 @@ def gram_alignment(W: np.ndarray, c: np.ndarray, W_star: np.ndarray, c_source: n
             "share_readout_mass_aligned": float(np.abs(c)[aligned].sum() / np.abs(c).sum())}
 
 
-def _pretrain_all(P: dict, seed: int, device: str = "cpu", progress: bool = False):
-    """Pretraining on f_s* for every mu of the profile, one batch of runs (one run per mu): a step's cost is
-    dispatch overhead at these sizes, so one batch costs what one run does."""
-    W_star, c_star, c_all = teacher(P["d"], P["m_star"], P["mus"], seed)
-    t0 = time.perf_counter()
-    W, c, res, W0 = pretrain(W_star, c_all, P["m"], seed, max_steps=P["max_steps"], loss_tol=P["loss_tol"],
-                             device=device, progress=progress)
-    return W, c, res, W0, time.perf_counter() - t0
+def _gid(group) -> str:
+    return "mu" + "+".join(str(r) for r in group)
 
 
-def _one_mu(P: dict, seed: int, r: int, pretrained, device: str = "cpu") -> dict:
-    """The §4 experiment for the r-th mu of the profile after pretraining: the residuals, the sandwich constant,
-    linear transfer over n, the Gram pictures (JSON-ready numbers)."""
+def _parts(ctx: Context) -> list[dict]:
+    """The experiment's tasks: per group of mus, its pretraining segments in sequence; per mu, after its group's
+    last segment, the analysis (residuals, sandwich constant, Gram pictures) and linear transfer per n in chunks
+    of target-set draws."""
+    P = _sizes(ctx.profile)
+    out, last = [], {}
+    for g in P["groups"]:
+        prev = None
+        for s0 in range(0, P["max_steps"], P["segment"]):
+            pid = f"{_gid(g)}@{s0}"
+            out.append({"stage": "pretrain", "id": pid, "mus": list(g),
+                        "steps": [s0, min(s0 + P["segment"], P["max_steps"])], "after": [prev] if prev else []})
+            prev = pid
+        last.update({r: prev for r in g})
+    for r in range(len(P["mus"])):
+        out.append({"stage": "analysis", "mu": r, "after": [last[r]]})
+        for n in P["ns"]:
+            per = P["draws"] if P["chunk"] is None else max(1, min(P["draws"], P["chunk"] // n))
+            for a in range(0, P["draws"], per):
+                out.append({"stage": "transfer", "mu": r, "n": n, "draws": [a, min(a + per, P["draws"])],
+                            "after": [last[r]]})
+    return out
+
+
+def _init_state(P: dict, seed: int, group) -> dict:
+    """Pretraining's start for one group of mus: w_i uniform on the sphere, c_i = 1e-7 (as `pretrain`)."""
+    key = None if len(group) == len(P["mus"]) else ("mu", tuple(group))
+    stream = rng_for(seed, "relu-init") if key is None else rng_for(seed, "relu-init", key)
+    gen = torch.Generator().manual_seed(int(stream.integers(2**62)))
+    V = _unit(torch.randn(len(group), P["m"], P["d"], generator=gen, dtype=torch.float64))
+    R = len(group)
+    return {"V": V.numpy(), "c": np.full((R, P["m"]), 1e-7), "steps": np.zeros(R, dtype=int),
+            "loss": np.full(R, np.inf), "converged": np.zeros(R, dtype=bool), "seconds": 0.0}
+
+
+_STATES: dict = {}  # in-process results of segments (Check.evaluate runs the parts one after another, no handoff)
+
+
+def _segment(P: dict, seed: int, part: dict, device: str = "cpu", progress: bool = False) -> dict:
+    """Pretraining steps [s0, s1) of one group of mus from the state its predecessor handed off (Seed 002, App.
+    D.2: gradient descent on the population loss); its result's handoff is the state after them."""
+    g, (s0, s1) = tuple(part["mus"]), part["steps"]
+    state = _input_state(P, seed, part, device, progress, pretrain_input=True)
+    if state is None:
+        state = _init_state(P, seed, g)
+    W_star, _, c_all = teacher(P["d"], P["m_star"], P["mus"], seed)
     t0 = time.perf_counter()
+    if not bool(np.all(state["converged"])):
+        dev = torch.device(device)
+        params = {"V": torch.as_tensor(np.asarray(state["V"], dtype=float), device=dev),
+                  "c": torch.as_tensor(np.asarray(state["c"], dtype=float), device=dev)}
+        loss = _population_loss(torch.as_tensor(W_star, device=dev), torch.as_tensor(c_all[list(g)], device=dev))
+        with _small_cpu_threads(dev, P["m"], P["d"]):
+            res = train(params, loss, TrainConfig(loss_tol=P["loss_tol"], max_steps=s1 - s0, progress=progress,
+                                                  lr_fraction=0.2, desc=f"pretrain mean-field ReLU, steps {s0}-{s1}"))
+        was = np.asarray(state["converged"], dtype=bool)
+        conv = res.converged.cpu().numpy()
+        steps = np.where(was, state["steps"], np.asarray(state["steps"]) + res.steps.cpu().numpy())
+        state = {"V": res.params["V"].cpu().numpy(), "c": res.params["c"].cpu().numpy(), "steps": steps,
+                 "loss": res.loss.cpu().numpy(), "converged": was | conv}
+    state = {**state, "seconds": float(state.get("seconds", 0.0)) + time.perf_counter() - t0}
+    state = to_jsonable(state)
+    _STATES[(seed, json.dumps(P, default=str), part["id"])] = state
+    return {"loss": state["loss"], "converged": state["converged"], "steps": state["steps"], "handoff": state}
+
+
+def _input_state(P: dict, seed: int, part: dict, device: str, progress: bool, pretrain_input: bool = False):
+    """The state a part starts from: its predecessor's handoff (verify passes it as part["inputs"]); run
+    in-process (no "inputs": Check.evaluate), the predecessor's segments are run here first (memoized); in a
+    sample that left them out (inputs None), a stand-in: the initial state (the timing, not the data, counts)."""
+    if not part.get("after"):
+        return None
+    if "inputs" in part:
+        if part["inputs"] is None:
+            if pretrain_input:
+                return None
+            g = next(g for g in P["groups"] if part["mu"] in g)
+            return _init_state(P, seed, g)
+        return part["inputs"][0]
+    key = (seed, json.dumps(P, default=str), part["after"][0])
+    if key not in _STATES:
+        ctx_parts = {q.get("id"): q for q in _parts_for(P)}
+        _segment(P, seed, ctx_parts[part["after"][0]], device, progress)
+    return _STATES[key]
+
+
+def _parts_for(P: dict) -> list[dict]:
+    profile = next(p for p in ("quick", "paper") if _sizes(p) == P)
+    return _parts(Context(profile=profile))
+
+
+def _final(P: dict, seed: int, part: dict, device: str, progress: bool):
+    """(W unit rows, c, W0, pretraining info) of the part's mu after its group's last segment."""
+    r = part["mu"]
+    g = next(g for g in P["groups"] if r in g)
+    state = _input_state(P, seed, part, device, progress)
+    k = list(g).index(r)
+    V = torch.as_tensor(np.asarray(state["V"], dtype=float)[k])
+    W0 = _init_state(P, seed, g)["V"][k]
+    info = {"pretrain_loss": float(np.asarray(state["loss"], dtype=float)[k]),
+            "pretrain_converged": bool(np.asarray(state["converged"])[k]),
+            "pretrain_steps": int(np.asarray(state["steps"])[k]), "pretrain_seconds": float(state["seconds"])}
+    return _unit(V).numpy(), np.asarray(state["c"], dtype=float)[k], np.asarray(W0, dtype=float), info
+
+
+def _analysis(P: dict, seed: int, part: dict, device: str = "cpu", progress: bool = False) -> dict:
+    """The §4 experiment for one mu after pretraining, but for linear transfer: the residuals, the sandwich
+    constant, the Gram pictures (JSON-ready numbers)."""
+    t0 = time.perf_counter()
+    r = part["mu"]
+    W, c, W0, info = _final(P, seed, part, device, progress)
     W_star, c_star, c_all = teacher(P["d"], P["m_star"], P["mus"], seed)
     c_src = c_all[r:r + 1]
-    Wa, ca, res, W0a, t_pre = pretrained
-    W, c, W0 = Wa[r], ca[r], W0a[r]
     rk = theorylab.get("transfer.rkhs_residual")
     active = np.flatnonzero(c_src[0] != 0)
-    rec = {"mu": P["mus"][r], "pretrain_loss": float(res.loss[r]), "pretrain_converged": bool(res.converged[r]),
-           "pretrain_steps": int(res.steps[r]), "pretrain_seconds": t_pre,
+    rec = {"mu": P["mus"][r], **info,
            "residual_learned": rk(W=W, W_star=W_star, c_star=c_star),
            "residual_source_teacher": rk(W=W_star[active], W_star=W_star, c_star=c_star),
            "residual_init": rk(W=W0, W_star=W_star, c_star=c_star),
@@ -293,13 +404,6 @@ def _one_mu(P: dict, seed: int, r: int, pretrained, device: str = "cpu") -> dict
     rec["residual_at_tau"] = spectral_residual(W, W_star, c_star, P["tau"])[0]
     rec["sandwich"], rec["rank"], rec["kappa"] = sandwich_constant(W, W_star, c_star, P["sandwich_points"], seed,
                                                                    P["tau"])
-    means, ses = [], []
-    for n in P["ns"]:
-        with _small_cpu_threads(device, P["m"], P["d"]):
-            e = transfer_errors(W, W_star, c_star, n, P["draws"], seed, key=("mu", r), tau=P["tau"], device=device)
-        means.append(float(e.mean()))
-        ses.append(float(e.std(ddof=1) / math.sqrt(e.size)))
-    rec["error_mean"], rec["error_se"] = np.array(means), np.array(ses)
     for name, (w, cc) in (("gram", (W, c)), ("gram_init", (W0, np.ones(W0.shape[0])))):
         g = gram_alignment(w, cc, W_star, c_src[0], P["gram_points"], seed)
         # the first 40 points of both Gram matrices ride along for the report's heat maps; the rest are numbers
@@ -309,30 +413,82 @@ def _one_mu(P: dict, seed: int, r: int, pretrained, device: str = "cpu") -> dict
     return rec
 
 
+def _transfer_part(P: dict, seed: int, part: dict, device: str = "cpu", progress: bool = False) -> dict:
+    """Linear transfer's exact L2 errors at one n for draws [a, b) of the target set (eq (18))."""
+    t0 = time.perf_counter()
+    r, n, (a, b) = part["mu"], int(part["n"]), part["draws"]
+    W, _, _, _ = _final(P, seed, part, device, progress)
+    W_star, c_star, _ = teacher(P["d"], P["m_star"], P["mus"], seed)
+    key = ("mu", r) if (a, b) == (0, P["draws"]) else ("mu", r, "draws", a)  # one task: the quick profile's stream
+    with _small_cpu_threads(device, P["m"], P["d"]):
+        e = transfer_errors(W, W_star, c_star, n, b - a, seed, key=key, tau=P["tau"], device=device)
+    return {"errors": e, "seconds": time.perf_counter() - t0}
+
+
+def _run(ctx: Context, part: dict) -> dict:
+    P = _sizes(ctx.profile)
+    stage = {"pretrain": _segment, "analysis": _analysis, "transfer": _transfer_part}[part["stage"]]
+    return stage(P, ctx.seed, part, ctx.device, ctx.progress)
+
+
+def _combine(ctx: Context, results: list) -> list:
+    """All records, from the parts' results (the analysis and transfer parts of each mu)."""
+    P = _sizes(ctx.profile)
+    per_mu = _per_mu(P, _parts(ctx), results)
+    o = _assemble(P, ctx.profile, per_mu)
+    return _pretraining(ctx, o) + _residual_ladder(ctx, o) + _transfer_mc(ctx, o) + _gram(ctx, o)
+
+
+def _per_mu(P: dict, parts: list, results: list) -> list[dict]:
+    recs = {p["mu"]: dict(res) for p, res in zip(parts, results) if p["stage"] == "analysis"}
+    errors: dict = {}
+    for p, res in zip(parts, results):
+        if p["stage"] == "transfer":
+            errors.setdefault((p["mu"], int(p["n"])), []).append((p["draws"][0], np.asarray(res["errors"], float)))
+    per_mu = []
+    for r in range(len(P["mus"])):
+        rec = recs[r]
+        means, ses = [], []
+        for n in P["ns"]:
+            e = np.concatenate([v for _, v in sorted(errors[(r, int(n))], key=lambda t: t[0])])
+            means.append(float(e.mean()))
+            ses.append(float(e.std(ddof=1) / math.sqrt(e.size)))
+        rec["error_mean"], rec["error_se"] = np.array(means), np.array(ses)
+        rec["seconds"] = float(rec["seconds"]) + sum(float(res.get("seconds", 0.0)) for p, res in zip(parts, results)
+                                                     if p["stage"] == "transfer" and p["mu"] == r)
+        per_mu.append(rec)
+    return per_mu
+
+
 def _assemble(P: dict, profile: str, per_mu: list[dict]) -> dict:
     """The per-mu results as student_teacher's record."""
     arr = (lambda key: np.array([rec[key] for rec in per_mu]))
     per_mu = [{**rec, "residual_tau": np.asarray(rec["residual_tau"], dtype=float),
                "error_mean": np.asarray(rec["error_mean"], dtype=float),
                "error_se": np.asarray(rec["error_se"], dtype=float)} for rec in per_mu]
+    # pretraining seconds: each group's (its mus report the same), summed over groups
+    seconds = sum(per_mu[g[0]]["pretrain_seconds"] for g in P["groups"])
     return {"profile": profile, "mus": np.array(P["mus"]), "ns": np.array(P["ns"]), "d": P["d"], "m": P["m"],
             "m_star": P["m_star"], "tau": P["tau"], "taus": np.array(P["taus"]), "draws": P["draws"],
             "gram_points": P["gram_points"], "loss_tol": P["loss_tol"],
             "pretrain_loss": arr("pretrain_loss"), "pretrain_converged": arr("pretrain_converged"),
-            "pretrain_steps": arr("pretrain_steps"), "pretrain_seconds": float(per_mu[0]["pretrain_seconds"]),
+            "pretrain_steps": arr("pretrain_steps"), "pretrain_seconds": float(seconds),
             "seconds": float(sum(arr("seconds"))), "per_mu": per_mu}
 
 
 def student_teacher(profile: str = "quick", seed: int = 0, device: str = "cpu", progress: bool = False) -> dict:
-    """The whole §4 experiment at one profile: teacher, pretraining per mu, linear transfer over n, Gram pictures.
+    """The whole §4 experiment at one profile, in this process: teacher, pretraining per group of mus, linear
+    transfer over n, Gram pictures.
 
     Returns a dict (arrays, usable by a figure): mus, ns, per-mu pretraining losses/convergence, transfer.rkhs_residual
     with the learned features and with the source teacher's, the truncated residuals residual_tau, the transferred
     errors (mean, SE per n), the sandwich 1/n constant, and gram_alignment's numbers per mu after pretraining and
     at initialization. Seed 002, §4, Fig. 3."""
     P = _sizes(profile)
-    pre = _pretrain_all(P, seed, device, progress)
-    return _assemble(P, profile, [_one_mu(P, seed, r, pre, device) for r in range(len(P["mus"]))])
+    ctx = Context(profile=profile, seed=seed, device=device, progress=progress)
+    parts = _parts(ctx)
+    results = [to_jsonable(_run(ctx, p)) for p in parts]
+    return _assemble(P, profile, _per_mu(P, parts, results))
 
 
 def _where(o: dict) -> str:
@@ -497,26 +653,25 @@ def _gram(ctx: Context, o: dict) -> list[Finding]:
     return out
 
 
-def _cost(ctx: Context) -> float:
-    """Work: pretraining steps x runs x m^2 d (the Gram matrices of the population loss) plus, per mu, the Monte Carlo
-    (draws x sum(n) x m d) and the sandwich points x m d."""
+def _cost(ctx: Context, part: dict) -> float:
+    """Work of one part: a pretraining segment, steps x runs x m^2 d (the Gram matrices of the population loss);
+    the analysis, the sandwich points x m (d + m) and the Gram points; linear transfer, draws x n x m (d + m)."""
     P = _sizes(ctx.profile)
-    mus = len(P["mus"])
-    return mus * P["m"] * P["d"] * (P["max_steps"] * P["m"] + P["draws"] * sum(P["ns"]) + P["sandwich_points"])
-
-
-def _check(ctx: Context) -> list:
-    """One task (the pretraining of all mus is one batch; split by mu it cost ~3x: measured), all records."""
-    o = student_teacher(ctx.profile, ctx.seed, ctx.device, ctx.progress)
-    return _pretraining(ctx, o) + _residual_ladder(ctx, o) + _transfer_mc(ctx, o) + _gram(ctx, o)
+    m, d = P["m"], P["d"]
+    if part["stage"] == "pretrain":
+        return float((part["steps"][1] - part["steps"][0]) * len(part["mus"]) * m * m * d)
+    if part["stage"] == "analysis":
+        return float(P["sandwich_points"] * m * (d + m) + 2 * P["gram_points"] * m * d + 20 * m**3)
+    return float((part["draws"][1] - part["draws"][0]) * int(part["n"]) * m * (d + m))
 
 
 CHECKS = (
     Check("trained ReLU network: student-teacher transfer (Sec. 4, Fig. 3)", ("transfer.rkhs_residual",),
-          "training", _check,
-          "Mean-field ReLU network trained on the population loss of the ablated teacher (16), one task per mu: "
-          "convergence and the bound ||P_perp f_s*||^2 <= 2 L; (156) with the learned features at decreasing "
-          "eigenvalue cutoffs (Fig. 3(d)); minimum-norm readout on n target samples, mean error over target sets vs "
-          "residual + S/n and its n -> oo scaling fit; the Gram matrices of Fig. 3(a)/(b) (findings).",
-          cost=_cost),
+          "training", _run,
+          "Mean-field ReLU network trained on the population loss of the ablated teacher (16): convergence and the "
+          "bound ||P_perp f_s*||^2 <= 2 L; (156) with the learned features at decreasing eigenvalue cutoffs (Fig. "
+          "3(d)); minimum-norm readout on n target samples, mean error over target sets vs residual + S/n and its "
+          "n -> oo scaling fit; the Gram matrices of Fig. 3(a)/(b) (findings). In parts: pretraining segments in "
+          "sequence per group of mus, then per mu the analysis and linear transfer in chunks of draws.",
+          parts=_parts, combine=_combine, cost=_cost),
 )
