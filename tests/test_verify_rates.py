@@ -103,3 +103,38 @@ def test_the_big_checks_come_in_parts_with_a_cost(family):
         q = sum(c.cost(quick, p) for p in c.parts(quick))
         w = sum(c.cost(paper, p) for p in c.parts(paper))
         assert 0 < q < w and all(math.isfinite(c.cost(paper, p)) for p in c.parts(paper))
+
+
+def _two_estimates(ctx):
+    from theorylab.evidence import compare_mc
+    from theorylab.verify import transfer as T
+
+    a = T.estimate(lambda rng, size: rng.standard_normal(size), 1000, seed=ctx.seed, key="a", batch=50)
+    b = T.estimate(lambda rng, size: rng.uniform(size=size), 300, seed=ctx.seed, key="b", batch=1000)
+    return [compare_mc("transfer.scratch_risk", "a", 0.0, a.mean, a.stderr, a.samples),
+            compare_mc("transfer.scratch_risk", "b", 0.5, b.mean, b.stderr, b.samples)]
+
+
+def test_a_monte_carlo_check_in_chunks_gives_the_estimate_of_all_its_draws():
+    """transfer's Monte Carlo checks run as parts (the paper's big calls in chunks of draws): combine() answers each
+    estimate() call with the chunks merged, equal to the mean and standard error of all the draws at once; quick is one
+    part with the numbers of the check run without parts."""
+    from theorylab.evidence import Check
+    from theorylab.montecarlo import rng_for
+    from theorylab.verify import transfer as T
+
+    check = T._mc_parts(Check("two estimates", ("transfer.scratch_risk",), "monte-carlo", _two_estimates),
+                        _two_estimates)
+    paper = Context(profile="paper", seed=3)
+    parts = check.parts(paper)
+    assert [(p["stage"], p["draws"]) for p in parts] == [(0, [0, 500]), (0, [500, 1000]), (1, [0, 300])]
+    recs = check.combine(paper, [check.run(paper, p) for p in reversed(parts)][::-1])
+    x = np.concatenate([rng_for(3, ("a", "draws", s)).standard_normal(500) for s in (0, 500)])
+    assert recs[0].observed == pytest.approx(x.mean(), abs=1e-14) and recs[0].samples == 1000
+    assert recs[0].stderr == pytest.approx(x.std(ddof=1) / math.sqrt(1000), rel=1e-10)
+    quick = Context(profile="quick", seed=3)
+    assert check.parts(quick) == [{"calls": "all"}]
+    direct = _two_estimates(quick)
+    got = check.combine(quick, [check.run(quick, {"calls": "all"})])
+    assert [(r.observed, r.stderr) for r in got] == [(r.observed, r.stderr) for r in direct]
+    assert got[1].observed == direct[1].observed == check.combine(paper, [check.run(paper, p) for p in parts])[1].observed

@@ -7,13 +7,25 @@ as the limit of those exact finite-size values along a sequence of sizes within 
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
+import warnings
 
 import numpy as np
 
 import theorylab
 from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling
-from theorylab.montecarlo import estimate
+from theorylab.montecarlo import Estimate
+from theorylab.montecarlo import estimate as _estimate
+
+_HOOK = threading.local()
+
+
+def estimate(sampler, draws, **kw) -> Estimate:
+    """theorylab.montecarlo.estimate; while a check runs as parts (_mc_parts below), the part's stand-in."""
+    hook = getattr(_HOOK, "fn", None)
+    return _estimate(sampler, draws, **kw) if hook is None else hook(sampler, draws, **kw)
 
 from theorylab.derivations.transfer_curves import ridge_finite
 
@@ -520,7 +532,141 @@ def _with_cost(check: Check) -> Check:
     return replace(check, cost=_COSTS[check.name]) if check.name in _COSTS and check.cost is None else check
 
 
-CHECKS = TRAINED_CHECKS + tuple(_with_cost(c) for c in (
+# -- a Monte Carlo check as parts: its estimate() calls, the big ones in chunks of draws -------------------------
+# The check's function is run as written; `estimate` (above) is hooked per part. Listing the parts runs it with
+# stand-in estimates (no sampling) to see its calls in order; a part runs it until its own call, samples that (or a
+# chunk of its draws, from its own stream (key, "draws", start)) and stops; combine runs it once more with every
+# call answered by the parts' results (chunks merged by Chan's update), which makes the records. Quick: one part,
+# every call sampled as one task would (the same numbers as without parts).
+
+HEAVY_BATCH = 100      # calls batched by at most this many draws sample a matrix per draw: chunked at paper scale
+CHUNK_BATCHES = 10     # a chunk of such a call: 10 batches of draws
+
+
+class _Done(Exception):
+    def __init__(self, value: dict):
+        self.value = value
+
+
+@contextlib.contextmanager
+def _hooked(fn):
+    _HOOK.fn = fn
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # stand-in estimates make degenerate fits; their records are dropped
+            yield
+    finally:
+        _HOOK.fn = None
+
+
+def _stand_in(sampler, draws, **kw) -> Estimate:
+    return Estimate(1.0, 0.1, int(draws))
+
+
+def _stats(e: Estimate) -> dict:
+    return {"mean": e.mean, "stderr": e.stderr, "samples": e.samples}
+
+
+def _merge(chunks: list[dict]) -> Estimate:
+    """One estimate from the chunks' (mean, stderr, samples): Chan's parallel update of the sum of squares."""
+    n, mean, m2 = 0, 0.0, 0.0
+    for c in chunks:
+        k, mk = int(c["samples"]), float(c["mean"])
+        m2k = float(c["stderr"]) ** 2 * k * (k - 1)
+        delta = mk - mean
+        mean += delta * k / (n + k)
+        m2 += m2k + delta * delta * n * k / (n + k)
+        n += k
+    return Estimate(mean, math.sqrt(m2 / (n - 1) / n), n)
+
+
+def _mc_calls(fn, ctx: Context) -> list[dict]:
+    calls: list[dict] = []
+
+    def record(sampler, draws, *, key="", batch=4096, **kw):
+        calls.append({"key": key, "draws": int(draws), "batch": int(batch)})
+        return _stand_in(sampler, draws)
+
+    with _hooked(record):
+        fn(ctx)
+    return calls
+
+
+def _mc_parts(check: Check, fn) -> Check:
+    """`check` (whose run is `fn`) declared with parts: see above."""
+    from dataclasses import replace
+
+    whole = check.cost
+
+    def parts(ctx: Context) -> list[dict]:
+        if not ctx.pick(quick=False, paper=True):
+            return [{"calls": "all"}]
+        out = []
+        for i, c in enumerate(_mc_calls(fn, ctx)):
+            per = c["draws"] if c["batch"] > HEAVY_BATCH else c["batch"] * CHUNK_BATCHES
+            out += [{"stage": i, "key": repr(c["key"]), "draws": [a, min(a + per, c["draws"])]}
+                    for a in range(0, c["draws"], per)]
+        return out
+
+    def run(ctx: Context, part: dict) -> dict:
+        if part.get("calls") == "all":
+            got: list[dict] = []
+
+            def every(sampler, draws, **kw):
+                e = _estimate(sampler, draws, **kw)
+                got.append(_stats(e))
+                return e
+
+            with _hooked(every):
+                fn(ctx)
+            return {"estimates": got}
+        seen = [0]
+
+        def one(sampler, draws, *, seed=0, key="", batch=4096, **kw):
+            i, seen[0] = seen[0], seen[0] + 1
+            if i < part["stage"]:
+                return _stand_in(sampler, draws)
+            a, b = part["draws"]
+            if (a, b) == (0, draws):  # the whole call: its own stream, as without parts
+                raise _Done(_stats(_estimate(sampler, draws, seed=seed, key=key, batch=batch)))
+            raise _Done(_stats(_estimate(sampler, b - a, seed=seed, key=(key, "draws", a), batch=batch)))
+
+        try:
+            with _hooked(one):
+                fn(ctx)
+        except _Done as done:
+            return {"estimates": [done.value]}
+        raise RuntimeError(f"the check made fewer than {part['stage'] + 1} estimates (its parts are out of date)")
+
+    def combine(ctx: Context, results: list) -> list:
+        plist = parts(ctx)
+        if plist == [{"calls": "all"}]:
+            ests = [Estimate(**e) for e in results[0]["estimates"]]
+        else:
+            by: dict[int, list] = {}
+            for part, res in zip(plist, results):
+                by.setdefault(part["stage"], []).append(res["estimates"][0])
+            ests = [_merge(by[i]) for i in sorted(by)]
+        it = iter(ests)
+        with _hooked(lambda sampler, draws, **kw: next(it)):
+            return fn(ctx)
+
+    def cost(ctx: Context, part: dict) -> float:
+        return float(part["draws"][1] - part["draws"][0]) if "draws" in part else float(whole(ctx))
+
+    return replace(check, run=run, parts=parts, combine=combine, cost=cost)
+
+
+_IN_PARTS = {"Monte Carlo: scratch risk": _scratch, "Monte Carlo: random matrices": _random_matrix,
+             "Monte Carlo: fine-tuning": _finetune_mc, "Monte Carlo: Fig. 1(c) points": _slices_mc}
+
+
+def _declared(check: Check) -> Check:
+    check = _with_cost(check)
+    return _mc_parts(check, _IN_PARTS[check.name]) if check.name in _IN_PARTS else check
+
+
+CHECKS = TRAINED_CHECKS + tuple(_declared(c) for c in (
     Check("Monte Carlo: scratch risk", ("transfer.scratch_risk", "transfer.scratch_risk_finite"), "monte-carlo",
           _scratch, "Minimum-norm least squares on Gaussian data against (8) and its exact finite-size form."),
     Check("Monte Carlo: linear transfer", ("transfer.linear_transfer_risk",), "monte-carlo", _linear_transfer,
