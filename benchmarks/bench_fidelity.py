@@ -1,0 +1,55 @@
+"""Benchmark: the machine comparison with the printed page (#24) on a fresh machine, per built-in paper.
+
+In one process with an empty cache (a temporary XDG_CACHE_HOME), per paper: the seconds to read and parse its
+labelled displays (from its shipped parses, derivations/sources/<source>.parses.json, unless --no-shipped), the
+seconds to compare every citing step with the print, cold then warm, how many displays parse and how many are
+machine-compared (matches or differs), and the most common reasons the others are not.
+Run: python benchmarks/bench_fidelity.py [PAPER ...] [--no-shipped] [--reasons N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("papers", nargs="*", help="paper names (default: every registered paper with a source file)")
+    ap.add_argument("--no-shipped", action="store_true", help="ignore the shipped parses (parse every display)")
+    ap.add_argument("--reasons", type=int, default=3, help="how many reasons to list per paper")
+    args = ap.parse_args()
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="theorylab-bench-")
+    from theorylab import catalogue, fidelity
+
+    if args.no_shipped:
+        fidelity.PARSES.ship = lambda path: None
+    total = [0, 0]
+    for paper in catalogue.papers():
+        if paper.source_file is None or (args.papers and paper.name not in args.papers):
+            continue
+        derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
+        t = time.perf_counter()
+        items = fidelity.printout_of(paper)
+        parse_s = time.perf_counter() - t
+        t = time.perf_counter()
+        comps = fidelity.compare_paper(paper, derivs, printout=items)
+        cold_s = time.perf_counter() - t
+        t = time.perf_counter()
+        fidelity.compare_paper(paper, derivs, printout=items)
+        warm_s = time.perf_counter() - t
+        rep = fidelity.share_report(paper, derivs, comps)
+        total[0] += rep["displays_compared"]
+        total[1] += rep["displays"]
+        print(f"{paper.name}: parse {parse_s:.1f} s, compare {cold_s:.1f} s cold / {warm_s:.1f} s warm; "
+              f"{rep['displays']} displays, {rep['parsed']} parse, {rep['displays_compared']} machine-compared "
+              f"({rep['compared_share_of_displays']:.0%}: {rep['matches']} match, {rep['differs']} differ)")
+        for reason, n in rep["reasons"][:args.reasons]:
+            print(f"    {n:3d}  {reason}")
+    if total[1]:
+        print(f"all: {total[0]} of {total[1]} labelled displays machine-compared ({total[0] / total[1]:.1%})")
+
+
+if __name__ == "__main__":
+    main()
