@@ -72,8 +72,9 @@ def test_quick_mutation_profile_catches_every_mutant_of_the_built_in_papers(tmp_
                                                   for m in survivors)
     assert record["score"]["counted"] >= 100
     gaps = {c["entry"]: c["gaps"] for c in record["coverage"] if c["gaps"]}
-    assert "has no evidence check" in gaps.get("transfer.kl_divergence", []), gaps
-    assert "coverage:" in text and "transfer.kl_divergence" in text
+    # every entry appears in a step and an evidence check, or its paper's NO_STEP / NO_EVIDENCE says why
+    assert not gaps, gaps
+    assert "coverage:" in text
 
 
 def test_every_layer_is_scored_on_its_own(tmp_path):
