@@ -183,8 +183,10 @@ def test_hand_written_gradient_matches_autograd():
 
 
 def test_implementation_check_passes():
+    """The implementation check: its five kernel records and the two that test Theorem 1 on the network's own
+    tangent features (the constraint G M theta_delta = r and the penalty against a direct minimization)."""
     ev = tf.CHECKS[0].run(Context())
-    assert len(ev) == 5 and all(e.passed for e in ev), [(e.check, e.abs_error, e.tolerance) for e in ev]
+    assert len(ev) == 7 and all(e.passed for e in ev), [(e.check, e.abs_error, e.tolerance) for e in ev]
 
 
 @given(arrays(np.float64, 12, elements=st.floats(-5, 5, allow_nan=False, allow_subnormal=False)),
