@@ -399,6 +399,7 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
         if t.after and not all((t.key, a) in labels for a in t.after):
             p["standin"] = True
     keys = [_key(p) for p in params]
+    index = {k: i for i, k in enumerate(keys)}
     needs = {keys[i]: [keys[labels[(t.key, a)]] for a in t.after] for i, t in enumerate(tasks)
              if t.after and "standin" not in params[i]}
     groups = units(tasks)
@@ -407,6 +408,8 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
 
     def on_done(name: str, result: dict) -> None:
         results[name] = result
+        if name in index:  # remembered as it finishes: a long --sample killed midway keeps what it measured
+            _remember([tasks[index[name]]], [result], profile)
         while shown[0] < len(groups) and all(keys[i] in results for i in groups[shown[0]]):
             g = groups[shown[0]]
             task = tasks[g[0]]
@@ -432,9 +435,7 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
     inflight = inflight or getattr(executor, "_max_workers", None)
     sweep = run_sweep(run_task, [params[i] for i in order], journal, executor=executor, progress=progress,
                       key=_key, on_done=on_done, needs=needs, inflight=inflight)
-    out = [sweep.results[k] for k in keys]
-    _remember(tasks, out, profile)
-    return out, sweep.reused
+    return [sweep.results[k] for k in keys], sweep.reused
 
 
 def _key(params: Mapping[str, Any]) -> str:
