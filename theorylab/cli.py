@@ -299,7 +299,8 @@ def cmd_verify(args) -> int:
             big = max(range(len(tasks)), key=lambda i: est[i] or 0.0)
             print(f"largest task: {tasks[big].label[:100]} ~{est[big]:.0f} s")
             print(f"critical path: {runner.schedule(tasks, est, len(tasks)):.0f} s (the longest chain of dependent "
-                  f"tasks); on {jobs} worker{'s' if jobs > 1 else ''} {wall:.0f} s; on 64 workers {runner.schedule(tasks, est, 64):.0f} s")
+                  f"tasks); on {jobs} worker{'s' if jobs > 1 else ''} {wall:.0f} s"
+                  + (f"; on 64 workers {runner.schedule(tasks, est, 64):.0f} s" if jobs != 64 else ""))
         over = {}
         for t, s in zip(tasks, est):
             if s is not None and s > runner.BOUND_SECONDS and s > over.get(t.key, (0, ""))[0]:
