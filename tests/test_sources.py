@@ -300,3 +300,17 @@ def test_a_superscript_with_an_argument_or_over_e_is_a_power():
     n, t, y = sp.symbols("n t y")
     (rel,) = parse_display(r"y = e^{nf(t)} + e^{nt} + R^{ft}")
     assert rel == sp.Eq(y, sp.exp(n * sp.Function("f")(t)) + sp.exp(n * t) + sp.Symbol("R^{ft}"))
+
+
+def test_a_notation_key_does_not_depend_on_which_equal_symbol_sympy_hands_back():
+    # SymPy's cache may return Symbol('g', positive=True, real=True) for Symbol('g', positive=True) when the first
+    # was created earlier (an import order): the key (and so the shipped parses) must not see the difference
+    import sympy as sp
+    from theorylab.sources import NotationMap, notation_key
+
+    sp.core.cache.clear_cache()
+    a = notation_key(NotationMap(symbols={"R": 1 / (1 - sp.Symbol("g_key", positive=True, real=True))}))
+    sp.core.cache.clear_cache()
+    b = notation_key(NotationMap(symbols={"R": 1 / (1 - sp.Symbol("g_key", positive=True))}))
+    c = notation_key(NotationMap(symbols={"R": 1 / (1 - sp.Symbol("g_key", real=True))}))
+    assert a == b and a != c

@@ -1537,7 +1537,12 @@ def _code_digest(obj: Any) -> str:
 
 def _object_text(v: Any) -> str:
     if isinstance(v, sp.Basic):
-        return sp.srepr(v)
+        # srepr writes a Symbol with the assumptions it was created with, and SymPy's cache hands back an equal
+        # Symbol created elsewhere (gamma positive=True may come back as positive=True, real=True, depending on
+        # what was imported first): each symbol is written by its name and its full assumptions instead
+        marks = {s: sp.Symbol(f"{s.name}[{','.join(k for k, val in sorted(s.assumptions0.items()) if val)}]")
+                 for s in v.atoms(sp.Symbol)}
+        return sp.srepr(v.xreplace(marks)) if marks else sp.srepr(v)
     if isinstance(v, type) and issubclass(v, sp.Basic):      # sp.Function("f"), sp.exp
         return f"class {v.__module__}.{v.__name__}"
     if callable(v):
