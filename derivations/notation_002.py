@@ -9,10 +9,12 @@ import sympy as sp
 
 from theorylab.sources import NotationMap
 
+from . import notation_002_b
+
 __all__ = ["NOTATION"]
 
 _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
-NOTATION = NotationMap(rewrites=(
+NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (14): E_D R_sc is the scratch risk of (8), as the text defines it
     (r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{sc}}", r"R_{sc}"),
     # (31): ||f - g||^2 is the entry's argument dist_sq
@@ -27,4 +29,5 @@ NOTATION = NotationMap(rewrites=(
     # S_{n-1}: the area of the unit sphere in R^n, as the text after (114) says
     "S": lambda k: 2 * sp.pi ** ((k + 1) / 2) / sp.gamma((k + 1) / 2),
     "\\Gamma": sp.gamma,
+    **notation_002_b.SYMBOLS,
 })
