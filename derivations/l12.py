@@ -364,6 +364,12 @@ DERIVATIONS = (
              why="(30) and (35) as printed, summand by summand: B = ||beta_d||_2 (or ||m_h||_2)",
              premises=("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",), cites=('(30)', '(35)'),
              fidelity=AS_PRINTED),
+        Step("(30), one unit d (D = 1, O = 2): (w+_d^(1))^2 + sum_o (w+_od^(2))^2 at w+_d^(1) = z, w+_od^(2) = beta_o/z "
+             "(the realization of (28)) with z^2 = ||beta_d||_2 is 2||beta_d||_2",
+             lhs=sp.Subs(z**2 + (b1 / z) ** 2 + (b2 / z) ** 2, z, (b1**2 + b2**2) ** sp.Rational(1, 4)),
+             rhs=2 * sp.sqrt(b1**2 + b2**2), premises=("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",),
+             why="(30) as printed for one summand in the two-output instance beta_d = (beta_1, beta_2) (notation_000)",
+             cites=('(30)',), fidelity=AS_PRINTED),
         Step("beta_d = 0: the infimum 0 is approached as z -> 0, not attained", lhs=sp.Limit(z**2, z, 0, "+"), rhs=0),
         Step("l12.unit is below (28) at every z > 0", lhs=_unit_value, rhs=_unit_objective, relation="<=",
              search=_unit_points, rtol=ENTRY_RTOL, tol_source=ENTRY_RTOL_SOURCE, cites=('(28)',), fidelity=AS_PRINTED,
@@ -398,6 +404,14 @@ DERIVATIONS = (
              rhs=z**2 + (m1**2 + m2**2) / z**2, why="O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "
              "(w^(1), w^(2)) -> (c w^(1), w^(2)/c) keeps the function; (33) as printed at O = 2, d = 3",
              cites=('(32)', '(33)'), fidelity=AS_PRINTED),
+        Step("(35), one unit (H = 1, O = 2, d = 3): ||w_h^(1)||^2 + ||w_h^(2)||^2 at w_h^(1) = z v/||v||, w_h^(2) = m_h/z "
+             "(33) with z^2 = ||m_h||_2 is 2||m_h||_2",
+             lhs=sp.Subs(sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2
+                         + (m2 / z) ** 2, z, (m1**2 + m2**2) ** sp.Rational(1, 4)),
+             rhs=2 * sp.sqrt(m1**2 + m2**2), premises=("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs "
+                                                       "z^2 + ||m_h||^2/z^2 (32)",),
+             why="(35) as printed for one summand in the two-output instance m_h = (m_1, m_2) (notation_000)",
+             cites=('(35)',), fidelity=AS_PRINTED),
         Step("(34)-(35): the ReLU network's parameter norm at any realization >= relu_min_param_norm(m)",
              lhs=_relu_cost, rhs=_relu_mpn_of_realization, relation=">=", search=_relu_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE, cites=('(35)',), fidelity=AS_PRINTED,

@@ -15,6 +15,13 @@ NOTATION = NotationMap(rewrites=(
     # the steps write a = 4 X^T int_0^t r(s) ds (one coordinate) and G(tau) for X~^T r(tau)
     (re.compile(r"4\s*X\^\\top\s*\\int_0\^t\s*r\(s\)\s*ds"), "a"),
     (re.compile(r"\\tilde\{X\}\^\\top\s*\\int_0\^t\s*r\(s\)\s*ds"), r"\int_0^t G(s) ds"),
+    # (6)-(7) in the steps' instance n = D = 2 (qpenalty.py): w^(1) = (w+_1, w+_2, w-_1, w-_2) = (a_1, ..., a_4), w^(2)
+    # likewise (c_1, ..., c_4); (6) for the first sample x = (x_11, x_12), beta(w) = (beta_1, beta_2); (7) for d = 1
+    (r"\vec{\beta}(\vec{w}) \cdot \vec{x}", r"(\beta_1 x_{11} + \beta_2 x_{12})"),
+    (r"w_{+,d}^{(2)} \circ w_{+,d}^{(1)} - w_{-,d}^{(2)} \circ w_{-,d}^{(1)}", r"c_1 a_1 - c_3 a_3"),
+    # (10)-(11) per coordinate (o is the entrywise product), as their steps '(10), one coordinate' read them:
+    # g = (X~^T r(t))_i, s and d the coordinate of s(t), d(t)
+    (r"\tilde{X}^\top r(t) \circ \vec{s}(t)", "g s"), (r"\tilde{X}^\top r(t) \circ \vec{d}(t)", "g d"),
     (r"\vec{s}(0)", "s_0"), (r"\vec{d}(0)", "d_0"),
     # (15): w^(1) = s + d and w^(2) = s - d per branch (the substitution of (16)); (16)-(17): s_+^{\vec{}}(t) is s_+
     (re.compile(r"w_([+-])\^\{\(1\)\}\(t\)"), r"(s_\1 + d_\1)"),
@@ -28,6 +35,11 @@ NOTATION = NotationMap(rewrites=(
     # (21) prints "\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)": one parenthesis too many, as laid out
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
+    # (30) and (35) for one unit (D = 1, H = 1), as their steps '(30), one unit d' and '(35), one unit' read them
+    (r"\sum_{d=1}^D \left((w_{+,d}^{(1)})^2 + \sum_{o=1}^O (w_{+,o,d}^{(2)})^2 \right) = 2 \sum_{d=1}^D \|\vec{\beta}_d\|_2",
+     r"(w_{+,d}^{(1)})^2 + \sum_{o=1}^O (w_{+,o,d}^{(2)})^2 = 2 \|\vec{\beta}_d\|_2"),
+    (r"\sum_{h=1}^H \|w_h^{(1)}\|_2^2 + \|w_h^{(2)}\|_2^2 = 2 \sum_{h=1}^H \|\vec{m}_h\|_2",
+     r"\|w_h^{(1)}\|_2^2 + \|w_h^{(2)}\|_2^2 = 2 \|\vec{m}_h\|_2"),
     (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),
     (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
     (re.compile(r"z_[dh](?![A-Za-z])"), "z"),

@@ -462,6 +462,7 @@ Xt = Xs.row_join(-Xs)  # X~ = [X, -X]
 ys = sp.Matrix([y1, y2])
 W1 = sp.Matrix(sp.symbols("a_1:5", real=True))  # w^(1) = (w_+^(1), w_-^(1))
 W2 = sp.Matrix(sp.symbols("c_1:5", real=True))
+beta_c = sp.Matrix(sp.symbols("beta_1 beta_2", real=True))  # beta(w) of (6), D = 2
 beta_7 = sp.Matrix([W2[0] * W1[0] - W2[2] * W1[2], W2[1] * W1[1] - W2[3] * W1[3]])  # (7), d = 1, 2
 residual = Xt * W1.multiply_elementwise(W2) - ys  # r = X~(w1 o w2) - y (the usual convention)
 loss = (residual.T * residual)[0]
@@ -499,6 +500,7 @@ A_GRAD9 = Amendment(
 g = sp.Matrix(sp.symbols("g_1:5", real=True))  # g = X~^T r at time t
 s_of = lambda a, c: (a + c) / 2  # noqa: E731
 d_of = lambda a, c: (a - c) / 2  # noqa: E731
+g_c, s_c, d_c = sp.symbols("g s d", real=True)  # one coordinate of g, s, d (the instance of (10)-(11) the print's map names)
 G = sp.Function("G")  # G(t) = (X~^T r(t)) for one coordinate
 s0, d0 = sp.symbols("s_0 d_0", real=True)
 S = s0 * sp.exp(-2 * sp.Integral(G(tau), (tau, 0, t)))
@@ -763,6 +765,15 @@ DERIVATIONS = (
                  lhs=Xt * W1.multiply_elementwise(W2), rhs=Xs * beta_7, why="n = D = 2 (the identity is linear in X and "
                  "coordinatewise in d, so the instance is the general case); w = (w+_1, w+_2, w-_1, w-_2)",
                  cites=("(6)", "(7)"), fidelity=AS_PRINTED),
+            Step("(6), the first sample's output: (X~ (w(1) o w(2)))_1 = beta(w) . x with x = (x_11, x_12), beta by (7)",
+                 lhs=(Xt * W1.multiply_elementwise(W2))[0],
+                 rhs=sp.Subs(beta_c[0] * x11 + beta_c[1] * x12, tuple(beta_c), tuple(beta_7)),
+                 why="the first entry of the step above (n = D = 2): the sample x is the first row of X, "
+                     "beta(w) = (beta_1, beta_2) (notation_000)", cites=("(6)",), fidelity=AS_PRINTED),
+            Step("(7), coordinate d = 1: beta_1 is the coefficient of x_11 in the first output, w+(2) w+(1) - w-(2) w-(1)",
+                 lhs=sp.Derivative((Xt * W1.multiply_elementwise(W2))[0], x11), rhs=W2[0] * W1[0] - W2[2] * W1[2],
+                 why="(6) makes beta_d the coefficient of x_d; w(1) = (w+_1, w+_2, w-_1, w-_2) = (a_1, ..., a_4), w(2) = "
+                     "(c_1, ..., c_4), so w+_1 = a_1, w-_1 = a_3 (notation_000)", cites=("(7)",), fidelity=AS_PRINTED),
             Step("(8) as written: grad_{w(1)} L = -2 X~^T r o w(2)", lhs=grad_w1, rhs=-2 * (Xt.T * residual).multiply_elementwise(W2),
                  why="L = ||X~(w1 o w2) - y||^2, r = X~(w1 o w2) - y, n = D = 2", erratum=E_GRAD, cites=("(8)",)),
             Step("(9) as written: grad_{w(2)} L = -2 X~^T r o w(1)", lhs=grad_w2,
@@ -778,6 +789,12 @@ DERIVATIONS = (
                  "coordinatewise); w' the right-hand sides of (8)-(9) as printed", cites=("(10)",), fidelity=AS_PRINTED),
             Step("(11): d' = 2 X~^T r o d", lhs=d_of(-2 * g.multiply_elementwise(W2), -2 * g.multiply_elementwise(W1)),
                  rhs=2 * g.multiply_elementwise(d_of(W1, W2)), why="d = (w1 - w2)/2", cites=("(11)",), fidelity=AS_PRINTED),
+            Step("(10), one coordinate: s' = (w1' + w2')/2 = -2 (X~^T r) s", lhs=s_of(-2 * g_c * (s_c - d_c), -2 * g_c * (s_c + d_c)),
+                 rhs=-2 * g_c * s_c, why="the coordinatewise instance of the step above (the print's o is the entrywise "
+                 "product): g = (X~^T r(t))_i, w' the right-hand sides of (8)-(9) as printed, w(1) = s + d, w(2) = s - d "
+                 "(the substitution of (15))", cites=("(10)",), fidelity=AS_PRINTED),
+            Step("(11), one coordinate: d' = (w1' - w2')/2 = 2 (X~^T r) d", lhs=d_of(-2 * g_c * (s_c - d_c), -2 * g_c * (s_c + d_c)),
+                 rhs=2 * g_c * d_c, why="as for (10), one coordinate", cites=("(11)",), fidelity=AS_PRINTED),
             Step("(13): s(t) = s(0) exp(-2 X~^T int r) solves (10)", lhs=sp.Derivative(S, t), rhs=-2 * G(t) * S,
                  why="one coordinate: G(t) = (X~^T r(t))_i, any integrable function", cites=("(13)",), fidelity=AS_PRINTED),
             Step("(13): initial value s(0) = s_0", lhs=sp.Subs(S, t, 0), rhs=s0, cites=("(13)",), fidelity=AS_PRINTED),
