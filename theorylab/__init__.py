@@ -2,8 +2,11 @@
 
 Public API: `get(ID)` returns a catalogue entry (call it with keyword arguments for its value);
 `entries()` and `errata()` list the catalogue, `papers()` the registered papers (each a `Paper`);
-`DomainError` is the one exception family. (`theorylab.derivations` is the package of the built-in papers; the
-derivations of all registered papers are `theorylab.catalogue.derivations()`.)
+`DomainError` is the one exception family; `run(selection, profile=..., jobs=...)` verifies papers, families or
+entries and returns the typed run record (`theorylab verify` calls it), `check(selection)` decides the derivations
+only (`theorylab.verify` is the package of the built-in checks, hence the name `run`). (`theorylab.derivations` is
+the package of the built-in papers; the derivations of all registered papers are
+`theorylab.catalogue.derivations()`.)
 """
 import importlib.util as _util
 import os as _os
@@ -26,7 +29,9 @@ from .entry import Entry, Source  # noqa: E402
 from .evidence import Evidence  # noqa: E402
 from .paper import Family, Paper  # noqa: E402
 from .params import DomainError  # noqa: E402
+from .runner import check  # noqa: E402
+from .runner import verify as run  # noqa: E402
 
 __all__ = ["get", "entries", "papers", "errata", "DomainError", "Entry", "Source", "Derivation",
-           "Step", "Erratum", "Evidence", "Paper", "Family"]
+           "Step", "Erratum", "Evidence", "Paper", "Family", "run", "check"]
 __version__ = "0.1.0"

@@ -9,15 +9,13 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from typing import Any, Sequence
 
 from . import catalogue
-from .derivation import Derivation, StepResult
+from ._shared import fmt, write_json
 from .evidence import to_jsonable
 from .params import DomainError
-from .record import EvidenceRecord
 
 __all__ = ["main"]
 
@@ -134,34 +132,6 @@ def cmd_show(args) -> int:
     return 0
 
 
-def _print_step(r: StepResult) -> None:
-    mark = {"holds": "ok ", "erratum confirmed": "ERR"}.get(r.status, "!! ")
-    print(f"  {mark} [{r.step.relation}] {r.step.label}\n        {r.status} ({r.strength}); {r.outcome.method}"
-          + (f"; {r.outcome.detail}" if r.outcome.detail else ""))
-
-
-def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple[int, list[dict]]:
-    from .runner import step_record
-
-    unexpected, records = 0, []
-    for d in derivs:
-        if not quiet:
-            print(f"\n{d.key}: {d.title} [{d.where}]")
-        results = d.check(progress=None if quiet else _print_step)
-        weakest = d.weakest(results)
-        if not quiet and weakest is not None:
-            print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
-        for r in results:
-            unexpected += not r.ok
-            records.append(step_record(d, r))
-    return unexpected, records
-
-
-def _derivations_for(ids: set[str], fams: Sequence[str]) -> list[Derivation]:
-    """The derivations of these entries (a family's derivations name only its own entries)."""
-    return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids or not d.entries]
-
-
 def _print_record(r: dict) -> None:
     mark = {"holds": "ok ", "erratum confirmed": "ERR", "draft (not checked)": "DRF"}.get(r["status"], "!! ")
     print(f"  {mark} [{r['relation']}] {r['step']}\n        {r['status']} ({r['strength']}); {r['method']}"
@@ -169,54 +139,24 @@ def _print_record(r: dict) -> None:
 
 
 def cmd_check(args) -> int:
-    import tempfile
-
     from . import runner
-    from .derivation import STRENGTHS
 
-    ids, fams = catalogue.select(args.select)
-    derivs = _derivations_for(ids, fams)
-    if args.jobs < 0:
-        raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
-    jobs = min(args.jobs or runner.usable_cores(), max(1, len(derivs)))
-    records: list[dict] = []
-    by_key = {d.key: d for d in derivs}
-
-    def on_result(task, result):
-        d, recs = by_key[task.key], result["records"]
+    def show(d, recs, weakest):
         print(f"\n{d.key}: {d.title} [{d.where}]")
         for r in recs:
             _print_record(r)
-        held = [r for r in recs if r["status"] == "holds"]
-        if held:
-            weakest = min(held, key=lambda r: STRENGTHS.index(r["strength"]))
-            print(f"  chain strength: {weakest['strength']} (weakest link: {weakest['step']})")
-        records.extend(recs)
+        if weakest is not None:
+            print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
 
-    executor, shutdown = runner.make_executor("local", jobs)
-    family_of = {d.key: f.name for f in catalogue.families(fams) for d in f.derivations}
-    tasks = [runner.Task("derivation", d.key, tuple(d.entries) or (f"{family_of[d.key]}.",)) for d in derivs]
-    with tempfile.TemporaryDirectory(prefix="theorylab-check-") as tmp:
-        try:
-            runner.execute(tasks, profile="check", device="cpu", seed=0, executor=executor, threads=1,
-                           journal=os.path.join(tmp, "tasks.jsonl"), resume=False, on_result=on_result)
-        finally:
-            shutdown()
-    from . import fidelity
-
-    papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
-    differ, _ = fidelity.check_section(derivs, papers=papers, families=fams)  # the print against the steps
-    unexpected = sum(not r["ok"] for r in records) + differ
-    held = [r for r in records if r["status"] == "holds"]
-    by = ", ".join(f"{sum(r['strength'] == k for r in held)} {k}" for k in ("proved", "certified", "searched"))
-    drafts = sum(r["status"].startswith("draft") for r in records)
-    print(f"\n{len(records)} steps in {len(derivs)} derivations: "
-          f"{len(held)} hold ({by}), "
-          f"{sum(r['status'] == 'erratum confirmed' for r in records)} errata of the paper confirmed, "
-          + (f"{drafts} drafts (not checked), " if drafts else "")
-          + (f"{differ} declared 'as printed' differ from the print, " if differ else "")
-          + f"{unexpected} unexpected")
-    return 1 if unexpected else 0
+    run = runner.check(args.select, jobs=args.jobs, on_derivation=show)
+    by = ", ".join(f"{n} {k}" for k, n in run.by_strength().items())
+    print(f"\n{len(run.steps)} steps in {len(run.derivations)} derivations: "
+          f"{len(run.held)} hold ({by}), "
+          f"{run.count('erratum confirmed')} errata of the paper confirmed, "
+          + (f"{run.drafts} drafts (not checked), " if run.drafts else "")
+          + (f"{run.differ} declared 'as printed' differ from the print, " if run.differ else "")
+          + f"{run.unexpected} unexpected")
+    return 1 if run.unexpected else 0
 
 
 def cmd_errata(args) -> int:
@@ -258,161 +198,100 @@ def cmd_errata(args) -> int:
     return 1 if s["not_reproduced"] else 0
 
 
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    if isinstance(x, list):
-        return "[...]" if len(x) > 3 else "[" + ", ".join(_fmt(v) for v in x) + "]"
-    return str(x)
+def _print_dry_run(args, d) -> None:
+    from .runner import BOUND_SECONDS
+
+    how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate"}
+    for t, (sec, src) in zip(d.tasks, d.estimates):
+        print(f"  {t.kind:10s} {t.label[:90]:90s} " + (f"~{sec:.1f} s{how[src]}" if sec is not None else
+                                                      "not yet measured"))
+    known, n, jobs = d.known, len(d.tasks), d.jobs
+    print(f"{n} tasks, profile {d.profile}" + (f", {d.sample} part(s) per check stage sampled" if d.sample else "")
+          + f"; estimated {sum(known):.0f} s of work, about {d.wall:.0f} s on {jobs} job{'s' if jobs > 1 else ''} "
+          f"({len(known)} estimated from timings here, {n - len(known)} not yet measured)")
+    if d.largest is not None:
+        task, sec = d.largest
+        print(f"largest task: {task.label[:100]} ~{sec:.0f} s")
+        print(f"critical path: {d.critical_path:.0f} s (the longest chain of dependent tasks); on {jobs} "
+              f"worker{'s' if jobs > 1 else ''} {d.wall:.0f} s" + (f"; on 64 workers {d.wall_64:.0f} s" if jobs != 64
+                                                                   else ""))
+    for name, (sec, label) in d.over.items():
+        print(f"OVER ONE CPU-HOUR: check {name!r}: a single part is estimated at {sec:.0f} s > "
+              f"{BOUND_SECONDS:.0f} s ({label[:100]}): declare smaller parts")
+    if len(known) < n:
+        print(f"{n - len(known)} tasks not yet measured: `theorylab verify {' '.join(args.select)}"
+              f"{' ' if args.select else ''}--profile {d.profile} --sample 1` measures a part of each check")
+    elif not d.over:
+        print(f"no task is estimated above one CPU-hour ({BOUND_SECONDS:.0f} s)")
+
+
+def _print_task(verbose: bool):
+    def show(task, recs, seconds) -> None:
+        if task.kind == "derivation":
+            bad = sum(not r.ok for r in recs)
+            if verbose or bad:
+                print(f"  derivation {task.key}: {len(recs)} steps, {bad} unexpected")
+                for r in recs:
+                    if verbose or not r.ok:
+                        print(f"    {r['status']:10s} ({r['strength']}) {r['step']}: {r['method']} {r['detail']}")
+            return
+        for r in recs:
+            if r.is_finding:  # reported, never counted as a pass or a failure
+                print(f"  NOTE {r['entry']:32s} {r['check']}: {r['text']}")
+                continue
+            print(f"  {r.verdict.upper()} {r['entry']:32s} {r['check']}: predicted "
+                  f"{fmt(r['predicted'])}, observed {fmt(r['observed'])}, abs err {fmt(r['abs_error'])}, "
+                  f"rel err {fmt(r['rel_error'])}, tol {fmt(r['tolerance'])} ({r['tolerance_source']})"
+                  + (f", resolves {fmt(r['resolution'])} (needs {fmt(r.get('resolution_needed'))})"
+                     if r.get("resolution") is not None else "")
+                  + (f" [{r['detail']}]" if r.get("detail") else ""))
+        print(f"    ({task.key}: {seconds:.1f} s)")
+
+    return show
+
+
+def _print_start(s) -> None:
+    print(f"theorylab verify: profile {s.profile}, device {s.device}, families {', '.join(s.families)}; {s.tasks} "
+          f"tasks on {s.executor} ({s.jobs} job{'s' if s.jobs > 1 else ''}, {s.threads} thread"
+          f"{'s' if s.threads > 1 else ''} each)")
+
+
+def _verify(args, select, json_path, **kw):
+    """Call the engine's verify with the command's options, printing as it goes (verify and report --rerun)."""
+    from . import runner
+
+    return runner.verify(select, profile=args.profile, device=args.device, seed=args.seed, json_path=json_path,
+                         on_start=_print_start, on_task=_print_task(getattr(args, "verbose", False)),
+                         progress=sys.stderr.isatty(), **kw)
+
+
+def _print_summary(record, path) -> None:
+    n_steps, reused = len(record.derivation_steps), record.tasks_reused
+    print(f"derivations: {n_steps} steps, {record.unexpected_steps} unexpected"
+          + (f"; {reused} of {record.tasks} tasks reused from the journal of the interrupted run" if reused else ""))
+    print(f"\nsummary: {n_steps} derivation steps ({record.unexpected_steps} unexpected), "
+          f"{len(record.evidence) - record.findings} evidence records ({record.failed_evidence} failed, "
+          f"{record.weak_evidence} weak: within tolerance but coarser than needed), {record.findings} findings, "
+          f"{record.seconds:.1f} s; JSON record: {path}")
 
 
 def cmd_verify(args) -> int:
     from . import runner
 
-    ids, fams = catalogue.select(args.select)
-    if os.path.isdir(args.json):  # found before minutes of work, not after
-        raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
-    if args.jobs < 0:
-        raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
-    from .evidence import Context
-
-    if args.sample < 0:
-        raise DomainError(f"--sample must be >= 1 parts per check (0: all parts); got --sample={args.sample}")
     if args.dry_run:
-        tasks = runner.plan(ids, Context(profile=args.profile, device="cpu", seed=args.seed), sample=args.sample)
-        pairs = runner.estimates(tasks, args.profile, args.seed)
-        how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate"}
-        for t, (s, src) in zip(tasks, pairs):
-            print(f"  {t.kind:10s} {t.label[:90]:90s} "
-                  + (f"~{s:.1f} s{how[src]}" if s is not None else "not yet measured"))
-        est = [s for s, _ in pairs]
-        known = [s for s in est if s is not None]
-        jobs = args.jobs or runner.cluster_size(args.executor or "") or runner.usable_cores()
-        wall = runner.schedule(tasks, est, jobs)
-        print(f"{len(tasks)} tasks, profile {args.profile}" + (f", {args.sample} part(s) per check stage sampled"
-                                                                if args.sample else "")
-              + f"; estimated {sum(known):.0f} s of work, about {wall:.0f} s on {jobs} job{'s' if jobs > 1 else ''} "
-              f"({len(known)} estimated from timings here, {len(tasks) - len(known)} not yet measured)")
-        if known:
-            big = max(range(len(tasks)), key=lambda i: est[i] or 0.0)
-            print(f"largest task: {tasks[big].label[:100]} ~{est[big]:.0f} s")
-            print(f"critical path: {runner.schedule(tasks, est, len(tasks)):.0f} s (the longest chain of dependent "
-                  f"tasks); on {jobs} worker{'s' if jobs > 1 else ''} {wall:.0f} s"
-                  + (f"; on 64 workers {runner.schedule(tasks, est, 64):.0f} s" if jobs != 64 else ""))
-        over = {}
-        for t, s in zip(tasks, est):
-            if s is not None and s > runner.BOUND_SECONDS and s > over.get(t.key, (0, ""))[0]:
-                over[t.key] = (s, t.label)
-        for name, (s, label) in over.items():
-            print(f"OVER ONE CPU-HOUR: check {name!r}: a single part is estimated at {s:.0f} s > "
-                  f"{runner.BOUND_SECONDS:.0f} s ({label[:100]}): declare smaller parts")
-        if len(known) < len(tasks):
-            print(f"{len(tasks) - len(known)} tasks not yet measured: `theorylab verify {' '.join(args.select)}"
-                  f"{' ' if args.select else ''}--profile {args.profile} --sample 1` measures a part of each check")
-        elif not over:
-            print(f"no task is estimated above one CPU-hour ({runner.BOUND_SECONDS:.0f} s)")
+        _print_dry_run(args, runner.dry_run(args.select, profile=args.profile, seed=args.seed, sample=args.sample,
+                                            jobs=args.jobs, executor=args.executor))
         return 0
-    t0 = time.time()
-    jobs = args.jobs or runner.usable_cores()
-    if args.threads < 0:
-        raise DomainError(f"--threads must be >= 1 (0: the task's share of the cores); got --threads={args.threads}")
-    # each task's share of this machine's cores (1 when the tasks fill them, as by default, or run elsewhere)
-    threads = args.threads or (max(1, runner.usable_cores() // jobs) if args.executor in (None, "local") else 1)
-    device = _device(args.device)
-    tasks = runner.plan(ids, Context(profile=args.profile, device=device, seed=args.seed), sample=args.sample)
-    journal = args.json + ".tasks.jsonl"
-    executor, shutdown = runner.make_executor(args.executor, jobs, folder=os.path.join(
-        os.path.dirname(os.path.abspath(args.json)), ".theorylab-jobs"), slurm={
-        "partition": args.slurm_partition, "timeout_min": args.slurm_time, "gpus_per_node": args.slurm_gpus})
-    print(f"theorylab verify: profile {args.profile}, device {device}, families {', '.join(fams)}; {len(tasks)} "
-          f"tasks on {args.executor or 'local'} ({jobs} job{'s' if jobs > 1 else ''}, {threads} thread"
-          f"{'s' if threads > 1 else ''} each)")
-    steps: list[dict] = []
-    evidence: list[dict] = []
-    counts = {"unexpected": 0, "failures": 0, "weak": 0}
-
-    def on_result(task, result):
-        recs = result["records"]
-        if task.kind == "derivation":
-            steps.extend(recs)
-            counts["unexpected"] += sum(not r["ok"] for r in recs)
-            if args.verbose or any(not r["ok"] for r in recs):
-                print(f"  derivation {task.key}: {len(recs)} steps, {sum(not r['ok'] for r in recs)} unexpected")
-                for r in recs:
-                    if args.verbose or not r["ok"]:
-                        print(f"    {r['status']:10s} ({r['strength']}) {r['step']}: {r['method']} {r['detail']}")
-            return
-        for r in recs:
-            evidence.append(r)
-            if r.get("record") == "finding":  # reported, never counted as a pass or a failure
-                print(f"  NOTE {r['entry']:32s} {r['check']}: {r['text']}")
-                continue
-            counts["failures"] += not r["passed"]
-            counts["weak"] += r.get("verdict") == "weak"
-            mark = {"pass": "PASS", "weak": "WEAK", "fail": "FAIL"}[r.get("verdict") or
-                                                                  ("pass" if r["passed"] else "fail")]
-            print(f"  {mark} {r['entry']:32s} {r['check']}: predicted "
-                  f"{_fmt(r['predicted'])}, observed {_fmt(r['observed'])}, abs err {_fmt(r['abs_error'])}, "
-                  f"rel err {_fmt(r['rel_error'])}, tol {_fmt(r['tolerance'])} ({r['tolerance_source']})"
-                  + (f", resolves {_fmt(r['resolution'])} (needs {_fmt(r.get('resolution_needed'))})"
-                     if r.get("resolution") is not None else "")
-                  + (f" [{r['detail']}]" if r.get("detail") else ""))
-        print(f"    ({task.key}: {result['seconds']:.1f} s)")
-
-    try:
-        _, reused = runner.execute(tasks, profile=args.profile, device=device, seed=args.seed, executor=executor,
-                       threads=threads, journal=journal, resume=args.resume, on_result=on_result,
-                       progress=sys.stderr.isatty())
-    finally:
-        shutdown()
-    unexpected, failures = counts["unexpected"], counts["failures"]
-    print(f"derivations: {len(steps)} steps, {unexpected} unexpected"
-          + (f"; {reused} of {len(tasks)} tasks reused from the journal of the interrupted run" if reused else ""))
-    papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
-    ledger, coverage = runner.ledger_and_coverage(fams, steps)
-    record = EvidenceRecord(profile=args.profile, device=device, seed=args.seed, families=fams, papers=papers,
-                            derivation_steps=steps, evidence=evidence, ledger=ledger, coverage=coverage,
-                            unexpected_steps=unexpected,
-                            failed_evidence=failures, seconds=round(time.time() - t0, 2))
-    _write_json(args.json, record.to_json())
-    os.unlink(journal)  # the record is whole: nothing is left to resume
-    findings = sum(r.get("record") == "finding" for r in evidence)
-    print(f"\nsummary: {len(steps)} derivation steps ({unexpected} unexpected), {len(evidence) - findings} evidence "
-          f"records ({failures} failed, {counts['weak']} weak: within tolerance but coarser than needed), {findings} findings, {time.time() - t0:.1f} s; JSON record: {args.json}")
-    return 1 if unexpected or failures else 0
-
-
-def _write_json(path: str, data: dict) -> None:
-    """Write the record whole or not at all (a temporary file renamed into place); parent folders are made."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".evidence-", suffix=".json", dir=folder)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private; the record is an ordinary output file
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _device(choice: str) -> str:
-    if choice != "auto":
-        if choice == "cuda":
-            import torch
-            if not torch.cuda.is_available():
-                raise DomainError("--device must be auto or cpu on this machine (no CUDA device); got --device=cuda")
-        return choice
-    import torch
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    record = _verify(args, args.select, args.json, jobs=args.jobs, executor=args.executor, threads=args.threads,
+                     resume=args.resume, sample=args.sample, slurm={
+                         "partition": args.slurm_partition, "timeout_min": args.slurm_time,
+                         "gpus_per_node": args.slurm_gpus})
+    _print_summary(record, args.json)
+    return 0 if record.ok else 1
 
 
 def cmd_latex(args) -> int:
+    from . import runner
     from .latex import document
 
     ids, fams = catalogue.select(args.select)
@@ -421,7 +300,7 @@ def cmd_latex(args) -> int:
 
     statuses, checked = {}, {}
     paper_of = {d.key: f.paper.name for f in catalogue.families(fams) for d in f.derivations}
-    for d in _derivations_for(ids, fams):
+    for d in runner.derivations_for(ids, fams):
         results = d.check()
         checked[d.key] = (d, results)
         bad = sum(not r.ok for r in results)
@@ -455,9 +334,9 @@ def cmd_report(args) -> int:
         raise DomainError(f"select (families or entries to verify) needs --rerun; got select={' '.join(args.select)} "
                           f"without --rerun (the report of {args.evidence} shows the whole record)")
     if args.rerun:
-        code = cmd_verify(build_parser().parse_args(
-            ["verify", *args.select, "--profile", args.profile, "--device", args.device, "--seed", str(args.seed),
-             "--json", args.evidence, *(f"--paper={p}" for p in args.paper_modules)]))
+        record = _verify(args, args.select, args.evidence)
+        _print_summary(record, args.evidence)
+        code = 0 if record.ok else 1
         if code:
             print("verify reported failures; the report shows them", file=sys.stderr)
     summary = build(args.evidence, args.output, progress=sys.stderr.isatty(), mutants=args.mutants or None,
@@ -587,7 +466,7 @@ def cmd_mutate(args) -> int:
         status |= bool(gaps) and args.require_coverage
     print(f"{time.time() - t0:.1f} s")
     if args.json:
-        _write_json(args.json, record)
+        write_json(args.json, record)
     return int(status)
 
 
@@ -604,7 +483,7 @@ def cmd_accuracy(args) -> int:
     bar.close()
     failing = [m for m in maps if not m.meets]
     if args.json:
-        _write_json(args.json, {"profile": args.profile, "entries": [m.to_json() for m in maps],
+        write_json(args.json, {"profile": args.profile, "entries": [m.to_json() for m in maps],
                                 "seconds": round(time.time() - t0, 2)})
     print(accuracy.table(maps))
     for m in maps:

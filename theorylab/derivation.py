@@ -872,7 +872,7 @@ class Derivation:
 
     def weakest(self, results: Sequence[StepResult] | None = None) -> StepResult | None:
         """The weakest link among the steps that hold (the derivation is as strong as it)."""
-        held = [r for r in (results or self.check()) if r.step.erratum is None and r.outcome.holds]
+        held = [r for r in (self.check() if results is None else results) if r.status == "holds"]
         return min(held, key=lambda r: STRENGTHS.index(r.strength), default=None)
 
 

@@ -16,8 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
-           "schedule", "cluster_size", "BOUND_SECONDS"]
+__all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "resolve_device", "derivations_for",
+           "Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
+           "schedule", "cluster_size", "step_record", "result_from_record", "ledger_and_coverage", "BOUND_SECONDS"]
 
 BOUND_SECONDS = 3600.0  # no task should take more than one CPU-hour: a check whose part does is named by --dry-run
 
@@ -634,3 +635,240 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
         os.replace(tmp, _TIMINGS)
     except OSError:  # a read-only home: estimates are a convenience
         pass
+
+
+# -- the front door: verify a selection, check its derivations, plan it ----------------------------------
+
+
+def resolve_device(choice: str) -> str:
+    """"auto" (CUDA where torch sees it, else CPU), "cpu" or "cuda" (a one-line DomainError where there is none)."""
+    from .params import DomainError
+
+    if choice not in ("auto", "cpu", "cuda"):
+        raise DomainError(f"device must be one of auto, cpu, cuda; got device={choice}")
+    if choice == "cpu":
+        return choice
+    import torch
+
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise DomainError("--device must be auto or cpu on this machine (no CUDA device); got --device=cuda")
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _nonnegative(name: str, value: int, what: str) -> None:
+    from .params import DomainError
+
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise DomainError(f"--{name} must be {what}; got --{name}={value}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStart:
+    """What `verify` is about to run (given to its `on_start`)."""
+
+    profile: str
+    device: str
+    families: tuple[str, ...]
+    tasks: int
+    executor: str
+    jobs: int
+    threads: int
+
+
+def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = "auto", seed: int = 0,
+           jobs: int = 0, executor: str = "local", threads: int = 0, resume: bool = False, sample: int = 0,
+           json_path: str | os.PathLike | None = None, slurm: Mapping[str, Any] | None = None,
+           on_start: Callable[[RunStart], None] | None = None,
+           on_task: Callable[[Task, list, float], None] | None = None, progress: bool = False):
+    """Run the derivations and evidence checks of the selected papers, families or entries (all: `()`) and return
+    the typed run record (`theorylab.record.EvidenceRecord`: steps and evidence as typed frozen records).
+
+    jobs: worker processes (0: the usable cores; 1: in-process); executor: "local", "dask://HOST:PORT", "slurm",
+    "submitit-local"; threads: BLAS/torch threads per task (0: the task's share of the cores); sample=K: K parts of
+    each stage of a check declared with parts (a finding, not a verdict). With `json_path` the record is written
+    there whole (atomically) and the task journal beside it (`json_path + ".tasks.jsonl"`) lets `resume=True`
+    continue a killed run; without it the journal lives in a temporary folder. `on_task(task, records)` is called
+    in plan order with each task's step or evidence records (typed) and its seconds."""
+    import tempfile
+
+    from . import catalogue
+    from .evidence import Context
+    from .params import DomainError
+    from .record import EvidenceItem, EvidenceRecord, StepRecord
+
+    ids, fams = catalogue.select(list(select))
+    if json_path is not None and os.path.isdir(json_path):  # found before minutes of work, not after
+        raise DomainError(f"--json must be a file path; got --json={json_path} (a directory)")
+    _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
+    _nonnegative("sample", sample, ">= 1 parts per check (0: all parts)")
+    _nonnegative("threads", threads, ">= 1 (0: the task's share of the cores)")
+    if resume and json_path is None:
+        raise DomainError("resume needs the record's path (its journal lies beside it); got resume=True, json=None")
+    t0 = time.time()
+    jobs = jobs or usable_cores()
+    # each task's share of this machine's cores (1 when the tasks fill them, as by default, or run elsewhere)
+    threads = threads or (max(1, usable_cores() // jobs) if executor in (None, "local") else 1)
+    device = resolve_device(device)
+    tasks = plan(ids, Context(profile=profile, device=device, seed=seed), sample=sample)
+    where = os.path.dirname(os.path.abspath(json_path)) if json_path is not None else None
+    with tempfile.TemporaryDirectory(prefix="theorylab-verify-") as tmp:
+        journal = (os.fspath(json_path) if json_path is not None else os.path.join(tmp, "run")) + ".tasks.jsonl"
+        pool, shutdown = make_executor(executor, jobs, folder=os.path.join(where or tmp, ".theorylab-jobs"),
+                                       slurm=slurm)
+        if on_start is not None:
+            on_start(RunStart(profile=profile, device=device, families=tuple(fams), tasks=len(tasks),
+                              executor=executor or "local", jobs=jobs, threads=threads))
+        steps: list[StepRecord] = []
+        evidence: list[EvidenceItem] = []
+
+        def on_result(task, result):
+            if task.kind == "derivation":
+                recs: list = [StepRecord(r) for r in result["records"]]
+                steps.extend(recs)
+            else:
+                recs = [EvidenceItem(r) for r in result["records"]]
+                evidence.extend(recs)
+            if on_task is not None:
+                on_task(task, recs, result["seconds"])
+
+        try:
+            _, reused = execute(tasks, profile=profile, device=device, seed=seed, executor=pool, threads=threads,
+                                journal=journal, resume=resume, on_result=on_result, progress=progress)
+        finally:
+            shutdown()
+    papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
+    ledger, coverage = ledger_and_coverage(fams, steps)
+    record = EvidenceRecord(profile=profile, device=device, seed=seed, families=fams, papers=papers,
+                            derivation_steps=steps, evidence=evidence, ledger=ledger, coverage=coverage,
+                            unexpected_steps=sum(not r.ok for r in steps),
+                            failed_evidence=sum(r.passed is False for r in evidence),
+                            seconds=round(time.time() - t0, 2), tasks=len(tasks), tasks_reused=reused)
+    if json_path is not None:
+        record.write(json_path)
+        if os.path.exists(journal):
+            os.unlink(journal)  # the record is whole: nothing is left to resume
+    return record
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckRun:
+    """The outcome of `check`: the step records of the selected derivations and how many declared 'as printed'
+    differ from the paper's print (theorylab.fidelity)."""
+
+    derivations: tuple[Any, ...]
+    steps: tuple[Any, ...]
+    differ: int = 0
+
+    @property
+    def held(self) -> list:
+        return [r for r in self.steps if r.status == "holds"]
+
+    @property
+    def unexpected(self) -> int:
+        return sum(not r.ok for r in self.steps) + self.differ
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.steps)
+
+    def by_strength(self) -> dict[str, int]:
+        return {k: sum(r.strength == k for r in self.held) for k in ("proved", "certified", "searched")}
+
+    @property
+    def drafts(self) -> int:
+        return sum(r.status.startswith("draft") for r in self.steps)
+
+
+def derivations_for(ids: set[str], fams: Sequence[str]) -> list:
+    """The derivations of these entries (a family's derivations name only its own entries)."""
+    from . import catalogue
+
+    return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids or not d.entries]
+
+
+def check(select: Sequence[str] = (), *, jobs: int = 0,
+          on_derivation: Callable[[Any, list, Any], None] | None = None) -> CheckRun:
+    """Decide the steps of the selected derivations (on `jobs` worker processes; 0: the usable cores) and compare
+    the steps declared 'as printed' with the print. `on_derivation(d, step_records, weakest)` is called in order
+    with each derivation's typed step records and its weakest link (`Derivation.weakest`, a StepResult or None)."""
+    import tempfile
+
+    from . import catalogue, fidelity
+    from .record import StepRecord
+
+    ids, fams = catalogue.select(list(select))
+    derivs = derivations_for(ids, fams)
+    _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
+    jobs = min(jobs or usable_cores(), max(1, len(derivs)))
+    by_key = {d.key: d for d in derivs}
+    steps: list[StepRecord] = []
+
+    def on_result(task, result):
+        d = by_key[task.key]
+        recs = [StepRecord(r) for r in result["records"]]
+        by_label = {r.step: r for r in recs}
+        weakest = d.weakest([result_from_record(s, by_label[s.label]) for s in d.steps if s.label in by_label])
+        if on_derivation is not None:
+            on_derivation(d, recs, weakest)
+        steps.extend(recs)
+
+    pool, shutdown = make_executor("local", jobs)
+    family_of = {d.key: f.name for f in catalogue.families(fams) for d in f.derivations}
+    tasks = [Task("derivation", d.key, tuple(d.entries) or (f"{family_of[d.key]}.",)) for d in derivs]
+    with tempfile.TemporaryDirectory(prefix="theorylab-check-") as tmp:
+        try:
+            execute(tasks, profile="check", device="cpu", seed=0, executor=pool, threads=1,
+                    journal=os.path.join(tmp, "tasks.jsonl"), resume=False, on_result=on_result)
+        finally:
+            shutdown()
+    papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
+    differ, _ = fidelity.check_section(derivs, papers=papers, families=fams)  # the print against the steps
+    return CheckRun(derivations=tuple(derivs), steps=tuple(steps), differ=differ)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DryRun:
+    """verify's plan with estimated times, nothing run (`dry_run`)."""
+
+    tasks: tuple[Task, ...]
+    estimates: tuple[tuple[float | None, str], ...]   # (seconds, "measured" | "part" | "quick") per task
+    profile: str
+    sample: int
+    jobs: int
+    wall: float                                       # on `jobs` workers
+    critical_path: float                              # on as many workers as tasks
+    wall_64: float
+    over: Mapping[str, tuple[float, str]]             # check -> (seconds, label) of a part above BOUND_SECONDS
+
+    @property
+    def known(self) -> list[float]:
+        return [s for s, _ in self.estimates if s is not None]
+
+    @property
+    def largest(self) -> tuple[Task, float] | None:
+        if not self.known:
+            return None
+        i = max(range(len(self.tasks)), key=lambda i: self.estimates[i][0] or 0.0)
+        return self.tasks[i], self.estimates[i][0]
+
+
+def dry_run(select: Sequence[str] = (), *, profile: str = "quick", seed: int = 0, sample: int = 0, jobs: int = 0,
+            executor: str = "local") -> DryRun:
+    """verify's tasks with their estimated times (from timings measured here), the wall time on `jobs` workers
+    (0: the Dask cluster's or the usable cores), the critical path and the parts above one CPU-hour; runs nothing."""
+    from . import catalogue
+    from .evidence import Context
+
+    ids, _ = catalogue.select(list(select))
+    _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
+    _nonnegative("sample", sample, ">= 1 parts per check (0: all parts)")
+    tasks = plan(ids, Context(profile=profile, device="cpu", seed=seed), sample=sample)
+    pairs = estimates(tasks, profile, seed)
+    est = [s for s, _ in pairs]
+    jobs = jobs or cluster_size(executor or "") or usable_cores()
+    over: dict[str, tuple[float, str]] = {}
+    for t, s in zip(tasks, est):
+        if s is not None and s > BOUND_SECONDS and s > over.get(t.key, (0, ""))[0]:
+            over[t.key] = (s, t.label)
+    return DryRun(tasks=tuple(tasks), estimates=tuple(pairs), profile=profile, sample=sample, jobs=jobs,
+                  wall=schedule(tasks, est, jobs), critical_path=schedule(tasks, est, len(tasks)),
+                  wall_64=schedule(tasks, est, 64), over=over)
