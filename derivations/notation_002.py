@@ -14,6 +14,14 @@ from . import notation_002_b
 __all__ = ["NOTATION"]
 
 _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
+_t, _n = sp.Symbol("t", positive=True), sp.Symbol("n", integer=True, positive=True)
+
+
+def _chi2_mean(h):
+    """E h(t) for t ~ chi^2_n (the law of ||z||^2, z ~ N(0, I_n)), as an integral over (0, oo)."""
+    return sp.Integral(h * _t ** (_n / 2 - 1) * sp.exp(-_t / 2) / (2 ** (_n / 2) * sp.gamma(_n / 2)), (_t, 0, sp.oo))
+
+
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (14): E_D R_sc is the scratch risk of (8), as the text defines it
     (r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{sc}}", r"R_{sc}"),
@@ -21,13 +29,44 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     (r"\|f - g\|_{L_2(p)}^2", r"\Delta"),
     # (150): u_ij is the cosine u (the display's own 'u(pi - arccos u_ij)' is u_ij times, not u applied)
     (r"u_{ij}", "u"),
+    # (24)-(25) in the instance their step checks: constant f, g (the values f(x), g(x) at one x: f and g_x), where
+    # int [...] p(x) dx is [...] (p a density: int p = 1). The printed inequality is false (erratum 002-eq25) and
+    # fails in this instance already (f = g)
+    (r"\int \left[\cos(f(x)) - \cos(g(x)) \right] p(x) dx", r"\left[\cos(f) - \cos(g_{x}) \right]"),
+    # (107), (124) (and the lead of (108), (125)): ||beta_hat - beta_t||^2 with c = beta_hat - beta_t in d = 2, the
+    # instance the step of (88)/(107)/(124) checks (c = (c_1, c_2))
+    (r"\|\hat{\boldsymbol{\beta}} - \boldsymbol{\beta}_{t}\|_{2}^{2}", r"(c_{1}^{2} + c_{2}^{2})"),
+    # (108): E_{X,eps} b^2 and E_{X,eps} b, the second and first moments of b (the 'cos theta E b' is cos(theta)
+    # times E b, not the cosine of a product)
+    (r"\mathbb{E}_{\boldsymbol{X},\boldsymbol{\epsilon}} b^2", r"m_{b2}"),
+    (r"2\cos\theta \mathbb{E}_{\boldsymbol{X},\boldsymbol{\epsilon}} b", r"2\cos(\theta) m_{b1}"),
+    # (112)-(113): E_z 1/||z||_2^2 for z ~ N(0, I_n), the text's z = X beta_s (before (109)): the mean of 1/t under
+    # the law chi^2_n of t = ||z||^2
+    (r"\mathbb{E}_{\boldsymbol{z}}\frac{1}{\|\boldsymbol{z}\|_2^2}", r"\mathcal{M}"),
+    (r"\mathbb{E}_{\boldsymbol{z}} \frac{1}{\|\boldsymbol{z}\|_{2}^{2}}", r"\mathcal{M}"),
+    # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
+    # changes of variables u = r^2/2 and t = u/n, which keep (0, oo)
+    (r"\int \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du", r"\int_{0}^{\infty} \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du"),
+    (r"\int \frac{t^{n/2}e^{-nt}}{(2nt+n\lambda)^2} dt", r"\int_{0}^{\infty} \frac{t^{n/2}e^{-nt}}{(2nt+n\lambda)^2} dt"),
+    # (130): f and g as the text after (131) defines them, f(t) = (1/2) log t - t and g(t) = (2nt + n lambda)^-2
+    # (log: the natural logarithm, as the saddle point t_0 = 1/2 it derives needs)
+    (r"\int g(t)e^{nf(t)}dt", r"\int_{0}^{\infty} (2nt+n\lambda)^{-2} e^{n(\frac{1}{2} \ln t - t)} dt"),
 ), symbols={
     "R_{sc}": sp.Piecewise((((1 - _g) ** 2 + _g * _s**2) / (1 - _g), _g < 1), (_s**2 / (_g - 1), True)),
     "\\Delta": sp.Symbol("dist_sq", nonnegative=True),
     "u": sp.Symbol("u", real=True),
-    "n": sp.Symbol("n", integer=True, positive=True),               # n(2n)^{n/2} is n times, never n applied
+    "n": _n,               # n(2n)^{n/2} is n times, never n applied
     # S_{n-1}: the area of the unit sphere in R^n, as the text after (114) says
     "S": lambda k: 2 * sp.pi ** ((k + 1) / 2) / sp.gamma((k + 1) / 2),
     "\\Gamma": sp.gamma,
+    "g_{x}": sp.Symbol("g_x", real=True),                           # (24)-(25): g's value at one x
+    "c_{1}": sp.Symbol("c1", real=True), "c_{2}": sp.Symbol("c2", real=True),  # (107): beta_hat - beta_t, d = 2
+    "m_{b1}": sp.Symbol("m_b1", real=True), "m_{b2}": sp.Symbol("m_b2", nonnegative=True),  # (108): E b, E b^2
+    # (112)-(113): E_z 1/||z||^2 = int_0^oo (1/t) chi^2_n(t) dt
+    "\\mathcal{M}": sp.Integral(_t ** (_n / 2 - 2) * sp.exp(-_t / 2) / (2 ** (_n / 2) * sp.gamma(_n / 2)), (_t, 0, sp.oo)),
+    # (125)-(127): I_1(m, lambda) = E_z ||z||^{m-n+2}/(||z||^2 + n lambda)^2 and I_2(m, lambda) = E_z ||z||^{m-n+2}/
+    # (||z||^2 + n lambda), as (126)-(127) define them, z ~ N(0, I_n): means under the law chi^2_n of t = ||z||^2
+    "I_{1}": lambda m, lam: _chi2_mean(_t ** ((m - _n + 2) / 2) / (_t + _n * lam) ** 2),
+    "I_{2}": lambda m, lam: _chi2_mean(_t ** ((m - _n + 2) / 2) / (_t + _n * lam)),
     **notation_002_b.SYMBOLS,
 })

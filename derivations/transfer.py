@@ -753,6 +753,7 @@ R_ = sp.Symbol("R", positive=True)
 nn = sp.Symbol("n", integer=True, positive=True)
 S_n = 2 * sp.pi ** (nn / 2) / sp.gamma(nn / 2)  # surface area of the unit sphere in R^n
 # E 1/||z||^2 as the expectation of 1/t under the chi-square density with n degrees of freedom
+m_b1_, m_b2_ = sp.Symbol("m_b1", real=True), sp.Symbol("m_b2", nonnegative=True)     # E b, E b^2 of (108)
 INV_CHI2_EXPECTATION = sp.Integral(t_ ** (nn / 2 - 2) * sp.exp(-t_ / 2) / (2 ** (nn / 2) * sp.gamma(nn / 2)),
                                    (t_, 0, sp.oo))
 l1_, dl_ = sp.symbols("lambda_1 delta", nonnegative=True)
@@ -975,6 +976,44 @@ def _b5_eq92(n, d, seed):
     return float(1 - Pb @ Pb + _SIGMA_B5**2 * np.trace(Xp.T @ Xp))
 
 
+def _chi2_mean(n, h):
+    """E h(t) for t ~ chi^2_n (the law of ||z||^2, z ~ N(0, I_n)), mpmath quadrature at 30 digits"""
+    with mpmath.workdps(30):
+        k = mpmath.mpf(n)
+        c = 1 / (2 ** (k / 2) * mpmath.gamma(k / 2))
+        return mpmath.quad(lambda t: h(t) * c * t ** (k / 2 - 1) * mpmath.exp(-t / 2), [0, 1, k, 4 * k, mpmath.inf])
+
+
+def _b2_mean_over_z(n, theta, sigma):
+    """(112)'s left side: E_z of the conditional E b^2 = cos^2 + (sin^2 + sigma^2)/||z||^2"""
+    with mpmath.workdps(30):
+        c2, s2, v = mpmath.cos(theta) ** 2, mpmath.sin(theta) ** 2, mpmath.mpf(sigma) ** 2
+        return _chi2_mean(n, lambda t: c2 + (s2 * t + v * t) / t**2)
+
+
+def _b2_by_inverse_moment(n, theta, sigma):
+    """(112)'s right side: cos^2 + (sin^2 + sigma^2) E_z 1/||z||^2"""
+    with mpmath.workdps(30):
+        return mpmath.cos(theta) ** 2 + (mpmath.sin(theta) ** 2 + mpmath.mpf(sigma) ** 2) * _chi2_mean(n, lambda t: 1 / t)
+
+
+def _ridge_mean_over_z(n, theta, sigma, lam):
+    """E_z of (124)-(125)'s conditional risk: (cos Z2/(Z2 + n lam) - cos)^2 + sin^2 + (sin^2 + sigma^2) Z2/(Z2 + n lam)^2"""
+    with mpmath.workdps(30):
+        c, s2, v, nl = mpmath.cos(theta), mpmath.sin(theta) ** 2, mpmath.mpf(sigma) ** 2, n * mpmath.mpf(lam)
+        return _chi2_mean(n, lambda t: (c * t / (t + nl) - c) ** 2 + s2 + (s2 + v) * t / (t + nl) ** 2)
+
+
+def _ridge_by_i1_i2(n, theta, sigma, lam):
+    """(125)'s right side: 1 + cos^2 I1(n+2) + (sin^2 + sigma^2) I1(n) - 2 cos^2 I2(n), the I's of (126)-(127)"""
+    with mpmath.workdps(30):
+        c2, s2, v, nl = mpmath.cos(theta) ** 2, mpmath.sin(theta) ** 2, mpmath.mpf(sigma) ** 2, n * mpmath.mpf(lam)
+        i1_n2 = _chi2_mean(n, lambda t: t**2 / (t + nl) ** 2)
+        i1_n = _chi2_mean(n, lambda t: t / (t + nl) ** 2)
+        i2_n = _chi2_mean(n, lambda t: t / (t + nl))
+        return 1 + c2 * i1_n2 + (s2 + v) * i1_n - 2 * c2 * i2_n
+
+
 DERIVATIONS = (
     Derivation(key="transfer.theorem36", title="Scratch risk (Theorem 3.6): eqs (88)-(100) and the finite-size form",
                source=SEED, where="App. B.5, eqs (88)-(100)", entries=("transfer.scratch_risk", "transfer.scratch_risk_finite",
@@ -1066,12 +1105,24 @@ DERIVATIONS = (
              why="beta_t = cos(theta) beta_s + sin(theta) nu, nu ⟂ beta_s, all unit: the left side is ||b beta_s - beta_t||^2 "
              "(107) in the basis (beta_s, nu); a per-draw identity, so (108) holds in E_{X, eps}",
              cites=("(108)",), fidelity="as printed"),
+        Step("(108) in expectation: E (b - cos theta)^2 + sin^2 theta = 1 + E b^2 - 2 cos(theta) E b "
+             "(m_b1 = E b, m_b2 = E b^2)",
+             lhs=m_b2_ - 2 * sp.cos(th) * m_b1_ + sp.cos(th) ** 2 + sp.sin(th) ** 2,
+             rhs=1 + m_b2_ - 2 * sp.cos(th) * m_b1_, domain={m_b1_: (-3.0, 3.0), m_b2_: (0.0, 10.0)},
+             why="the E_{X, eps} of the per-draw identity above, term by term (linearity): (108)'s right side",
+             cites=("(108)",), fidelity="as printed"),
         Step("(112): E b^2 = cos^2 + (sin^2 + sigma^2) E 1/||z||^2",
              lhs=sp.cos(th) ** 2 + (sp.sin(th) ** 2 * sp.Symbol("z2") + s**2 * sp.Symbol("z2")) / sp.Symbol("z2") ** 2,
              rhs=sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / sp.Symbol("z2"),
              why="conditionally on z: b = cos + (sin z.w + z.eps)/z2 with E (z.w)^2 = E (z.eps)^2/sigma^2 = ||z||^2 =: z2 and "
              "mean-zero cross terms; (111)-(112) are E_z of this (the change of variables z = X beta_s, w = X nu)",
              cites=("(111)", "(112)"), fidelity="as printed"),
+        Step("(112) in expectation over z: E_z of the conditional E b^2 above (||z||^2 ~ chi^2_n) = cos^2 + "
+             "(sin^2 + sigma^2) E_z 1/||z||^2", lhs=_b2_mean_over_z, rhs=_b2_by_inverse_moment,
+             search=lambda: [{"n": 5, "theta": 0.7, "sigma": 0.5}, {"n": 12, "theta": 2.0, "sigma": 1.5}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
+             why="the step above is E_{w, eps} b^2 given z (z2 = ||z||^2); its mean under the chi-square law of "
+             "||z||^2 is (112)'s right side (the density integrates to 1)", cites=("(112)",), fidelity="as printed"),
         Step("(114) as written: E 1/||z||^2 = S_(n-1)/(2pi)^(n/2) int_0^oo r^(n-3) e^(+r^2/2) dr, so "
              "E 1/||z||^2 >= S_(n-1)/(2pi)^(n/2) int_0^R r^(n-3) e^(+r^2/2) dr for every R (positive integrand)",
              lhs=INV_CHI2_EXPECTATION, rhs=S_n / (2 * sp.pi) ** (nn / 2) * sp.Integral(r_ ** (nn - 3) * sp.exp(r_**2 / 2), (r_, 0, R_)),
@@ -1464,6 +1515,14 @@ def _int_t(n, lam):
             lambda x: x ** (k / 2) * mpmath.exp(-k * x) / (2 * k * x + k * lam) ** 2, [0, 1 / k, 5 / k, mpmath.inf])
 
 
+def _int_g_exp_nf(n, lam):
+    """(130): n (2n)^{n/2} int_0^oo g(t) e^{n f(t)} dt with f(t) = log(t)/2 - t, g(t) = (2nt + n lam)^-2"""
+    with mpmath.workdps(30):
+        k = mpmath.mpf(n)
+        return k * (2 * k) ** (k / 2) * mpmath.quad(
+            lambda x: (2 * k * x + k * lam) ** -2 * mpmath.exp(k * (mpmath.log(x) / 2 - x)), [0, 1 / k, 5 / k, mpmath.inf])
+
+
 _BIG_N = 10**6
 _SD_BIG = math.sqrt(2 / _BIG_N)   # E|T - 1| <= sd(T) = sqrt(2/n) for T = ||z||^2/n
 
@@ -1652,7 +1711,15 @@ COVERAGE_DERIVATIONS = (
              rhs=1 + sp.cos(th) ** 2 * Z2_**2 / (Z2_ + nn * lam) ** 2 + (sp.sin(th) ** 2 + s**2) * Z2_ / (Z2_ + nn * lam) ** 2
              - 2 * sp.cos(th) ** 2 * Z2_ / (Z2_ + nn * lam),
              why="the right side is (125) with I_1(n+2), I_1(n), I_2(n) replaced by their integrands (126)-(127) at "
-             "Z2 = ||z||^2; (125) is its E_z", cites=("(125)",), fidelity="as printed"),
+             "Z2 = ||z||^2; (125) is its E_z (the next step, which states (125) as printed)"),
+        Step("(125) in expectation over z: E_z of the conditional risk above (||z||^2 ~ chi^2_n) = 1 + cos^2 I1(n+2) + "
+             "(sin^2 + sigma^2) I1(n) - 2 cos^2 I2(n), the I's the chi-square means (126)-(127)",
+             lhs=_ridge_mean_over_z, rhs=_ridge_by_i1_i2,
+             search=lambda: [{"n": 5, "theta": 0.7, "sigma": 0.5, "lam": 0.5},
+                             {"n": 12, "theta": 2.0, "sigma": 1.5, "lam": 2.0}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
+             why="I1(n+2) = E Z2^2/(Z2 + n lam)^2, I1(n) = E Z2/(Z2 + n lam)^2, I2(n) = E Z2/(Z2 + n lam) by "
+             "(126)-(127) at m = n + 2, n; the density integrates to 1", cites=("(125)",), fidelity="as printed"),
         Step("(126)-(127): E_z ||z||^{m-n+2}/(||z||^2 + n lam)^k (chi-square law) = S_{n-1}/(2pi)^{n/2} "
              "int r^{m+1} e^{-r^2/2}/(r^2 + n lam)^k dr, k = 2 (I1), 1 (I2)",
              lhs=lambda n, m, lam, k: _chi2_moment(n, lam, m - n + 2, k), rhs=lambda n, m, lam, k: _radial(n, m, lam, k),
@@ -1672,7 +1739,13 @@ COVERAGE_DERIVATIONS = (
              fidelity="as printed"),
         Step("(130): t^{n/2} e^{-nt}/(2nt + n lam)^2 = g(t) e^{n f(t)}, f = log(t)/2 - t, g = (2nt + n lam)^-2",
              lhs=t_ ** (nn / 2) * sp.exp(-nn * t_) / (2 * nn * t_ + nn * lam) ** 2, rhs=g_lap * sp.exp(nn * f_lap),
-             domain={t_: (0.01, 3.0), lam: (0.1, 3.0)}, cites=("(130)",), fidelity="as printed"),
+             domain={t_: (0.01, 3.0), lam: (0.1, 3.0)},
+             why="the integrands of (130): the next step compares the printed integrals"),
+        Step("(130): n (2n)^{n/2} int_0^oo t^{n/2} e^{-nt}/(2nt + n lam)^2 dt = n (2n)^{n/2} int_0^oo g(t) e^{n f(t)} dt",
+             lhs=_int_t, rhs=_int_g_exp_nf, search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)",
+             why="f(t) = log(t)/2 - t, g(t) = (2nt + n lam)^-2 as the text after (131) defines them",
+             cites=("(130)",), fidelity="as printed"),
         Step("(131)-(132): f'(t_0) = 0 at t_0 = 1/2", lhs=sp.Subs(sp.Derivative(f_lap, t_), t_, sp.Rational(1, 2)), rhs=0,
              why="the text after (131): t_0, the critical point of f(t) = log(t)/2 - t, is 1/2", cites=("(131)",),
              fidelity="as printed"),
