@@ -19,7 +19,14 @@ NOTATION = NotationMap(rewrites=(
     # the conditioning bar of r~(w_hat, m | w_0, gamma) and R(w | w_0, gamma): the arguments are names
     (re.compile(r"\\tilde\{([rR])\}\(.*?\|.*?\\gamma\)"), r"\tilde{\1}"),
     (re.compile(r"(?<![A-Za-z\\])R\(w\s*\|.*?\\gamma\)"), "R"),
+    # (2) for one unit (H = 1, the h-th term, "the objective of (5) is the h-th term of (2)") in the steps' d = 2:
+    # w_h^(2) is their w_2, w_h^(1) = (w_11, w_12), w_0h^(1) = (y_1, y_2) as above
+    (r"\sum_{h=1}^{H} (w_h^{(2)} - \gamma)^2 + \|w_h^{(1)} - w_{0h}^{(1)}\|_2^2",
+     r"(w_2 - \gamma)^2 + (w_{11} - y_1)^2 + (w_{12} - y_2)^2"),
 ), symbols={"m_{h}": sp.Symbol("m", real=True), "m_{0h}^{(1)}": sp.Symbol("m_0", nonnegative=True),
-            "\\rho_{h}": sp.Symbol("rho", real=True)})
+            "\\rho_{h}": sp.Symbol("rho", real=True),
+            # (11)'s u^*: "select the (unique, ...) positive real root, u^*" of the quartic (10); the steps of (11)
+            # carry that root as `ustar` at each search point (relu_proofs._single_root_points)
+            "u^{*}": sp.Symbol("ustar", positive=True)})
 
 

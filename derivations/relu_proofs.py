@@ -197,13 +197,22 @@ def min_p_over_positive_roots(m, m0, rho, gamma):
     return min(_p_at(x, m, m0, rho, gamma) for x in stationary_points(m=m, m0=m0, rho=rho, gamma=gamma))
 
 
-def p_at_single_root(m, m0, rho, gamma):
-    """(11) at the positive root u* of (10) (relu.stationary_points), where it is the only one (50-digit mpmath)"""
+def p_at_single_root(m, m0, rho, gamma, ustar=None):
+    """(11) at the positive root u* of (10) (relu.stationary_points), where it is the only one (50-digit mpmath).
+    `ustar`, the root a search point carries for the machine comparison with the print (its u^*), must be that
+    root."""
     roots = stationary_points(m=m, m0=m0, rho=rho, gamma=gamma)
     if roots.size != 1:
         raise DomainError(f"(11) as printed needs a single positive root of (10); got {roots.size} at "
                           f"m={m!r}, m0={m0!r}, rho={rho!r}, gamma={gamma!r}")
+    if ustar is not None and float(ustar) != float(roots[0]):
+        raise DomainError(f"ustar must be the positive root of (10), {float(roots[0])!r}; got ustar={ustar!r}")
     return _p_at(roots[0], m, m0, rho, gamma)
+
+
+def penalty_value_at_root(m, m0, rho, gamma, ustar=None):
+    """relu.penalty (the entry's value) at a point that also carries u* (the root of (10), for the print's u^*)"""
+    return penalty_value(m, m0, rho, gamma)
 
 
 def positive_root_count(m, m0, rho, gamma):
@@ -276,8 +285,14 @@ def _descartes_points():
 
 def _single_root_points():
     """The generic solver points (away from ties and the triple root) where (10) has a single positive root: the
-    seed's premise for (11)."""
-    return [kw for kw in _generic_points() if stationary_points(**kw).size == 1]
+    seed's premise for (11); each carries that root as `ustar`, the print's u^* (notation_001), so that (11)'s
+    right side is evaluated at it in the machine comparison with the print."""
+    out = []
+    for kw in _generic_points():
+        roots = stationary_points(**kw)
+        if roots.size == 1:
+            out.append(dict(kw, ustar=float(roots[0])))
+    return out
 
 
 def _three_root_points():
@@ -522,7 +537,7 @@ DERIVATIONS_MAIN = Derivation(
              tol_source="each root is the mpmath root rounded to float64 (half an ulp): " + _STATIONARY_TOL,
              search=_generic_points),
         Step("(11) as printed: where (10) has a single positive root u* (the seed's premise, 'as long as we have a "
-             "unique positive stationary point u*'), relu.penalty = p(u*)", lhs=penalty_value, rhs=p_at_single_root,
+             "unique positive stationary point u*'), relu.penalty = p(u*)", lhs=penalty_value_at_root, rhs=p_at_single_root,
              rtol=1e-13, tol_source=_VALUE_RTOL, search=_single_root_points,
              why="as printed: (11) at the positive root of (10), read with its stated premise that the root is "
                  "unique (whether it is unique is the erratum 001-eq10-unique); m = m_h, m0 = m_0h^(1)",
