@@ -1,10 +1,115 @@
-"""The notation of features-are-fate's Appendix B ((25)-(66): deep linear networks, their weights and singular
+"""The notation of features-are-fate's Appendix B ((32)-(87): deep linear networks, their weights and singular
 vectors), merged into its map by notation_002 (#24): the source's LaTeX in the symbols of the steps that cite
 those labels, never its mathematics.
+
+The steps of App. B (derivations/transfer_appendix_b.py) have numeric sides: they evaluate the weights W_l(t) of a
+small network at search points (d, L, alpha, seed, t, l, lam, ...). A printed quantity of one or more matrices (a
+norm of W_l, a singular value s_l, the loss) is named here by one symbol, and the points of the steps that cite its
+label carry its value there (`transfer_appendix_b.printed`, computed from the same state as the steps' sides): the
+printed expression built of those symbols is evaluated as printed and compared with the step's side. A name with no
+value at a step's points stays a name of what the step computes (the comparison then reads the other side only).
 """
 from __future__ import annotations
 
+import re
+
+import sympy as sp
+
 __all__ = ["REWRITES", "SYMBOLS"]
 
-REWRITES: tuple = ()
-SYMBOLS: dict = {}
+_l, _L = sp.Symbol("l"), sp.Symbol("L")
+_AT = {_l: "l", _l + 1: "l1", _L: "L"}          # the layers the displays name: W_l, W_{l+1}, W_L
+
+
+def _layer(m) -> str | None:
+    """'W_l', 'Wbar_l1', 'W_L', ... for the printed W_l, \\bar{W}_{l+1}, W_L (None for anything else)."""
+    if isinstance(m, sp.Indexed) and len(m.indices) == 1 and m.base.label.name in ("W", "\\bar{W}"):
+        at = _AT.get(m.indices[0])
+        if at is not None:
+            return ("W_" if m.base.label.name == "W" else "Wbar_") + at
+    return None
+
+
+def _dbar_l(m) -> bool:
+    """Whether m is the printed Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T (the parse's product is commutative)."""
+    wb, wbt = sp.IndexedBase("\\bar{W}"), sp.IndexedBase("\\bar{W}^{T}")
+    return sp.expand(m - (wb[_l] * wbt[_l] - wb[_l + 1] * wbt[_l + 1])) == 0
+
+
+def fro(m):
+    """||W_l||_F, ||Wbar_{l+1}||_F, ... (the Frobenius norms of (49)-(51), (57), (61)): one symbol each."""
+    at = _layer(m)
+    return sp.Symbol("fro_" + at, nonnegative=True) if at else sp.Function("\\|\\cdot\\|_{F}")(m)
+
+
+def op(m):
+    """||W_l||_op, ||Wbar_L||_op, ... (the operator norms of (52)-(57)) and ||Dbar_l||_op, Dbar_l = Wbar_l^T Wbar_l -
+    Wbar_{l+1} Wbar_{l+1}^T (of (59), (62), (65), (67)): one symbol each."""
+    at = _layer(m)
+    if at:
+        return sp.Symbol("op_" + at, nonnegative=True)
+    if _dbar_l(m):
+        return sp.Symbol("op_Dbar_l", nonnegative=True)
+    return sp.Function("\\|\\cdot\\|_{\\text{op}}")(m)
+
+
+def op_rm(m):
+    """As `op`, for the source's \\|.\\|_{\\rm op} spelling."""
+    out = op(m)
+    return out if isinstance(out, sp.Symbol) else sp.Function("\\|\\cdot\\|_{\\mathrm{op}}")(m)
+
+
+def two(m):
+    """||r||_2, ||r_par||_2, ||r_perp||_2 of (75) and ||X^T P_par r||_2 of (83)-(85): one symbol each (B.4 defines
+    r = X W_1..W_L - y_t, r_par and r_perp its components in im(X) and ker(X^T), P_par the projector onto im(X))."""
+    r, par, perp = sp.Symbol("r"), sp.Symbol("\\parallel"), sp.Symbol("\\perp")
+    x_t, p = sp.Symbol("X^{T}"), sp.IndexedBase("P")
+    names = {r: "norm_r", sp.IndexedBase("r")[par]: "norm_r_par", sp.IndexedBase("r")[perp]: "norm_r_perp",
+             x_t * p[par] * r: "norm_XtPr"}
+    hit = next((v for k, v in names.items() if sp.expand(m - k) == 0), None)
+    return sp.Symbol(hit, nonnegative=True) if hit else sp.Function("\\|\\cdot\\|_{2}")(m)
+
+
+def inner(a, b):
+    """<v_l, u_{l+1}> (the printed v_l^T u_{l+1} of (61)-(63), (66), rewritten below): one symbol."""
+    if (a, b) == (sp.IndexedBase("v")[_l], sp.IndexedBase("u")[_l + 1]):
+        return sp.Symbol("vu_l", real=True)
+    return sp.Function("\\langle\\cdot,\\cdot\\rangle")(a, b)
+
+
+def sing(*idx):
+    """s_l, s_{l+1}: the top singular values of W_l, W_{l+1} (B.3: 'u_l, v_l the top left and right singular vectors
+    of W_l', s_l the matching singular value)."""
+    at = _AT.get(idx[0]) if len(idx) == 1 else None
+    return sp.Symbol("s_" + at, nonnegative=True) if at else sp.IndexedBase("s")[idx]
+
+
+REWRITES: tuple = (
+    # (43): A \succcurlyeq c is the Loewner order A - c I >= 0, which the steps check as lambda_min(A) >= c; the
+    # scalar order of that instance, the matrix side A staying a name of what the step computes. (43) continues the
+    # chain (41)-(42), whose last side (W_L W_L^T + D_L)^{L-1} the conversion separated from it (a stray line
+    # '755 $= (-2)^{L-1}$' stands between): that side put back as (43)'s left side
+    (r"\succcurlyeq (\alpha^2 \lambda)^{L-1}", r"(W_L W_L^T + D_L)^{L-1} \ge (\alpha^2 \lambda)^{L-1}"),
+    # (45): L(t), L(0) the loss (2) at the point's time t and at 0 (the text: 'the loss converges to zero')
+    (r"\mathcal{L}(t) = \mathcal{L}(0)e^{", r"\mathcal{L}_{t} = \mathcal{L}_{0}e^{"),
+    # (44), (75): the bare L is the loss at the point's time t, as in (45)
+    (r"(\alpha^2 \lambda)^{L-1} \mathcal{L}", r"(\alpha^2 \lambda)^{L-1} \mathcal{L}_{t}"),
+    (r"\mathcal{L} = \frac{1}{2n} \|", r"\mathcal{L}_{t} = \frac{1}{2n} \|"),
+    # (61)-(63), (66): v_l^T u_{l+1} is the inner product <v_l, u_{l+1}> of the two unit vectors
+    (re.compile(r"\(\\boldsymbol\{v\}_\{?l\}?\^\{?T\}?\s*\\boldsymbol\{u\}_\{l\+1\}\)"),
+     r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
+)
+
+SYMBOLS: dict = {
+    "\\|\\cdot\\|_{F}": fro,
+    "\\|\\cdot\\|_{\\text{op}}": op,
+    "\\|\\cdot\\|_{\\mathrm{op}}": op_rm,
+    "\\|\\cdot\\|_{2}": two,
+    "\\langle\\cdot,\\cdot\\rangle": inner,
+    "s": sing,
+    "\\mathcal{L}_{t}": sp.Symbol("loss_t", real=True),             # (2) or (3) at the point's time t
+    "\\mathcal{L}_{0}": sp.Symbol("loss_0", real=True),             # the same at t = 0
+    "\\mathcal{L}_{\\parallel}": sp.Symbol("L_par", nonnegative=True),  # B.4: L_par := ||r_par||_2^2
+    "\\lambda_{\\min}": sp.Symbol("lambda_min", positive=True),     # B.4: the smallest nonzero eigenvalue of X X^T
+    "C_{l}": sp.Symbol("C_l", real=True),                            # (67)
+}

@@ -14,6 +14,7 @@ hand-written vector field.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 import numpy as np
 import sympy as sp
@@ -137,8 +138,11 @@ def _state(kind, d, L, alpha, seed, t, n=0, lam=0.5, yscale=1.0, gen=0):
 
 
 def _S(p):
-    return _state(p.get("kind", "pop"), p["d"], p["L"], p["alpha"], p["seed"], p["t"], p.get("n", 0),
-                  p.get("lam", 0.5), p.get("yscale", 1.0), p.get("gen", 0))
+    """The state at a point; its kind ("pop" or "emp") as given, else "emp" exactly where it has n samples (every
+    empirical point has n >= 1, no population point has n), so a point read without its text values (the machine
+    comparison keeps numbers only) is the same point."""
+    return _state(p.get("kind", "emp" if p.get("n") else "pop"), p["d"], p["L"], p["alpha"], p["seed"], p["t"],
+                  p.get("n", 0), p.get("lam", 0.5), p.get("yscale", 1.0), p.get("gen", 0))
 
 
 def _cs_dir(fun, ws, dirs, h=1e-30):
@@ -214,6 +218,80 @@ def _Lval(st, p):
     unless given), or (3) on the instance's data."""
     noise = 0.5 * float(p.get("sigma", 0.0)) ** 2 if st["kind"] == "pop" else 0.0
     return _L(st)(st["ws"]) + noise
+
+
+# -- the printed symbols at a point ----------------------------------------------------------------------------------
+# The displays of App. B are relations between norms, singular values and losses of the weights at time t. Their
+# notation map (notation_002_b) names each such printed quantity by one symbol; a step citing the label carries the
+# values of those symbols at its points (`printed`), computed from the point's state like the steps' sides, so the
+# machine comparison evaluates the printed expression built of them and compares it with the step's side (the
+# printed composition: alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2), -2 (alpha^2 lambda)^{L-1} L, ...). A printed
+# quantity a point does not carry stays a name of what the step computes. The steps' sides never read these values.
+def _layer_of(st, p, name):
+    """W_l, W_{l+1}, W_L or Wbar_l, ... of the point (name: 'W_l', 'Wbar_l1', 'W_L', ...)."""
+    base, at = name.split("_")
+    ws = st["ws"] if base == "W" else st["wbar"]
+    return ws[{"l": p["l"] - 1, "l1": p["l"], "L": st["L"] - 1}[at]]
+
+
+def _r_parts(st):
+    r = st["x"] @ _prod(st["ws"]) - st["y"]
+    pp = _proj(st)
+    return r, pp @ r, r - pp @ r
+
+
+_PRINTED = {
+    "lam": lambda st, p: st["lam"],                                           # lambda of (19)
+    "loss_t": lambda st, p: _Lval(st, p),                                     # L(t): (2) or (3) at the point's t
+    "loss_0": lambda st, p: _Lval(_S(dict(p, t=0.0)), p),                     # L(0)
+    **{f"fro_{w}_{a}": (lambda st, p, n=f"{w}_{a}": float(np.linalg.norm(_layer_of(st, p, n))))
+       for w in ("W", "Wbar") for a in ("l", "l1", "L")},                    # ||W_l||_F, ||Wbar_{l+1}||_F, ...
+    **{f"op_{w}_{a}": (lambda st, p, n=f"{w}_{a}": float(np.linalg.norm(_layer_of(st, p, n), 2)))
+       for w in ("W", "Wbar") for a in ("l", "l1", "L")},                    # ||W_l||_op, ...
+    "op_Dbar_l": lambda st, p: float(np.linalg.norm(_dbar(st, p["l"]), 2)),  # ||Wbar_l^T Wbar_l - ..||_op
+    "s_l": lambda st, p: float(_top(st, p["l"])[1]),                          # top singular value of W_l
+    "s_l1": lambda st, p: float(_top(st, p["l"] + 1)[1]),                     # of W_{l+1}
+    "vu_l": lambda st, p: float(_top(st, p["l"])[2] @ _top(st, p["l"] + 1)[0]),  # v_l^T u_{l+1}
+    "C_l": lambda st, p: 2 * _dbar_op2(st, p["l"]) + _K57(st, p["l"]),        # C_l as (67) prints it
+    "norm_r": lambda st, p: float(np.linalg.norm(_r_parts(st)[0])),           # ||r||_2, r = X W_1..W_L - y
+    "norm_r_par": lambda st, p: float(np.linalg.norm(_r_parts(st)[1])),       # ||r_par||_2 (in im(X))
+    "norm_r_perp": lambda st, p: float(np.linalg.norm(_r_parts(st)[2])),      # ||r_perp||_2 (in ker(X^T))
+    "norm_XtPr": lambda st, p: float(np.linalg.norm(_xpr(st))),               # ||X^T P_par r||_2
+    "L_par": lambda st, p: _Lpar(**p),                                        # L_par := ||r_par||_2^2
+    "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
+}
+
+
+def printed(point, *names):
+    """The point with the values of the printed symbols `names` (of notation_002_b) at its state."""
+    st = _S(point)
+    return dict(point, **{k: _PRINTED[k](st, point) for k in names})
+
+
+def _printed_pts(points, *names):
+    return lambda: [printed(p, *names) for p in points()]
+
+
+class _PrintedAt(Mapping):
+    """An erratum's counterexample with the printed symbols' values there, computed when first read (the point's
+    state may need the flow solved)."""
+
+    def __init__(self, point, *names):
+        self._point, self._names, self._full = dict(point), names, None
+
+    def _get(self):
+        if self._full is None:
+            self._full = printed(self._point, *self._names)
+        return self._full
+
+    def __getitem__(self, k):
+        return self._get()[k]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
 
 
 # -- points ---------------------------------------------------------------------------------------------------------
@@ -529,9 +607,11 @@ B2 = Derivation(
                              says="(W_L W_L^T + D_L)^{L-1} >= (alpha^2 lambda)^{L-1}",
                              truth="(W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I by (19) and (32)",
                              severity="typo", root="002-eq42",
-                             note="the D_L of (42) carried; at the tight point W_L(0) = 0 gives 0 >= 1/2.", at=AT_42)),
+                             note="the D_L of (42) carried; at the tight point W_L(0) = 0 gives 0 >= 1/2.",
+                             at=_PrintedAt(AT_42, "lam"))),
         Step("(43) with D_{L-1}: (W_L W_L^T + D_{L-1})^{L-1} >= (alpha^2 lambda)^{L-1} I", lhs=_mineig42, rhs=_rate_side,
-             relation=">=", search=lambda: BOTH() + TIGHT_POP(), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(43)",),
+             relation=">=", search=_printed_pts(lambda: BOTH() + TIGHT_POP(), "lam"), tol=ODE_TOL,
+             tol_source=ODE_SRC, cites=("(43)",),
              fidelity=INDEX),
         Step("(39)-(43) end to end: sigma_min^2(Phi) >= (alpha^2 lambda)^{L-1}", lhs=_smin2_phi, rhs=_rate_side,
              relation=">=", search=lambda: BOTH() + [AT_41] + TIGHT_POP(), tol=1e-12,
@@ -543,9 +623,10 @@ B2 = Derivation(
                              truth="dL/dt <= -2 (alpha^2 lambda)^{L-1} (L - sigma^2/2): dL/dt -> 0 while L -> sigma^2/2",
                              severity="proof-gap", root="002-eq37-noise",
                              note="(37)'s bound carried; at the tight d = 1 point with sigma = 1: -1/2 <= -1 fails.",
-                             at=AT_NOISE)),
+                             at=_PrintedAt(AT_NOISE, "lam", "loss_t"))),
         Step("(44) for the excess loss (sigma = 0): dL/dt <= -2 (alpha^2 lambda)^{L-1} ||r||^2/2", lhs=_Ldot, rhs=_rate_L,
-             relation="<=", search=lambda: POP() + TIGHT_POP(), tol=CS_TOL, tol_source=CS_SRC, cites=("(44)",),
+             relation="<=", search=_printed_pts(lambda: POP() + TIGHT_POP(), "lam", "loss_t"), tol=CS_TOL,
+             tol_source=CS_SRC, cites=("(44)",),
              fidelity=NOISE),
         Step("(45) as printed: L(t) = L(0) exp(-2 (alpha^2 lambda)^{L-1} t)", lhs=_L_t, rhs=_L_exp, search=POP,
              tol=ODE_TOL, tol_source=ODE_SRC, cites=("(45)",),
@@ -555,7 +636,7 @@ B2 = Derivation(
                              truth="L(t) <= L(0) exp(-2 (alpha^2 lambda)^{L-1} t) (Gronwall from (44))",
                              severity="typo",
                              note="'=' printed where the implication from the inequality (44) gives '<='; (46) uses "
-                             "only the bound.", at=dict(POP()[0], sigma=0.0))),
+                             "only the bound.", at=_PrintedAt(dict(POP()[0], sigma=0.0), "lam", "loss_t", "loss_0"))),
         Step("(46) as printed, L of (2) with its noise: lim_{t -> oo} L(t) = 0", lhs=_L_lim, rhs=sp.Integer(0),
              cites=("(46)",),
              why="L(t) = ||beta(t) - beta_s||^2/2 + sigma^2/2 >= sigma^2/2 at every t: the limit is sigma^2/2",
@@ -846,12 +927,13 @@ B3 = Derivation(
                              "residual ||W_l||_F^2 - ||W_l||_op^2 'the norm'); Theorem 3.4's alpha -> 0 limit only "
                              "needs the residual to vanish and is unaffected.")),
         Step("(49): ||W_l||_F^2 - ||W_{l+1}||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2)", lhs=_lp(_fro_diff),
-             rhs=_lp(_fro_diff0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",), fidelity="as printed"),
+             rhs=_lp(_fro_diff0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_l1", "fro_Wbar_l", "fro_Wbar_l1"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",), fidelity="as printed"),
         Step("(50): the sum of (49) over k = l..L-1", lhs=_lp(_sum50), rhs=_lp(_sum50bar), search=PAIRS, tol=ODE_TOL,
              tol_source=ODE_SRC, cites=("(50)",), fidelity="as printed"),
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", lhs=_lp(_fro_lL),
-             rhs=_lp(_fro_lL0), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
-        Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", lhs=_lp(_op_l), rhs=_lp(_vWWv), search=PAIRS, tol=1e-12,
+             rhs=_lp(_fro_lL0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_L", "fro_Wbar_l", "fro_Wbar_L"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
+        Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", lhs=_lp(_op_l), rhs=_lp(_vWWv),
+             search=_printed_pts(PAIRS, "op_W_l"), tol=1e-12,
              tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",),
              fidelity="as printed"),
         Step("(52b): v_l^T W_l^T W_l v_l >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_vWWv), rhs=_lp(_uWWu), relation=">=",
@@ -867,18 +949,21 @@ B3 = Derivation(
         Step("(54): u_{l+1}^T W_l^T W_l u_{l+1} = ||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}", lhs=_lp(_uWWu),
              rhs=_lp(_rhs54), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
         Step("(55): (54) >= ||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)", lhs=_lp(_rhs54),
-             rhs=_lp(_rhs55), relation=">=", search=PAIRS, tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
+             rhs=_lp(_rhs55), relation=">=", search=_printed_pts(PAIRS, "op_W_l", "op_W_l1", "op_Wbar_l1", "op_Wbar_l"), tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
         Step("(56) as printed: ||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
              lhs=_lp(_op_l), rhs=_lp(_rhs56), relation=">=", search=SMALL, cites=("(56)",),
              erratum=Erratum(key="002-eq56", source=SEED, where="eq (56)", says="||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2(...)",
                              truth="||W_l||_op^2 >= ||W_L(t)||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2) "
                              "(summing (55) telescopes to the current W_L, not Wbar_L)", severity="typo",
                              note="a bar slip: 'summing (55) from l to L - 1' fixes the intended W_L(t), and (57) "
-                             "follows from it (and holds).", at=AT_SMALL)),
+                             "follows from it (and holds).",
+                             at=_PrintedAt(AT_SMALL, "op_W_l", "op_Wbar_L", "op_Wbar_l"))),
         Step("(56) with W_L(t): ||W_l||_op^2 >= ||W_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
              lhs=_lp(_op_l), rhs=_lp(_rhs56_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
         Step("(57): ||W_l||_F^2 - ||W_l||_op^2 <= alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2 + ||Wbar_l||_op^2 "
-             "- ||Wbar_L||_op^2)", lhs=_lp(_resid2), rhs=_lp(_rhs57), relation="<=", search=PAIRS, tol=ODE_TOL,
+             "- ||Wbar_L||_op^2)", lhs=_lp(_resid2), rhs=_lp(_rhs57), relation="<=",
+             search=_printed_pts(PAIRS, "fro_W_l", "op_W_l", "fro_Wbar_l", "fro_Wbar_L", "op_Wbar_l", "op_Wbar_L"),
+             tol=ODE_TOL,
              tol_source=ODE_SRC, cites=("(57)",), fidelity="as printed"),
         Step("(58): v_l^T W_{l+1} W_{l+1}^T v_l = v_l^T W_l^T W_l v_l - v_l^T D_l v_l", lhs=_lp(_vW1W1v), rhs=_lp(_rhs58),
              search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(58)",), fidelity="as printed"),
@@ -890,7 +975,7 @@ B3 = Derivation(
                              severity="wrong-constant",
                              note="fails when ||Dbar_l||_op < 1; the square is carried into (62), (63), (65) and C_l "
                              "of (67), which should carry ||Dbar_l||_op; the form alpha^2 C_l of (66) survives",
-                             at=AT_59)),
+                             at=_PrintedAt(AT_59, "s_l", "op_Dbar_l"))),
         Step("(59) corrected: v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op", lhs=_lp(_vW1W1v),
              rhs=_lp(_rhs59_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
         Step("(60) as printed: v^T W_{l+1} W_{l+1}^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v", lhs=_lp(_vW1W1v),
@@ -903,7 +988,8 @@ B3 = Derivation(
              lhs=_lp(_vW1W1v), rhs=_lp(_rhs61), relation="<=", search=PAIRS, cites=("(61)",),
              erratum=Erratum(key="002-eq61", source=SEED, where="eq (61)", says="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2 (= 0)",
                              truth="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", severity="typo",
-                             note="an op norm printed as F; (63) uses the intended residual bound (57)", at=AT_53)),
+                             note="an op norm printed as F; (63) uses the intended residual bound (57)",
+                             at=_PrintedAt(AT_53, "s_l1", "vu_l"))),
         Step("(61) corrected: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
              lhs=_lp(_vW1W1v), rhs=_lp(_rhs61_fixed), relation="<=", search=PAIRS, tol=1e-12, tol_source="float64 SVD"),
         Step("(62) first line as printed: s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + ||W_{l+1}||_F^2 "
@@ -921,12 +1007,15 @@ B3 = Derivation(
              why="(63) prints the Dbar_l term without the last transpose and ||Wbar_L||_O: read as the Dbar_l of "
              "(59), (62), (65), (67) and ||Wbar_L||_op (the only well-formed readings); the second line of (62) is "
              "the same bound garbled"),
-        Step("(64): s_l^2 >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_s2), rhs=_lp(_uWWu), relation=">=", search=PAIRS,
+        Step("(64): s_l^2 >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_s2), rhs=_lp(_uWWu), relation=">=",
+             search=_printed_pts(PAIRS, "s_l"),
              tol=1e-12, tol_source="float64 SVD", cites=("(64)",), fidelity="as printed"),
         Step("(65): u_{l+1}^T W_l^T W_l u_{l+1} >= s_{l+1}^2 - alpha^2 ||Dbar_l||_op^2", lhs=_lp(_uWWu), rhs=_lp(_rhs65),
-             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(65)",), fidelity="as printed"),
+             relation=">=", search=_printed_pts(PAIRS, "s_l", "s_l1", "op_Dbar_l"), tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("(65)",), fidelity="as printed"),
         Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", lhs=_lp(_align_side), rhs=_lp(_rhs66),
-             relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(66)",), fidelity="as printed",
+             relation=">=", search=_printed_pts(PAIRS, "vu_l", "C_l", "s_l1"), tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("(66)",), fidelity="as printed",
              why="C_l as printed in (67), with ||Dbar_l||_op^2; the finite-alpha form of (48)"),
         Step("(68) first: ||yhat|| / ||X||_op <= ||W_1..W_L||_2 (at a converged T)", lhs=_yhat_over_x, rhs=_beta_norm,
              relation="<=", search=CONV, cites=("(68)",), fidelity="as printed",
@@ -1118,7 +1207,8 @@ TIGHT = lambda: [dict(p, kind="emp", gen=2) for p in (  # noqa: E731
 B4 = Derivation(
     key="transfer.appendixB4", title="Theorem 3.5, part 1 (App. B.4, eqs (75)-(87)): convergence on the empirical loss",
     source=SEED, where="App. B.4, eqs (75)-(87)", entries=("transfer.scratch_risk",), steps=(
-        Step("(75): L = (||r_par||^2 + ||r_perp||^2) / (2n)", lhs=_Lemp, rhs=_rhs75, search=EMP, tol=1e-12,
+        Step("(75): L = (||r_par||^2 + ||r_perp||^2) / (2n)", lhs=_Lemp, rhs=_rhs75,
+             search=_printed_pts(EMP, "loss_t", "norm_r", "norm_r_par", "norm_r_perp"), tol=1e-12,
              tol_source="float64 projector X X^+ of a 5x3 Gaussian matrix", cites=("(75)",), fidelity="as printed"),
         Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", lhs=_Lpar_dot, rhs=_rhs76, search=EMP, tol=CS_TOL,
              tol_source=CS_SRC, cites=("(76)",), fidelity="as printed"),
@@ -1160,7 +1250,7 @@ B4 = Derivation(
                              "times the 4 of (82)); fails for n >= 3 where (19) is tight",
                              severity="wrong-constant", root="002-eq78",
                              note="Counterexample: d = 1, L = 2, n = 3, Wbar_1 = sqrt(lam), Wbar_2 = 0, t = 0.",
-                             at=dict(TIGHT()[0]))),
+                             at=_PrintedAt(TIGHT()[0], "lam", "norm_XtPr"))),
         Step("(84) corrected: dL_par/dt <= -(2/n) (alpha^2 lambda)^{L-1} ||X^T P_par r||^2", lhs=_Lpar_dot,
              rhs=_rhs84_fixed, relation="<=", search=lambda: EMP() + TIGHT(), tol=CS_TOL, tol_source=CS_SRC),
         Step("(85) as chained: -(alpha^2 lambda)^{L-1} ||X^T P r||^2 <= -2 (alpha^2 lambda)^{L-1} lambda_min L_par",
@@ -1168,7 +1258,8 @@ B4 = Derivation(
              erratum=Erratum(key="002-eq85", source=SEED, where="eq (85)", says="-c ||X^T P r||^2 <= -2 c lambda_min L_par",
                              truth="-c ||X^T P r||^2 <= -c lambda_min L_par (||X^T z||^2 >= lambda_min ||z||^2 on im(X); "
                              "the 2 belongs to L_par = ||r_par||^2/2, the normalization of (78))", severity="wrong-constant",
-                             root="002-eq78", note="equality at d = 1", at=AT_85)),
+                             root="002-eq78", note="equality at d = 1",
+                             at=_PrintedAt(AT_85, "lam", "norm_XtPr", "L_par", "lambda_min"))),
         Step("text after (85): L_par(t) <= L_par(0) exp(-2 (alpha^2 lambda)^{L-1} lambda_min t)", lhs=_Lpar, rhs=_Lpar_exp,
              relation="<=", search=lambda: EMP() + TIGHT(), tol=ODE_TOL, tol_source=ODE_SRC,
              erratum=Erratum(key="002-B4-rate", source=SEED, where="App. B.4, text after (85)",

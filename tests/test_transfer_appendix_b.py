@@ -71,3 +71,50 @@ def test_one_root_for_the_constants_of_b4():
     assert errata["002-eq78"].root is None
     for key in ("002-eq80", "002-eq82", "002-eq84", "002-eq85", "002-B4-rate"):
         assert errata[key].root == "002-eq78" and errata[key].severity == "wrong-constant"
+
+
+def _printed_relations(label):
+    from theorylab.derivations.notation_002 import NOTATION
+    from theorylab.fidelity import PARSES, _chain
+    from theorylab.sources import read_source
+
+    items = read_source(B.__file__.replace("transfer_appendix_b.py", "sources/" + B.SEED))
+    p = items.get(label)
+    return _chain(p, items, NOTATION) or PARSES.parse(p.text, NOTATION, lead=p.lead)
+
+
+def _step(deriv, label):
+    return next(s for s in deriv.steps if s.label.startswith(label))
+
+
+@pytest.mark.parametrize("label, deriv, prefix", [("(49)", "B3", "(49)"), ("(57)", "B3", "(57)"),
+                                                   ("(66)", "B3", "(66)"), ("(75)", "B4", "(75)"),
+                                                   ("(45)", "B2", "(45) as printed")])
+def test_the_print_is_compared_and_a_planted_slip_differs(label, deriv, prefix):
+    """The printed display, built of the printed symbols the step's points carry (notation_002_b), matches the step;
+    the same step with a side off by a factor (alpha^2 -> alpha, a dropped 2n, ...) does not."""
+    from dataclasses import replace
+
+    from theorylab.fidelity import compare_step
+
+    rels = _printed_relations(label)
+    step = _step(getattr(B, deriv), prefix)
+    assert compare_step(label, rels, step).verdict == "matches"
+    side = step.rhs
+
+    def wrong(**p):
+        return 1.1 * side(**p) + 0.01
+    assert compare_step(label, rels, replace(step, rhs=wrong)).verdict == "differs"
+
+
+def test_printed_symbols_are_the_printed_quantities():
+    p = dict(B.PAIRS()[1])
+    st, got = B._S(p), B.printed(p, "fro_W_l1", "op_Wbar_L", "s_l", "vu_l", "loss_t")
+    w1, wbL = st["ws"][p["l"]], st["wbar"][-1]
+    assert got["fro_W_l1"] == pytest.approx(np.sqrt(np.sum(w1 * w1)), rel=1e-14)
+    assert got["op_Wbar_L"] == pytest.approx(np.linalg.norm(wbL), rel=1e-14)
+    assert got["s_l"] == pytest.approx(np.linalg.svd(st["ws"][p["l"] - 1], compute_uv=False)[0], rel=1e-14)
+    assert abs(got["vu_l"]) <= 1 + 1e-12 and got["loss_t"] == pytest.approx(B._Lval(st, p), rel=1e-14)
+    # a point read without its text values (the machine comparison keeps numbers) is the same empirical point
+    e = dict(B.EMP()[1])
+    assert B._S({k: v for k, v in e.items() if k != "kind"}) is B._S(e)
