@@ -7,28 +7,29 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import signal
-import tempfile
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["fmt", "write_json", "with_timeout", "Closeness", "closeness"]
+__all__ = ["fmt", "write_json", "with_timeout", "Closeness", "closeness", "rel_close", "representable"]
 
 
 # -- formatting ----------------------------------------------------------------------------------------------------
 def fmt(x: Any, digits: int = 6, items: int = 4) -> str:
-    """A value as a person reads it in a one-line message: floats to `digits` significant digits, None as "-",
+    """A value as a person reads it in a one-line message: floats to `digits` significant digits (17: exactly),
+    None as "-",
     sequences and arrays by their first `items` elements (then "..."), dicts as k=v. Example: fmt([1/3, 2.0]) is
     "[0.333333, 2]"."""
     if x is None:
         return "-"
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
-    if isinstance(x, (float, np.floating)):
-        return f"{float(x):.{digits}g}"
+    if isinstance(x, (float, np.floating)):  # 17 digits or more: the shortest text that reads back the same float
+        return repr(float(x)) if digits >= 17 else f"{float(x):.{digits}g}"
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     if isinstance(x, dict):
@@ -45,17 +46,15 @@ def fmt(x: Any, digits: int = 6, items: int = 4) -> str:
 # -- writing -------------------------------------------------------------------------------------------------------
 def write_json(path: str | os.PathLike, data: Any, *, indent: int | None = 1, prefix: str = ".theorylab-",
                **dump: Any) -> None:
-    """Write JSON whole or not at all: a temporary file in the same folder, renamed into place (parent folders are
-    made; the file gets the umask's ordinary permissions, not mkstemp's private ones). The one atomic write."""
+    """Write JSON whole or not at all: a temporary file in the same folder (named by process, thread and a random
+    token; created with the ordinary permissions of the umask, which is never changed: threads may be writing too),
+    renamed into place; parent folders are made. The one atomic write."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".json", dir=folder)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
+    tmp = os.path.join(folder, f"{prefix}{os.getpid()}-{threading.get_ident()}-{secrets.token_hex(4)}.json.tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
+        with open(tmp, "x") as fh:
             json.dump(data, fh, indent=indent, **dump)
         os.replace(tmp, path)
     except BaseException:
@@ -106,6 +105,17 @@ def with_timeout(fn: Callable[[], Any], seconds: float, *, clock: str = "wall",
             raise error  # noqa: B012 - a swallowed expiry still makes the budget spent
 
 
+def representable(ref: Any) -> bool:
+    """A numeric value that fits in float64 (finite), or not a number at all (a record: region entries use inf
+    endpoints on purpose; anything that is not numeric): what the contract and the mutants compare."""
+    if isinstance(ref, dict):
+        return True
+    try:
+        return bool(np.all(np.isfinite(np.asarray(ref, dtype=float))))
+    except (TypeError, ValueError):
+        return True
+
+
 # -- closeness -----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Closeness:
@@ -135,6 +145,17 @@ class Closeness:
 
     def __str__(self) -> str:
         return self.message
+
+
+def rel_close(value: Any, reference: Any, rtol: float) -> np.ndarray:
+    """The one closeness rule of relative tolerances: elementwise |value_i - reference_i| <= rtol |reference_i|
+    (each element against its own reference, never against the largest); equal infinities agree. Returns the
+    boolean array (shape of the broadcast); `bool(np.all(...))` is the verdict (`closeness` gives the worst point)."""
+    v = np.asarray(value, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    same_inf = np.isinf(v) & np.isinf(r) & (np.sign(v) == np.sign(r))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return same_inf | (np.abs(v - r) <= rtol * np.abs(r))
 
 
 def closeness(value: Any, reference: Any, rtol: float, atol: float = 0.0) -> Closeness:
@@ -170,7 +191,7 @@ def closeness(value: Any, reference: Any, rtol: float, atol: float = 0.0) -> Clo
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         diff = np.abs(v - r)
         same_inf = np.isinf(v) & np.isinf(r) & (np.sign(v) == np.sign(r))
-        ok = same_inf | (diff <= rtol * np.abs(r)) | (diff <= atol)
+        ok = rel_close(v, r, rtol) | (diff <= atol)
         diff = np.where(same_inf, 0.0, diff)
         rel = np.where(same_inf, 0.0, np.where(r != 0, diff / np.abs(r), np.where(diff == 0, 0.0, np.inf)))
     rel = np.where(np.isnan(rel), np.inf, rel)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ._shared import fmt
 from .entry import Entry
 from .params import DomainError, Param
 
@@ -29,45 +30,13 @@ PROFILES = {"quick": {"bulk": 8, "per_region": 6, "search": 10, "budget_s": 3, "
 _PRECISIONS = (20, 40, 80)
 
 
-class _OverBudget(BaseException):
-    """A BaseException, so that a reference's `except Exception` (a solver's fallback) cannot swallow it."""
-
-
 def _with_budget(fn: Callable[[], Any], seconds: float) -> Any:
-    """fn() within a budget of CPU seconds of this process: TimeoutError past it.
+    """fn() within a budget of CPU seconds of this process: TimeoutError past it (`_shared.with_timeout` on the CPU
+    clock). CPU time (ITIMER_PROF), not wall time, so that which points are 'slow' does not depend on the machine's
+    load (a wall-clock budget on a loaded machine skipped half of relu's points)."""
+    from ._shared import with_timeout
 
-    CPU time (ITIMER_PROF), not wall time, so that which points are 'slow' does not depend on the machine's load
-    (a wall-clock budget on a loaded machine skipped half of relu's points). The timer repeats every 0.1 CPU s
-    after the first expiry: a signal that lands inside a garbage-collector callback is swallowed by Python
-    ('Exception ignored in gc_callback', seen under Hypothesis), and the next one still stops the reference; any
-    expiry at all makes the point over budget, even where fn caught the exception and returned."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return fn()
-    state = {"fired": False, "done": False}
-
-    def handler(signum, frame):
-        state["fired"] = True
-        if not state["done"]:
-            raise _OverBudget
-
-    old = signal.signal(signal.SIGPROF, handler)
-    signal.setitimer(signal.ITIMER_PROF, seconds, 0.1)
-    try:
-        return fn()
-    except BaseException:
-        state["done"] = True
-        if state["fired"]:  # the expiry, or whatever the reference turned it into
-            raise TimeoutError from None
-        raise
-    finally:
-        state["done"] = True
-        signal.setitimer(signal.ITIMER_PROF, 0, 0)
-        signal.signal(signal.SIGPROF, old)
-        if state["fired"]:
-            raise TimeoutError  # noqa: B012 - a swallowed expiry still makes the point over budget
+    return with_timeout(fn, seconds, clock="cpu")
 
 
 @dataclass(frozen=True)
@@ -197,6 +166,81 @@ def _bulk(entry: Entry, n: int) -> list[dict]:
     return found
 
 
+# -- inputs: the contract's Hypothesis settings and its generic point (theorylab.testing re-exports them) -------
+def contract_phases():
+    """The contract's Hypothesis phases: pinned examples, then generated ones (no shrinking of a found failure)."""
+    from hypothesis import Phase
+
+    return [Phase.explicit, Phase.generate]
+
+
+def contract_settings(max_examples: int | None = None, **kw: Any):
+    """The current Hypothesis settings with no deadline and the too-slow and filter-too-much health checks off."""
+    from hypothesis import HealthCheck, settings
+
+    current = settings.default
+    return settings(current, deadline=None, max_examples=max_examples or current.max_examples,
+                    suppress_health_check=[*current.suppress_health_check, HealthCheck.too_slow,
+                                           HealthCheck.filter_too_much], **kw)
+
+
+def valid_example(entry) -> dict:
+    """One valid keyword-argument dict of the entry: a generic point, reproducible. Drawn by the entry's strategy
+    from the bulk of the domains (`params.generic_values`: moderate magnitudes, away from bounds and excluded
+    points), and inside every branch's domain: the first draw where every branch of every Piecewise of the kernel
+    (the unused ones too, which torch differentiates through) and the value are finite.
+
+    Example: `entry(**valid_example(entry))` returns a value."""
+    from hypothesis import given
+
+    from .params import generic_values
+
+    found: list[dict] = []
+
+    with generic_values():
+        @given(entry.strategy())
+        @contract_settings(max_examples=25, database=None, derandomize=True, phases=contract_phases())
+        def grab(kwargs):
+            found.append(kwargs)
+
+        grab()
+    if not found:
+        raise ValueError(f"{entry.id}: its strategy drew no valid point")
+    return next((kw for kw in found if inside_every_branch(entry, kw)), found[0])
+
+
+def inside_every_branch(entry, kwargs: dict) -> bool:
+    """Every branch of every Piecewise in the entry's kernel expression, and the value, finite at this point."""
+    import sympy as sp
+
+    from . import kernels
+    from .params import DomainError
+
+    try:
+        values = entry.validate(kwargs)
+        with np.errstate(all="ignore"):
+            if not np.all(np.isfinite(np.asarray(entry.evaluate(values), dtype=float))):
+                return False
+    except (DomainError, TypeError, ValueError, ArithmeticError):
+        return False
+    if entry.compute is not None or entry.formula is None:
+        return True
+    expr = entry._kernel_expr
+    syms = tuple(p.symbol for p in entry.kernel_params)
+    args = [values[p.name] for p in entry.kernel_params]
+    for pw in expr.atoms(sp.Piecewise):
+        for branch, _cond in pw.args:
+            if not isinstance(branch, sp.Expr) or not branch.free_symbols <= set(syms):
+                continue
+            try:
+                got = kernels.build("numpy", branch, syms)(*args)
+            except Exception:  # noqa: BLE001 - a branch that cannot be evaluated here: not a generic point
+                return False
+            if not np.all(np.isfinite(got)):
+                return False
+    return True
+
+
 def joint_points(entry: Entry, levels: int = 3, cap: int = 120, base: Mapping[str, Any] | None = None
                  ) -> dict[str, list[dict]]:
     """Joint neighbourhoods of the entry's special points: for each pair of real parameters and each pair of their
@@ -210,8 +254,6 @@ def joint_points(entry: Entry, levels: int = 3, cap: int = 120, base: Mapping[st
     import itertools
 
     if base is None:
-        from .testing import valid_example
-
         try:
             base = valid_example(entry)
         except Exception:  # noqa: BLE001 - no generic point (a strategy that draws nothing): no joint points
@@ -357,16 +399,8 @@ def _key(kw: Mapping[str, Any]) -> Any:
 
 
 def _fmt(kw: Mapping[str, Any]) -> str:
-    parts = []
-    for k, v in kw.items():
-        if isinstance(v, np.ndarray) or isinstance(v, list):
-            a = np.asarray(v)
-            parts.append(f"{k}=array{a.shape}" if a.size > 4 else f"{k}={a.tolist()}")
-        elif isinstance(v, float):
-            parts.append(f"{k}={v:.17g}")
-        else:
-            parts.append(f"{k}={v}")
-    return ", ".join(parts)
+    """A point as k=v, floats to 17 digits (the point can be typed back in)."""
+    return fmt(dict(kw), 17)
 
 
 def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None] | None = None) -> EntryMap:
@@ -565,7 +599,7 @@ def markdown(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def table(maps: Sequence[EntryMap], *, markdown_: bool = True) -> str:
+def table(maps: Sequence[EntryMap]) -> str:
     """Per entry and output, the worst region: entry, output, region, worst relative error, ulps, the point."""
     return markdown({"entries": [m.to_json() for m in maps]})
 

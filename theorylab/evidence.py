@@ -19,6 +19,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ._shared import fmt
+from ._shared import rel_close as rel_close  # the one closeness rule (re-exported)
+
 __all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "RESOLUTION_NEEDED", "compare", "compare_mc",
            "compare_scaling", "rel_close", "resolution", "to_jsonable"]
 
@@ -119,7 +122,7 @@ class Evidence:
                    "fail": "<b>FAILED</b>"}[self.verdict]
         se = f" &plusmn; {self.stderr:.3g} (SE, {self.samples} samples)" if self.stderr is not None else ""
         return (f"<div><b>{_esc(self.entry)}</b> &mdash; {_esc(self.check)} [{_esc(self.kind)}]: {verdict}<br>"
-                f"predicted {_esc(_short(self.predicted))}, observed {_esc(_short(self.observed))}{se}<br>"
+                f"predicted {_esc(fmt(self.predicted))}, observed {_esc(fmt(self.observed))}{se}<br>"
                 f"abs error {self.abs_error:.3g}, rel error {self.rel_error:.3g}; tolerance "
                 f"{float(self.tolerance):.3g} ({_esc(self.tolerance_source)}); resolution "
                 f"{_esc(_fmt_res(self.resolution))} (needs {self.resolution_needed:.3g})"
@@ -164,27 +167,10 @@ def _esc(text: Any) -> str:
     return html.escape(str(text))
 
 
-def _short(x: Any) -> str:
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    if isinstance(x, list):
-        return "[" + ", ".join(_short(v) for v in x[:4]) + (", ...]" if len(x) > 4 else "]")
-    return str(x)
 
 
 def _fmt_res(res: float | None) -> str:
     return "n/a (the prediction is 0)" if res is None else f"{res:.3g}"
-
-
-def rel_close(value: Any, reference: Any, rtol: float) -> np.ndarray:
-    """The one closeness rule of relative tolerances: elementwise |value_i - reference_i| <= rtol |reference_i|
-    (each element against its own reference, never against the largest); equal infinities agree. Returns the
-    boolean array (shape of the broadcast); `bool(np.all(...))` is the verdict."""
-    v = np.asarray(value, dtype=float)
-    r = np.asarray(reference, dtype=float)
-    same_inf = np.isinf(v) & np.isinf(r) & (np.sign(v) == np.sign(r))
-    with np.errstate(invalid="ignore", over="ignore"):
-        return same_inf | (np.abs(v - r) <= rtol * np.abs(r))
 
 
 def _verdict(predicted: Any, observed: Any, tol: float, relation: str, elementwise: bool) -> tuple[float, float, bool]:

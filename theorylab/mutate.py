@@ -28,7 +28,8 @@ import sympy as sp
 
 from .entry import Entry
 from .params import DomainError
-from .testing import _representable  # one definition: the contract suite's
+from ._shared import closeness, fmt
+from ._shared import representable as _representable  # one definition: the contract suite's too
 
 __all__ = ["Mutant", "MutantResult", "mutants", "run", "score", "layer_scores", "LAYERS", "PROFILES",
            "CheckSensitivity", "sensitivity", "delta_mutant", "steps_using", "coverage", "VIEWS"]
@@ -207,22 +208,9 @@ def samples(entry: Entry, n: int) -> list[dict]:
 
 
 def _close(a: Any, b: Any, rtol: float) -> bool:
-    """a within rtol of b, elementwise relative to |b_i| (evidence.rel_close, the one closeness rule)."""
-    from .evidence import rel_close
-
-    if isinstance(b, dict):
-        return isinstance(a, dict) and set(a) >= set(b) and all(_close(a[k], b[k], rtol) for k in b)
-    if b is None:
-        return a is None
-    try:
-        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    except (TypeError, ValueError):
-        return a == b
-    if x.shape != y.shape:
-        return False
-    # 1e-300: a reference of 0 (or a subnormal one) is matched absolutely, as by the contract
-    with np.errstate(invalid="ignore"):
-        return bool(np.all(rel_close(x, y, rtol) | (np.abs(x - y) <= 1e-300)))
+    """a within rtol of b, elementwise relative to |b_i| (`_shared.closeness`, the one closeness rule); 1e-300
+    absolute: a reference of 0 (or a subnormal one) is matched absolutely, as by the contract."""
+    return bool(closeness(a, b, rtol, atol=1e-300))
 
 
 def _value(entry: Entry, kw: dict) -> Any:
@@ -248,12 +236,12 @@ def _contract(entry: Entry, points: Sequence[dict]) -> str | None:
             ref = _safe_reference(entry, kw)
             if ref is None or not _representable(ref):
                 continue
-            return f"DomainError where the reference is {ref!r:.60} at {_short(kw)}: {exc}"
+            return f"DomainError where the reference is {ref!r:.60} at {fmt(kw, 17)}: {exc}"
         except Exception as exc:  # noqa: BLE001 - a mutant that crashes the kernel is caught
-            return f"{type(exc).__name__} at {_short(kw)}: {exc}"
+            return f"{type(exc).__name__} at {fmt(kw, 17)}: {exc}"
         ref = _safe_reference(entry, kw)
         if ref is not None and not _close(value, ref, max(entry.rtol, 1e-10) * 10):
-            return f"value {_short(value)} vs reference {_short(ref)} at {_short(kw)}"
+            return f"value {fmt(value, 17)} vs reference {fmt(ref, 17)} at {fmt(kw, 17)}"
         if entry.formula is not None and entry.stable_form is not None and entry.stable_form != entry.formula:
             vals = entry.validate(kw)
             args = [vals[p.name] for p in entry.kernel_params]
@@ -264,7 +252,7 @@ def _contract(entry: Entry, points: Sequence[dict]) -> str | None:
                 continue
             stable = entry.numpy(*args)
             if np.all(np.isfinite(np.asarray(paper, dtype=float))) and not _close(stable, paper, 1e-8):
-                return f"stable form {_short(stable)} vs the paper's formula {_short(paper)} at {_short(kw)}"
+                return f"stable form {fmt(stable, 17)} vs the paper's formula {fmt(paper, 17)} at {fmt(kw, 17)}"
     return None
 
 
@@ -282,12 +270,6 @@ def _safe_reference(entry: Entry, kw: dict) -> Any:
         return None
     except Exception as exc:  # noqa: BLE001 - the contract test fails on it, so the mutant is caught
         raise _ReferenceRaised(f"the reference raised {type(exc).__name__}: {exc}") from exc
-
-
-def _short(x: Any) -> str:
-    text = repr({k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in x.items()}) if isinstance(
-        x, dict) else repr(x.tolist() if isinstance(x, np.ndarray) else x)
-    return text if len(text) <= 90 else text[:87] + "..."
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -43,6 +44,7 @@ __all__ = ["contract_tests", "module_tests", "contract_entries", "cases", "close
            "valid_example", "bad_cases", "SUBNORMAL_FLOOR"]
 
 SUBNORMAL_FLOOR = 1e-310
+_log = logging.getLogger("theorylab.testing")  # every contract comparison at DEBUG, pass or fail
 _TORCH_RTOL = 1e-12    # two float64 kernels of one expression: libm ulps apart
 _STABLE_RTOL = 1e-9    # the stable form against the paper's formula in mpmath (the formula may lose digits)
 _BROADCAST_RTOL = 1e-12  # vectorized against pointwise NumPy: vector and scalar libm paths differ by ulps
@@ -79,12 +81,20 @@ def close(value: Any, reference: Any, rtol: float) -> bool:
     Floats below the normal range (|x| < 2.2e-308) carry fewer than 53 significant bits, so no float64
     computation can be 1e-10-relative there; the contract's "representable" means a normal float.
     Example: `close(1.0 + 1e-12, 1.0, 1e-10)` is True."""
+    if _log.isEnabledFor(logging.DEBUG) and not isinstance(reference, dict) and reference is not None:
+        _log.debug(closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR).message)
     if rel_error(value, reference) <= rtol:
         return True
     if isinstance(reference, dict) or reference is None:
         return False
-    v, r = np.asarray(value, dtype=float), np.asarray(reference, dtype=float)
-    return v.shape == r.shape and bool(np.all(np.abs(v - r) <= rtol * np.abs(r) + SUBNORMAL_FLOOR))
+    return bool(closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR))
+
+
+def _why(value: Any, reference: Any, rtol: float, where: Any) -> str:
+    """The failure message of a contract comparison (scipy FuncData style): relative and absolute error, the
+    tolerances and the worst point, then the inputs (`close` logs the same at DEBUG, pass or fail)."""
+    return (f"{closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR).message}; Frobenius rel error "
+            f"{rel_error(value, reference):.3g}; inputs {where}")
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -104,19 +114,13 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 
 # -- inputs ----------------------------------------------------------------------------------------------------
-def _phases():
-    from hypothesis import Phase
-
-    return [Phase.explicit, Phase.generate]
-
-
-def _settings(max_examples: int | None = None, **kw: Any):
-    from hypothesis import HealthCheck, settings
-
-    current = settings.default
-    return settings(current, deadline=None, max_examples=max_examples or current.max_examples,
-                    suppress_health_check=[*current.suppress_health_check, HealthCheck.too_slow,
-                                           HealthCheck.filter_too_much], **kw)
+# the contract's Hypothesis settings and its generic point live beside the joint neighbourhoods (accuracy), which
+# need them too: the engine then never imports this module (nor, through run_cli, the CLI)
+from .accuracy import contract_phases as _phases  # noqa: E402
+from .accuracy import contract_settings as _settings  # noqa: E402
+from .accuracy import valid_example as valid_example  # noqa: E402
+from ._shared import closeness  # noqa: E402
+from ._shared import representable as _representable  # noqa: E402
 
 
 JOINT_LEVELS, JOINT_POINTS = 3, 60  # the contract's joint neighbourhoods: approach levels, points per entry
@@ -137,63 +141,6 @@ def cases(entry):
     if joint:
         branches.append(st.sampled_from(joint))
     return st.one_of(*branches) if len(branches) > 1 else base
-
-
-def valid_example(entry) -> dict:
-    """One valid keyword-argument dict of the entry: a generic point, reproducible. Drawn by the entry's strategy
-    from the bulk of the domains (`params.generic_values`: moderate magnitudes, away from bounds and excluded
-    points), and inside every branch's domain: the first draw where every branch of every Piecewise of the kernel
-    (the unused ones too, which torch differentiates through) and the value are finite.
-
-    Example: `entry(**valid_example(entry))` returns a value."""
-    from hypothesis import given
-
-    from .params import generic_values
-
-    found: list[dict] = []
-
-    with generic_values():
-        @given(entry.strategy())
-        @_settings(max_examples=25, database=None, derandomize=True, phases=_phases())
-        def grab(kwargs):
-            found.append(kwargs)
-
-        grab()
-    if not found:
-        raise ValueError(f"{entry.id}: its strategy drew no valid point")
-    return next((kw for kw in found if _inside_every_branch(entry, kw)), found[0])
-
-
-def _inside_every_branch(entry, kwargs: dict) -> bool:
-    """Every branch of every Piecewise in the entry's kernel expression, and the value, finite at this point."""
-    import sympy as sp
-
-    from . import kernels
-    from .params import DomainError
-
-    try:
-        values = entry.validate(kwargs)
-        with np.errstate(all="ignore"):
-            if not np.all(np.isfinite(np.asarray(entry.evaluate(values), dtype=float))):
-                return False
-    except (DomainError, TypeError, ValueError, ArithmeticError):
-        return False
-    if entry.compute is not None or entry.formula is None:
-        return True
-    expr = entry._kernel_expr
-    syms = tuple(p.symbol for p in entry.kernel_params)
-    args = [values[p.name] for p in entry.kernel_params]
-    for pw in expr.atoms(sp.Piecewise):
-        for branch, _cond in pw.args:
-            if not isinstance(branch, sp.Expr) or not branch.free_symbols <= set(syms):
-                continue
-            try:
-                got = kernels.build("numpy", branch, syms)(*args)
-            except Exception:  # noqa: BLE001 - a branch that cannot be evaluated here: not a generic point
-                return False
-            if not np.all(np.isfinite(got)):
-                return False
-    return True
 
 
 def bad_cases(entry) -> list[tuple[dict, str]]:
@@ -227,16 +174,6 @@ def _cli_args(kwargs: dict) -> list[str]:
         else:
             out.append(f"{k}={json.dumps(v)}")
     return out
-
-
-def _representable(ref: Any) -> bool:
-    """A numeric value (not a record: region entries use inf endpoints on purpose) that fits in float64."""
-    if isinstance(ref, dict):
-        return True
-    try:
-        return bool(np.all(np.isfinite(np.asarray(ref, dtype=float))))
-    except (TypeError, ValueError):
-        return True
 
 
 # -- the suite -----------------------------------------------------------------------------------------------------
@@ -354,11 +291,11 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
                     entry(**kwargs)
                 return
             value = entry(**kwargs)
-            assert close(value, ref, entry.rtol), (kwargs, value, ref)
+            assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, kwargs)
 
         for ex in entry.examples:  # pinned inputs always run, whatever Hypothesis draws
             value, ref = entry(**ex), entry.reference_value(**ex)
-            assert close(value, ref, entry.rtol), (ex, value, ref)
+            assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, ex)
         check()
 
     def scalar_parameters_broadcast(entry):
@@ -461,7 +398,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         undeclared = [s.label for s in derivation.steps
                       if s.cites and not (s.fidelity == AS_PRINTED or isinstance(s.fidelity, Amendment))]
         assert not undeclared, f"{derivation.key}: steps citing a label without a fidelity declaration: {undeclared}"
-        mine = [d for d in derivations if d.seed == derivation.seed]
+        mine = [d for d in derivations if d.source == derivation.source]
         collect([("paper", d) for d in mine], verdict=None)  # LedgerError names an unknown root or a cycle
 
     tests: dict[str, Any] = {
