@@ -11,8 +11,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import signal
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -420,7 +418,7 @@ _DECIDING = ("Step._check", "check_equal", "check_inequality", "_high_precision"
              "_minimized", "_simpler", "certify_on_box", "_certify", "_iv_eval", "_iv_compile",
              "_provably_nonnegative", "_symbolic_zero", "_with_timeout", "_elements", "_replace_functions",
              "_float_evaluator", "_float_pair", "_at", "_evaluate", "_evaluate_at", "_side_value", "_slack",
-             "_slack_at_precision", "_to_mp", "_to_float", "_sympify", "_is_numeric_side")
+             "_slack_at_precision", "_to_float", "_sympify", "_is_numeric_side")
 _DECIDING_CONSTANTS = ("SYMPY_TIMEOUT_S", "NUMERIC_DIGITS", "NUMERIC_POINTS", "FLOAT64_RTOL", "CERTIFY_MAX_VARIABLES",
                        "CERTIFY_MAX_BOXES", "CERTIFY_QUICK_BOXES", "CERTIFY_WORK", "_IV_FUNCS")
 _ENGINE_MODULES = ("theorylab.search",)  # every function, class and UPPER_CASE constant defined there
@@ -577,32 +575,20 @@ class _StepCache:
 
     def put(self, key: str, out: Outcome) -> None:
         import dataclasses
-        import json
         import os
+
+        from ._shared import write_json
 
         if not self.on:
             return
         try:
-            folder = os.path.join(self.dir, key[:2])
-            os.makedirs(folder, exist_ok=True)
-            tmp = os.path.join(folder, f".{key}.{os.getpid()}")
-            with open(tmp, "w") as fh:
-                json.dump(dataclasses.asdict(out), fh)
-            os.replace(tmp, os.path.join(folder, key + ".json"))
+            write_json(os.path.join(self.dir, key[:2], key + ".json"), dataclasses.asdict(out), indent=None,
+                       prefix=f".{key}.")
         except OSError:  # a read-only home: the cache is a convenience
             pass
 
 
 _STEP_CACHE = _StepCache()
-
-
-def _to_mp(x: Any) -> Any:
-    """A side's value as mpmath numbers (scalars) or a float ndarray (arrays)."""
-    if isinstance(x, sp.Basic):
-        return sp.N(x, NUMERIC_DIGITS)
-    if isinstance(x, dict):
-        return np.concatenate([np.ravel(np.asarray(_to_float(v), dtype=float)) for _, v in sorted(x.items())])
-    return x
 
 
 def _to_float(x: Any) -> Any:
@@ -923,20 +909,11 @@ class _Timeout(Exception):
 
 
 def _with_timeout(fn: Callable[[], Any], seconds: int) -> Any:
-    """Run fn with a SIGALRM timeout where possible (main thread on POSIX); else without one."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
-        return fn()
+    """fn() stopped by _Timeout after `seconds` of wall time where possible (main thread on POSIX; else unbounded):
+    `_shared.with_timeout`."""
+    from ._shared import with_timeout
 
-    def handler(signum, frame):
-        raise _Timeout
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.alarm(seconds)
-    try:
-        return fn()
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+    return with_timeout(fn, seconds, error=_Timeout)
 
 
 def _elements(x: Any) -> list[sp.Expr]:

@@ -627,12 +627,10 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
     known = _known()
     for t, r in zip(tasks, results):
         known[f"{profile}|{t.kind}|{t.label}"] = r.get("seconds")
+    from ._shared import write_json
+
     try:
-        os.makedirs(os.path.dirname(_TIMINGS), exist_ok=True)
-        tmp = _TIMINGS + f".{os.getpid()}"
-        with open(tmp, "w") as fh:
-            json.dump(known, fh, indent=0, sort_keys=True)
-        os.replace(tmp, _TIMINGS)
+        write_json(_TIMINGS, known, indent=0, sort_keys=True, prefix=".timings-")
     except OSError:  # a read-only home: estimates are a convenience
         pass
 
@@ -641,18 +639,20 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
 
 
 def resolve_device(choice: str) -> str:
-    """"auto" (CUDA where torch sees it, else CPU), "cpu" or "cuda" (a one-line DomainError where there is none)."""
+    """"auto" (CUDA where torch sees it, else CPU), "cpu" (torch is not imported) or "cuda" (a one-line DomainError
+    where there is none): `training.resolve_device`, by its name."""
     from .params import DomainError
 
     if choice not in ("auto", "cpu", "cuda"):
-        raise DomainError(f"device must be one of auto, cpu, cuda; got device={choice}")
+        raise DomainError(f"--device must be one of auto, cpu, cuda; got --device={choice}")
     if choice == "cpu":
         return choice
-    import torch
+    from .training import resolve_device as torch_device
 
-    if choice == "cuda" and not torch.cuda.is_available():
-        raise DomainError("--device must be auto or cpu on this machine (no CUDA device); got --device=cuda")
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        return torch_device(choice).type
+    except ValueError:
+        raise DomainError("--device must be auto or cpu on this machine (no CUDA device); got --device=cuda") from None
 
 
 def _nonnegative(name: str, value: int, what: str) -> None:

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ._shared import write_json
 from .evidence import to_jsonable
 
 __all__ = ["grid", "task_key", "run_sweep", "load_results", "default_executor", "InlineExecutor"]
@@ -157,11 +158,7 @@ def run_sweep(fn: Callable[..., Any], tasks: list[Mapping[str, Any]], path: str 
                 result = to_jsonable(fut.result())
                 if isinstance(result, dict) and "handoff" in result:
                     if users.get(name):
-                        os.makedirs(_handoff_dir(path), exist_ok=True)
-                        tmp = _handoff_file(path, name) + ".tmp"
-                        with open(tmp, "w") as hf:
-                            json.dump(result["handoff"], hf)
-                        os.replace(tmp, _handoff_file(path, name))
+                        write_json(_handoff_file(path, name), result["handoff"], indent=None, prefix=".handoff-")
                         handoffs[name] = result["handoff"]
                     result = {k: v for k, v in result.items() if k != "handoff"}
                 fh.write(json.dumps({"key": name, "result": result}) + "\n")
