@@ -18,6 +18,25 @@ import numpy as np
 GOLDEN = (math.sqrt(5) - 1) / 2  # 1/phi: each golden-section step keeps this fraction of the bracket
 
 
+# -- constrained minima ---------------------------------------------------------------------------------------
+def interpolating_minimum(objective: Callable[[np.ndarray], float], gradient: Callable[[np.ndarray], np.ndarray],
+                          X: np.ndarray, y: np.ndarray, *, ftol: float = 1e-16, maxiter: int = 2000
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """A direct minimizer of `objective` over the interpolants X v = y (SLSQP from the least-squares solution, the
+    constraint with its Jacobian X), and that point projected onto X v = y in float64 (v - X^T (X X^T)^{-1}
+    (X v - y)). Used for the minimum of seed 000's eq (22), ||beta||_Q over X beta = y (qpenalty), by its
+    derivation's margin and by its evidence check: the one implementation of that direct minimum."""
+    from scipy.optimize import minimize
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    start = np.linalg.lstsq(X, y, rcond=None)[0]
+    res = minimize(objective, start, jac=gradient, method="SLSQP",
+                   constraints=[{"type": "eq", "fun": lambda v: X @ v - y, "jac": lambda v: X}],
+                   options={"ftol": ftol, "maxiter": maxiter})
+    x = res.x
+    return x, x - X.T @ np.linalg.solve(X @ X.T, X @ x - y)
+
+
 # -- brackets ---------------------------------------------------------------------------------------------
 def grid_bracket(grid: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The neighbours (along the last axis) of each row's smallest grid value: a bracket of a unimodal minimum

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.optimize import minimize
 
 import theorylab
+from theorylab._solvers import interpolating_minimum  # to move to theorylab.authoring with the other solvers
 from theorylab.evidence import Check, Context, Evidence, Finding, compare
 
 from .diagonal_networks import CHECKS_QPENALTY as TRAINED_CHECKS
@@ -50,17 +50,13 @@ def _against_slsqp(ctx: Context) -> list[Evidence]:
         X, y, w1, w2 = _instance(rng, 3, 6, scale=(0.3, 1.0, 2.0)[trial % 3])
         k = w1**2 + w2**2
         beta = ib(X=X, y=y, w1=w1, w2=w2)
-        start = np.linalg.lstsq(X, y, rcond=None)[0]
-        res = minimize(lambda b: _penalty(b, k), start, jac=lambda b: 2 * np.arcsinh(b / k), method="SLSQP",
-                       constraints=[{"type": "eq", "fun": lambda b: X @ b - y, "jac": lambda b: X}],
-                       options={"ftol": 1e-15, "maxiter": 1000})
+        x, x_p = interpolating_minimum(lambda b: _penalty(b, k), lambda b: 2 * np.arcsinh(b / k), X, y,
+                                       ftol=1e-15, maxiter=1000)
         # Q is strongly convex on the segment with modulus mu = min_d 2/sqrt(k_d^2 + b_max^2) (Q'' of
         # k q(2b/k) is 2/sqrt(k^2 + b^2)); a feasible point x with Q(x) - Q* = g lies within sqrt(2 g / mu)
         # of the minimizer. SLSQP's point is projected onto X b = y first (distance `proj`); Q* >= Q(ours) - eq,
         # eq = the float64 evaluation of (22) at both points (2 (4 + D) eps Q) and the first-order change of Q
         # from both points' rounding-level residuals (||grad Q|| ||X^+|| ||X b - y||).
-        x = res.x
-        x_p = x - X.T @ np.linalg.solve(X @ X.T, X @ x - y)
         proj = float(np.linalg.norm(x - x_p))
         pinv = 1 / float(np.linalg.svd(X, compute_uv=False)[-1])
         gnorm = float(np.linalg.norm(2 * np.arcsinh(beta / k)))
