@@ -18,12 +18,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
-from .paper import Family as FamilySpec
+from .paper import Family
 from .paper import Paper
 from .params import DomainError
 
-__all__ = ["GROUP", "PaperError", "Family", "use", "paper_specs", "papers", "paper_of", "families", "family", "get", "entries",
-           "derivations", "errata", "ledger", "checks", "select"]
+__all__ = ["GROUP", "PaperError", "LoadedFamily", "use", "paper_specs", "papers", "paper_of", "families", "family",
+           "get", "entries", "derivations", "errata", "ledger", "checks", "select"]
 
 GROUP = "theorylab.papers"  # the entry-point group a distribution registers its papers in
 _SELF = "theorylab"
@@ -34,11 +34,11 @@ class PaperError(DomainError):
 
 
 @dataclass(frozen=True, eq=False)
-class Family:
+class LoadedFamily:
     """A loaded family: its entries and derivations; its checks are imported on first access."""
 
     paper: Paper
-    spec: FamilySpec
+    spec: Family
     entries: tuple = ()
     derivations: tuple = ()
 
@@ -176,7 +176,7 @@ def _papers_in(obj: Any, origin: str) -> tuple[Paper, ...]:
 class _Registry:
     papers: tuple[Paper, ...]
     origin: dict = field(hash=False)     # paper name -> where it was registered
-    families: dict = field(hash=False)   # family name -> (Paper, FamilySpec)
+    families: dict = field(hash=False)   # family name -> (Paper, Family)
 
 
 @functools.lru_cache(maxsize=8)
@@ -187,7 +187,7 @@ def _registry(cli: tuple[str, ...], env: str, only: str) -> _Registry:
     sources += [(f"--paper {s}", functools.partial(_load_reference, s)) for s in cli]
     chosen: list[Paper] = []
     origin: dict[str, str] = {}
-    fams: dict[str, tuple[Paper, FamilySpec]] = {}
+    fams: dict[str, tuple[Paper, Family]] = {}
     for where, load in sources:
         try:
             obj = load()
@@ -225,7 +225,7 @@ def _current() -> _Registry:
 
 
 # -- loading families ----------------------------------------------------------------------------------------
-def _import_family_module(paper: Paper, spec: FamilySpec, module: str) -> ModuleType:
+def _import_family_module(paper: Paper, spec: Family, module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except Exception as exc:
@@ -234,7 +234,7 @@ def _import_family_module(paper: Paper, spec: FamilySpec, module: str) -> Module
 
 
 @functools.lru_cache(maxsize=None)
-def _load(paper: Paper, spec: FamilySpec) -> Family:
+def _load(paper: Paper, spec: Family) -> LoadedFamily:
     module = _import_family_module(paper, spec, spec.entries)
     found = getattr(module, "ENTRIES", None)
     if found is None:
@@ -250,10 +250,10 @@ def _load(paper: Paper, spec: FamilySpec) -> Family:
         seen.add(e.id)
     derivs = tuple(getattr(module, "DERIVATIONS", ()))
     _own(paper, spec, "derivation", [(d.key, d.entries) for d in derivs])
-    return Family(paper, spec, entries, derivs)
+    return LoadedFamily(paper, spec, entries, derivs)
 
 
-def _own(paper: Paper, spec: FamilySpec, what: str, items: list[tuple[str, Iterable[str]]]) -> None:
+def _own(paper: Paper, spec: Family, what: str, items: list[tuple[str, Iterable[str]]]) -> None:
     """A family's derivations and checks concern its own entries (so selecting a family finds all of them)."""
     for name, ids in items:
         foreign = [i for i in ids if not i.startswith(f"{spec.name}.")]
@@ -271,7 +271,7 @@ def paper_of(family_name: str) -> Paper:
     return _current().families[family_name][0]
 
 
-def family(name: str) -> Family:
+def family(name: str) -> LoadedFamily:
     """The family of this name, loaded (its entries module imported); DomainError naming it when unknown."""
     try:
         paper, spec = _current().families[name]
@@ -280,7 +280,7 @@ def family(name: str) -> Family:
     return _load(paper, spec)
 
 
-def families(names: Iterable[str] | None = None) -> tuple[Family, ...]:
+def families(names: Iterable[str] | None = None) -> tuple[LoadedFamily, ...]:
     """The registered families, loaded, in registration order (only `names`, when given)."""
     reg = _current()
     chosen = None if names is None else set(names)
@@ -288,7 +288,7 @@ def families(names: Iterable[str] | None = None) -> tuple[Family, ...]:
     return tuple(family(n) for n in wanted)
 
 
-def _index(fam: Family) -> dict:
+def _index(fam: LoadedFamily) -> dict:
     return {e.id: e for e in fam.entries}
 
 

@@ -14,7 +14,6 @@ import numpy as np
 import sympy as sp
 
 from . import kernels
-from .derivation import Derivation
 from .params import DomainError, Param
 
 __all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
@@ -24,15 +23,19 @@ __all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
 class Source:
     """Where an entry comes from: the paper (a citation key or the file it was transcribed from) and the place in it."""
 
-    seed: str   # the paper: a citation key or its file name (the field keeps its first name for old records)
+    paper: str  # the paper: a citation key or its file name
     where: str  # "eq (23)", "Theorem 3.7, eqs (101)-(117)"
 
     @property
-    def paper(self) -> str:
-        return self.seed
+    def seed(self) -> str:
+        """Deprecated: the field's former name (`seed` now means only a random seed); read `paper`."""
+        import warnings
+
+        warnings.warn("Source.seed is deprecated: read Source.paper", DeprecationWarning, stacklevel=2)
+        return self.paper
 
     def __str__(self) -> str:
-        return f"{self.seed}, {self.where}"
+        return f"{self.paper}, {self.where}"
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Constraint:
     text: str  # the condition in words, for documentation
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Entry:
     """One result of the catalogue.
 
@@ -76,7 +79,6 @@ class Entry:
     # mul_symbol, ...), applied over the paper's `latex["printer"]` settings
     latex_settings: Mapping[str, Any] = field(default_factory=dict)
     value_doc: str = "a float"
-    derivation: Derivation | None = None
     dims: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     strategy_fn: Callable[[], Any] | None = field(default=None, repr=False)
     examples: tuple[Mapping[str, Any], ...] = ()
@@ -160,8 +162,6 @@ class Entry:
         for arg in ("latex_settings", "dims", "switches"):
             if not isinstance(getattr(self, arg), Mapping):
                 raise TypeError(f"{where}: {arg} must be a dict; got {name_of(getattr(self, arg))}")
-        if self.derivation is not None and not isinstance(self.derivation, Derivation):
-            raise TypeError(f"{where}: derivation must be a Derivation or None; got {name_of(self.derivation)}")
         if isinstance(self.rtol, bool) or not isinstance(self.rtol, (int, float)) or not self.rtol > 0:
             raise TypeError(f"{where}: rtol must be a positive number (the contract's relative error bound); got "
                             f"{name_of(self.rtol)}")

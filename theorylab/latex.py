@@ -21,10 +21,6 @@ def escape(text: str) -> str:
     return "".join(out)
 
 
-def _printer(entry: Entry) -> dict:
-    return entry.printer_settings()
-
-
 def entry_block(entry: Entry, status: str | None = None) -> str:
     """The LaTeX block of one entry: closed form (in the paper's form and printer settings), stable form,
     conditions, parameters, source."""

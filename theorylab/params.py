@@ -129,7 +129,7 @@ def generic_values():
         _GENERIC.reset(token)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Param:
     r"""One parameter of an entry: its kind, shape rule, domain and SymPy symbol.
 
@@ -573,8 +573,8 @@ def scalar(name: str, doc: str = "", *, low: float | None = None, high: float | 
            high_open: bool = False, exclude: tuple[float, ...] = (), exclude_why: str = "", default: Any = _MISSING,
            tex: str | None = None, strategy_fn: Callable[..., Any] | None = None,
            examples: tuple[Any, ...] = ()) -> Param:
-    return Param(name, "scalar", doc, low=low, high=high, low_open=low_open, high_open=high_open, exclude=exclude,
-                 exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn, examples=examples)
+    return Param(name=name, kind="scalar", doc=doc, low=low, high=high, low_open=low_open, high_open=high_open,
+                 exclude=exclude, exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn, examples=examples)
 
 
 scalar.__doc__ = ("""A real parameter: `scalar("gamma", "aspect ratio d/n", low=0, low_open=True, exclude=(1,))`.
@@ -592,8 +592,8 @@ def integer(name: str, doc: str = "", *, low: float | None = None, high: float |
             high_open: bool = False, exclude: tuple[float, ...] = (), exclude_why: str = "", default: Any = _MISSING,
             tex: str | None = None, strategy_fn: Callable[..., Any] | None = None,
             examples: tuple[Any, ...] = ()) -> Param:
-    return Param(name, "integer", doc, low=low, high=high, low_open=low_open, high_open=high_open, exclude=exclude,
-                 exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn, examples=examples)
+    return Param(name=name, kind="integer", doc=doc, low=low, high=high, low_open=low_open, high_open=high_open,
+                 exclude=exclude, exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn, examples=examples)
 
 
 integer.__doc__ = ("""An integer parameter: `integer("n", "number of samples", low=1, high=10**9)`; a float with an integer value
@@ -609,8 +609,8 @@ def vector(name: str, dim: str, doc: str = "", *, low: float | None = None, high
            low_open: bool = False, high_open: bool = False, exclude: tuple[float, ...] = (), exclude_why: str = "",
            default: Any = _MISSING, tex: str | None = None, strategy_fn: Callable[..., Any] | None = None,
            examples: tuple[Any, ...] = ()) -> Param:
-    return Param(name, "vector", doc, shape=(dim,), low=low, high=high, low_open=low_open, high_open=high_open,
-                 exclude=exclude, exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn,
+    return Param(name=name, kind="vector", doc=doc, shape=(dim,), low=low, high=high, low_open=low_open,
+                 high_open=high_open, exclude=exclude, exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn,
                  examples=examples)
 
 
@@ -629,8 +629,8 @@ def matrix(name: str, rows: str, cols: str, doc: str = "", *, low: float | None 
            low_open: bool = False, high_open: bool = False, exclude: tuple[float, ...] = (), exclude_why: str = "",
            default: Any = _MISSING, tex: str | None = None, strategy_fn: Callable[..., Any] | None = None,
            examples: tuple[Any, ...] = ()) -> Param:
-    return Param(name, "matrix", doc, shape=(rows, cols), low=low, high=high, low_open=low_open, high_open=high_open,
-                 exclude=exclude, exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn,
+    return Param(name=name, kind="matrix", doc=doc, shape=(rows, cols), low=low, high=high, low_open=low_open,
+                 high_open=high_open, exclude=exclude, exclude_why=exclude_why, default=default, tex=tex, strategy_fn=strategy_fn,
                  examples=examples)
 
 
@@ -655,4 +655,4 @@ def expression(name: str, doc: str = "", *, default: Any = _MISSING, strategy_fn
         doc: what it is, in the paper's words.
         default, strategy_fn, examples: as for `scalar`.
     """
-    return Param(name, "expression", doc, default=default, strategy_fn=strategy_fn, examples=examples)
+    return Param(name=name, kind="expression", doc=doc, default=default, strategy_fn=strategy_fn, examples=examples)
