@@ -70,7 +70,7 @@ def markdown_table() -> str:
 
 def _source(source) -> str:
     """An entry's source as the user reads it: the paper (its file or citation) and where in it."""
-    return f"{source.seed}, {source.where}"
+    return f"{source.paper}, {source.where}"
 
 
 def cmd_new(args) -> int:

@@ -14,6 +14,8 @@ import theorylab
 from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc
 from theorylab.training import TrainConfig, TrainResult, resolve_device, train
 
+from .figures_002 import FIG1C, FIG2C  # the figures' series (records tagged with Series.tag)
+
 
 def _tasks(R: int, d: int, theta: float, gen: torch.Generator):
     """Unit beta_s and beta_t with beta_s . beta_t = cos(theta), one pair per run."""
@@ -530,8 +532,8 @@ def _slices_combine(ctx: Context, results: list) -> list[Evidence]:
                               pred, float(t.mean()), float(t.std(ddof=1) / math.sqrt(t.size)), int(t.size),
                               bias=row["bias"], bias_source="scratch runs' distance to X^+ y (alpha = 1e-3, stopping rule)",
                               detail="prediction: exact finite-size scratch_risk_finite - linear_transfer_risk",
-                              extra={"figure": "002-fig1c", "source": "trained", "gamma": gamma, "theta": theta,
-                                     "sigma": sigma, "d": d}))
+                              extra=FIG1C.tag(source="trained", gamma=gamma, theta=theta,
+                                     sigma=sigma, d=d)))
         if "tf" in row:
             tf, law_t = np.asarray(row["tf"], dtype=float), np.asarray(row["law_t"], dtype=float)
             out.append(compare_mc("transfer.finetune_transferability", f"Fig. 2(c) slice: trained T_ft at gamma={gamma} "
@@ -540,8 +542,8 @@ def _slices_combine(ctx: Context, results: list) -> list[Evidence]:
                                   bias=row["bias"], bias_source="scratch runs' distance to X^+ y (alpha = 1e-3)",
                                   detail=f"per-draw depth law on the same draws; high-dim limit "
                                          f"{tft(gamma=gamma, theta=theta, sigma=sigma):.4g}",
-                                  extra={"figure": "002-fig2c", "source": "trained", "gamma": gamma, "theta": theta,
-                                         "sigma": sigma, "d": d}))
+                                  extra=FIG2C.tag(source="trained", gamma=gamma, theta=theta,
+                                         sigma=sigma, d=d)))
     return out
 
 

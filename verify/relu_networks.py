@@ -14,6 +14,9 @@ from theorylab.evidence import Check, Context, Evidence, Finding
 from theorylab.montecarlo import rng_for
 from theorylab.training import TrainConfig, TrainResult, resolve_device
 
+from .figures_001 import DEVIATION_RATIO, FIG1C  # the figures' series (records tagged with Series.tag)
+
+
 def _sizes(profile: str) -> dict:
     """Problem sizes per profile (Context.pick; an unknown profile is a one-line ValueError naming it): input dim
     d, teacher units K (the seed's Fig. 1c uses six), student width H, pretraining samples, seeds, finetuning sample
@@ -383,10 +386,10 @@ def _deviation_records(ctx: Context, data: dict) -> list[Evidence]:
             f"{excl}; ratio predicted by the conserved ||w1||^2 - w2^2 (gradient flow) min/median/max = "
             + (f"{c['ratio_flow'].min():.6f}/{np.median(c['ratio_flow']):.6f}/{c['ratio_flow'].max():.6f}"
                if rat.size else "-"),
-            extra={"figure": "001-deviation-ratio", "init_scale": c["init_scale"], "rho": c["rho"],
-                   "ratio_min": float(rat.min()) if rat.size else None,
-                   "ratio_median": float(np.median(rat)) if rat.size else None,
-                   "ratio_max": float(rat.max()) if rat.size else None, "excluded_runs": excl}))
+            extra=DEVIATION_RATIO.tag(init_scale=c["init_scale"], rho=c["rho"],
+                   ratio_min=float(rat.min()) if rat.size else None,
+                   ratio_median=float(np.median(rat)) if rat.size else None,
+                   ratio_max=float(rat.max()) if rat.size else None, excluded_runs=excl)))
     # the ratio is p(||w1||)/min p; gradient flow fixes ||w1|| through its invariant: where GD tracks the flow, the
     # two ratios agree (reported, not asserted: GD at a finite step drifts the invariant by O(eta) per unit time)
     allr = np.concatenate([c["ratio"] for c in data["cells"]])
@@ -549,9 +552,9 @@ def _figure1c_records(ctx: Context, data: dict) -> list[Evidence]:
             # holds unless PT+FT is better beyond 2 SE at some n (the seed's claims are qualitative: this is the
             # test the data can decide; whether the benefit is significant is in the detail)
             better = rho == 1.0 or mag >= 0.99
-            extra = {"figure": "001-fig1c", "rho": rho, "magnitude": mag, "n": list(data["n"]),
-                     "stl": stl_m[a, b], "stl_se": stl_se[a, b], "ptft": pt_m[a, b], "ptft_se": pt_se[a, b],
-                     "predicted": predicted, "agrees": agrees, "significant": significant}
+            extra = FIG1C.tag(rho=rho, magnitude=mag, n=list(data["n"]),
+                     stl=stl_m[a, b], stl_se=stl_se[a, b], ptft=pt_m[a, b], ptft_se=pt_se[a, b],
+                     predicted=predicted, agrees=agrees, significant=significant)
             name = (f"Fig. 1c: STL vs PT+FT test error, rho {rho}, finetuning magnitude {mag} (m_aux = 1): "
                     f"{predicted}")
             detail = (f"{cells}; not converged (excluded): STL {int(data['stl'][a, b].size - stl_k[a, b].sum())}, "

@@ -23,6 +23,8 @@ from theorylab.evidence import Check, Context, Evidence, Finding, compare, compa
 from theorylab.montecarlo import rng_for
 from theorylab.training import TrainConfig, train
 
+from .figures_002 import FIG3, FIG3AB, FIG3D  # the figures' series (records tagged with Series.tag)
+
 __all__ = ["CHECKS", "relu_kernel_torch", "teacher", "pretrain", "mean_field_forward",
            "spectral_residual", "transfer_errors", "sandwich_constant", "gram_alignment", "student_teacher"]
 
@@ -518,11 +520,11 @@ def _pretraining(ctx: Context, o: dict) -> list[Evidence]:
                                               "2 L (the bound is the prediction); slack 1e-9 of it for float64 "
                                               "rounding"),
                             detail=f"L = {L:.3e}",
-                            extra={"figure": "002-fig3ab", "mu": rec["mu"], "cosine": g["cosine"],
-                                   "relative_frobenius": g["relative_frobenius"],
-                                   # the first 40 points of both Gram matrices, for the report's heat maps
-                                   "K_model": np.asarray(g["K_model"])[:40, :40],
-                                   "K_source": np.asarray(g["K_source"])[:40, :40]}))
+                            extra=FIG3AB.tag(mu=rec["mu"], cosine=g["cosine"],
+                                             relative_frobenius=g["relative_frobenius"],
+                                             # the first 40 points of both Gram matrices, for the report's heat maps
+                                             K_model=np.asarray(g["K_model"])[:40, :40],
+                                             K_source=np.asarray(g["K_source"])[:40, :40])))
     return out
 
 
@@ -544,8 +546,9 @@ def _residual_ladder(ctx: Context, o: dict) -> list[Evidence]:
                                    f"{', '.join(f'{v:.4g}' for v in ladder)}; source-teacher features (Fig. 3(b) "
                                    f"kernel): {rec['residual_source_teacher']:.4g}; random initial features: "
                                    f"{rec['residual_init']:.4g}"),
-                           extra={"figure": "002-fig3d", "mu": rec["mu"], "ladder": ladder, "taus": list(o["taus"]),
-                                  "source_teacher": rec["residual_source_teacher"], "init": rec["residual_init"]}))
+                           extra=FIG3D.tag(mu=rec["mu"], ladder=ladder, taus=list(o["taus"]),
+                                                source_teacher=rec["residual_source_teacher"],
+                                                init=rec["residual_init"])))
         steps = np.diff(ladder)
         out.append(Evidence(entry="transfer.rkhs_residual", check=f"residual_tau is nonincreasing as the cutoff is "
                             f"lowered (nested principal subspaces), mu={rec['mu']:.3f}", kind="training",
@@ -593,7 +596,7 @@ def _transfer_mc(ctx: Context, o: dict) -> list[Evidence]:
                                   mean, se, draws, k=4.0, bias=bias,
                                   bias_source=f"second-order term (S/n) kappa/(n-p-1), kappa = E[h^2]/p = {kappa:.3g} "
                                               f"(h the leverage; p+2 = {p + 2} for Gaussian features)",
-                                  detail=detail, extra={"figure": "002-fig3", "mu": rec["mu"], "n": n}))
+                                  detail=detail, extra=FIG3.tag(mu=rec["mu"], n=n)))
         out.extend(_transfer_scaling(o, rec))
     return out
 

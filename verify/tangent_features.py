@@ -29,6 +29,8 @@ from torch.func import jacrev, jvp, vmap
 
 from theorylab.evidence import Check, Context, Evidence, Finding, compare
 
+from .figures_003 import FIG1  # the figure's series (records tagged with Series.tag)
+
 __all__ = ["CHECKS", "digits_2_3", "init_params", "mlp", "last_layer_features", "linear_fit_targets",
            "tangent_features", "path_averaged_features", "tangent_kernel", "alignment", "fit_kernel",
            "alignment_experiment", "train_heavy_ball"]
@@ -695,9 +697,9 @@ def _figure1(r: dict) -> list:
                         tolerance_source="a sign claim on each seed's least-squares coefficient (the smallest over "
                                          "seeds is compared); no noise allowance",
                         detail=f"b = {_fmt(b[:, 0])}, a = {_fmt(r['a'][ok][:, 0])} (K_y = y y^T unnormalized)",
-                        samples=int(ok.sum()), extra={"figure": "003-fig1", "task": names[0],
-                                                      "residual_K0_only": float(res0[:, 0].mean()),
-                                                      "residual_eq19": float(res[:, 0].mean())}))
+                        samples=int(ok.sum()), extra=FIG1.tag(task=names[0],
+                                                      residual_K0_only=float(res0[:, 0].mean()),
+                                                      residual_eq19=float(res[:, 0].mean()))))
     out.append(Finding(entry=E, check=f"(c) eq (19)'s 'very closely resembles a linear combination of the initial "
                        f"NTK and the label kernel' (Sec. 5), both tasks ({setting})", kind="training",
                        text=f"residual fraction ||K - a K0 - b K_y||_F/||K||_F: linear {_fmt(res[:, 0])}, binarized "

@@ -29,6 +29,7 @@ def estimate(sampler, draws, **kw) -> Estimate:
 
 from theorylab.derivations.transfer_curves import ridge_finite
 
+from .figures_002 import FIG1C, FIG6  # the figures' series (records tagged with Series.tag)
 from .linear_networks import CHECKS as TRAINED_CHECKS
 from .relu_transfer import CHECKS as RELU_TRAINED_CHECKS
 
@@ -372,8 +373,8 @@ def _slices_mc(ctx: Context) -> list[Evidence]:
                                   se, min(sc.samples, tr.samples),
                                   detail=f"prediction: exact finite-size; high-dim limit (11) "
                                          f"{tlt(gamma=gamma, theta=theta, sigma=sigma):.4g}",
-                                  extra={"figure": "002-fig1c", "source": "monte-carlo", "gamma": gamma,
-                                         "theta": theta, "sigma": sigma, "d": d}))
+                                  extra=FIG1C.tag(source="monte-carlo", gamma=gamma,
+                                                         theta=theta, sigma=sigma, d=d)))
             # (11), the figure's line, as the limit of that exact finite-size prediction along n = gamma d
             out.append(_limit_sequence("transfer.linear_transferability", f"(11) at gamma={gamma}, theta={theta:.4f}, "
                                        f"sigma={sigma} as the limit of R_sc(gamma d, d) - R_lt(gamma d)",
@@ -414,8 +415,8 @@ def _ridge_sweep(ctx: Context) -> list[Evidence]:
         out.append(compare_mc("transfer.ridge_transfer_risk", f"Fig. 6 point: ridge transfer at lambda={lam} "
                               f"(n={n}, theta=pi/4, sigma={sigma}) vs the exact finite-n risk (125)",
                               ridge_finite(n, theta, sigma, lam), est.mean, est.stderr, est.samples,
-                              extra={"figure": "002-fig6", "source": "monte-carlo", "lam": lam, "n": n,
-                                     "theta": theta, "sigma": sigma}))
+                              extra=FIG6.tag(source="monte-carlo", lam=lam, n=n,
+                                             theta=theta, sigma=sigma)))
         # the figure's line (13) as the limit of that exact finite-n risk (125), within its a-priori O(1/n) term
         ns = (n, 10 * n, 100 * n, 1000 * n)
         bound = (_ridge_first_order(theta, sigma, lam) if lam > 0
