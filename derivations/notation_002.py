@@ -33,6 +33,10 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # int [...] p(x) dx is [...] (p a density: int p = 1). The printed inequality is false (erratum 002-eq25) and
     # fails in this instance already (f = g)
     (r"\int \left[\cos(f(x)) - \cos(g(x)) \right] p(x) dx", r"\left[\cos(f) - \cos(g_{x}) \right]"),
+    # (27) in the instance its step checks: M = 2 (the Hermite basis phi_1, phi_2 of L2(N(0, 1))), the sums' range
+    # i, j = 1..M made explicit
+    (r"\sum_{i,j} \alpha_i \alpha_j", r"\sum_{i=1}^{2} \sum_{j=1}^{2} \alpha_i \alpha_j"),
+    (r"= \sum_i \alpha_i^2", r"= \alpha_{1}^2 + \alpha_{2}^2"),
     # (107), (124) (and the lead of (108), (125)): ||beta_hat - beta_t||^2 with c = beta_hat - beta_t in d = 2, the
     # instance the step of (88)/(107)/(124) checks (c = (c_1, c_2))
     (r"\|\hat{\boldsymbol{\beta}} - \boldsymbol{\beta}_{t}\|_{2}^{2}", r"(c_{1}^{2} + c_{2}^{2})"),
@@ -47,7 +51,8 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
     # changes of variables u = r^2/2 and t = u/n, which keep (0, oo)
     (r"\int \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du", r"\int_{0}^{\infty} \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du"),
-    (r"\int \frac{t^{n/2}e^{-nt}}{(2nt+n\lambda)^2} dt", r"\int_{0}^{\infty} \frac{t^{n/2}e^{-nt}}{(2nt+n\lambda)^2} dt"),
+    (r"\int \frac{t^{n/2}e^{-nt}}{(2nt+n\lambda)^2} dt",
+     r"\int_{0}^{\infty} \frac{t^{n/2}e^{-nt}}{(2nt+n\lambda)^2} dt"),
     # (130): f and g as the text after (131) defines them, f(t) = (1/2) log t - t and g(t) = (2nt + n lambda)^-2
     # (log: the natural logarithm, as the saddle point t_0 = 1/2 it derives needs)
     (r"\int g(t)e^{nf(t)}dt", r"\int_{0}^{\infty} (2nt+n\lambda)^{-2} e^{n(\frac{1}{2} \ln t - t)} dt"),
@@ -59,11 +64,12 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # S_{n-1}: the area of the unit sphere in R^n, as the text after (114) says
     "S": lambda k: 2 * sp.pi ** ((k + 1) / 2) / sp.gamma((k + 1) / 2),
     "\\Gamma": sp.gamma,
+    "\\alpha_{1}": sp.Symbol("a_1", real=True), "\\alpha_{2}": sp.Symbol("a_2", real=True),  # (27), M = 2
     "g_{x}": sp.Symbol("g_x", real=True),                           # (24)-(25): g's value at one x
     "c_{1}": sp.Symbol("c1", real=True), "c_{2}": sp.Symbol("c2", real=True),  # (107): beta_hat - beta_t, d = 2
     "m_{b1}": sp.Symbol("m_b1", real=True), "m_{b2}": sp.Symbol("m_b2", nonnegative=True),  # (108): E b, E b^2
     # (112)-(113): E_z 1/||z||^2 = int_0^oo (1/t) chi^2_n(t) dt
-    "\\mathcal{M}": sp.Integral(_t ** (_n / 2 - 2) * sp.exp(-_t / 2) / (2 ** (_n / 2) * sp.gamma(_n / 2)), (_t, 0, sp.oo)),
+    "\\mathcal{M}": _chi2_mean(1 / _t),
     # (125)-(127): I_1(m, lambda) = E_z ||z||^{m-n+2}/(||z||^2 + n lambda)^2 and I_2(m, lambda) = E_z ||z||^{m-n+2}/
     # (||z||^2 + n lambda), as (126)-(127) define them, z ~ N(0, I_n): means under the law chi^2_n of t = ||z||^2
     "I_{1}": lambda m, lam: _chi2_mean(_t ** ((m - _n + 2) / 2) / (_t + _n * lam) ** 2),
