@@ -461,6 +461,10 @@ DERIVATIONS_MAIN = Derivation(
              why="as printed: the text's remark on (1) (multiply w_h^(2) by a > 0, divide w_h^(1) by a: the same "
              "function) and the parameterization (w_hat_h, m_h) that (3) uses; z = <w_h^(1), x> in the first entry, "
              "<w_hat_h, x> in the second", cites=("(1)", "(3)"), fidelity=AS_PRINTED),
+        Step("(1) for one unit (H = 1): w^(2) (<w^(1), x>)_+ with w^(1) = u w_hat (u = ||w^(1)|| > 0) is "
+             "m (<w_hat, x>)_+, m = u w^(2)", lhs=w2_s * sp.Max(0, u * z_s), rhs=(u * w2_s) * sp.Max(0, z_s),
+             why="the second entry of the step above as a scalar: z = <w_hat, x>; the print's sum over h for H = 1 "
+                 "(notation_001)", cites=("(1)",), fidelity=AS_PRINTED),
         Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit "
              "re-evaluation) is the sum of the per-unit minima relu.penalty", lhs=R_tilde_direct, rhs=R_tilde_sum, rtol=1e-12,
              tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "
