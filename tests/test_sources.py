@@ -382,3 +382,11 @@ def test_a_run_of_differentials_is_a_multiple_integral():
     assert rel.rhs == sp.Integral(x * y ** 2, (x, 0, 2), (y, 0, 1)) and rel.rhs.doit() == sp.Rational(2, 3)
     f = parse_display(r"F = \int_0^1 x y dx dy")
     assert isinstance(f, ParseFailure) and "several differentials" in f.reason
+
+
+def test_a_chain_that_ends_in_its_type_keeps_the_chain():
+    _parser()
+    x, y, z = sp.symbols("x y z")
+    assert parse_display(r"K(x) = y z \in \mathbb{R}^{C \times C}") == (sp.Eq(sp.Function("K")(x), y * z),)
+    f = parse_display(r"x \in \mathbb{R}")                   # a membership alone is a condition: nothing to parse
+    assert isinstance(f, ParseFailure) and "nothing to parse" in f.reason

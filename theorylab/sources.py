@@ -1603,6 +1603,11 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
         if not st.s.strip():
             continue
         rels = _top_level(st.s, _REL_RX)
+        if rels and rels[-1].group(0) == "\\in" and any(m.group(0) not in ("\\in", "\\notin") for m in rels):
+            # a chain that ends in its type, a = b \in R^{C x C}: the chain without the membership
+            st, rels = st[:rels[-1].start()], rels[:-1]
+            while rels and rels[-1].group(0) in ("\\in", "\\notin"):
+                st, rels = st[:rels[-1].start()], rels[:-1]
         if any(m.group(0) in ("\\in", "\\notin") for m in rels):
             continue                                           # a membership: a condition, not a statement
         out.append(st)
