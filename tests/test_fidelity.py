@@ -99,6 +99,15 @@ def test_limits_and_integrals_to_infinity_have_values():
     step = _step(sp.Integral(sp.exp(-a * r**2), (r, 0, sp.oo)), sp.sqrt(sp.pi / a) / 2, symbolic=False)
     c = _compare(r"I(a) = \int_0^\infty e^{-a r^2} dr", step)
     assert c.verdict == "matches", c
+    # a printed integral left to quadrature is compared at QUAD_POINTS points (within the budget); a polynomial one
+    # (carried out symbolically) at POINTS
+    assert f"{fidelity.QUAD_POINTS} random points" in c.how, c
+    c = _compare(r"I(a) = \int_0^1 a r^2 dr", _step(sp.Integral(a * r**2, (r, 0, 1)), a / 3, symbolic=False))
+    assert c.verdict == "matches" and f"{fidelity.POINTS} random points" in c.how, c
+    # a wrong value is still found at those few points
+    c = _compare(r"I(a) = \int_0^\infty e^{-a r^2} dr", _step(sp.Integral(sp.exp(-a * r**2), (r, 0, 1)),
+                                                               sp.sqrt(sp.pi / a) / 3, symbolic=False))
+    assert c.verdict == "differs", c
 
 
 def test_a_numeric_step_covering_two_printed_cases_is_compared_in_each():
@@ -115,13 +124,27 @@ def test_a_numeric_step_covering_two_printed_cases_is_compared_in_each():
 
 
 def test_what_cannot_be_compared_says_why():
-    assert _compare(r"\min_x f(x) = 0", _step((x + 1) ** 2, x**2 + 2 * x + 1)).verdict == "not parsed"
+    assert _compare(r"x \otimes y = 0", _step((x + 1) ** 2, x**2 + 2 * x + 1)).verdict == "not parsed"
     c = _compare(r"u + v = w", _step((x + 1) ** 2, x**2 + 2 * x + 1))
     assert c.verdict == "not compared" and "symbols of the print not in the step" in c.how, c
     c = fidelity.compare_step("(1)", sources.parse_display("x^2 + 1"), _step((x + 1) ** 2, x**2 + 2 * x + 1))
     assert c.verdict == "not compared" and "no relation" in c.how
     m = _step(sp.Matrix([(x + 1) ** 2, y]), sp.Matrix([x**2 + 2 * x + 1, y]))
     assert fidelity.compare_step("(1)", sources.parse_display("x = y"), m).verdict == "not compared"
+
+
+def test_a_printed_derivative_bar_and_optimum_are_compared():
+    """PARSE_FORMAT 3: a printed derivative is a derivative (its quotient reading, (x^3 y)/x, would differ), an
+    evaluation bar puts its value in, and an optimum is a name whose defining relation beside it is compared."""
+    c = _compare(r"\frac{\partial (x^3 y)}{\partial x} = 3 x^2 y", _step(sp.Derivative(x**3 * y, x), 3 * x**2 * y))
+    assert c.verdict == "matches", c
+    c = _compare(r"\frac{\partial (x^3 y)}{\partial x} = 3 x^2 y", _step(x**2 * y, 3 * x**2 * y))
+    assert c.verdict == "differs" and c.decisive, c
+    c = _compare(r"\frac{d (x^2 y)}{d x}\Big|_{x=1} = 2 y", _step(sp.Subs(sp.Derivative(x**2 * y, x), x, 1), 2 * y))
+    assert c.verdict == "matches", c
+    c = _compare(r"r = \min_{x} p(x), \quad p(x) := (a/x - y)^2",
+                 _step((a / x - y) ** 2, a**2 / x**2 - 2 * a * y / x + y**2))
+    assert c.verdict == "matches" and "names what the step computes" in c.how, c
 
 
 def test_decisive_difference_needs_the_same_symbols_and_a_point_where_one_holds():
@@ -254,7 +277,7 @@ _MD_SOURCE = textwrap.dedent(r"""
 
     $$\mathcal{T} = \begin{cases} 1 - \gamma & \gamma < 1 \\ 0 & \gamma \ge 1 \end{cases} \tag{3}$$
 
-    $$\nabla_w L = 0 \tag{4}$$
+    $$L \otimes w = 0 \tag{4}$$
 """)
 
 

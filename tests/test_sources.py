@@ -195,11 +195,11 @@ def test_layout_conditions_and_notation():
 
 def test_a_failure_names_construct_and_position_in_one_line():
     _parser()
-    text = r"a = \nabla_x f(x)"
+    text = r"a = x \otimes f(x)"
     f = parse_display(text)
     assert isinstance(f, ParseFailure)
-    assert f.construct == r"\nabla" and f.position == text.index(r"\nabla")
-    assert "\n" not in str(f) and r"\\nabla" in str(f) and str(f.position) in str(f)
+    assert f.construct == r"\otimes" and f.position == text.index(r"\otimes")
+    assert "\n" not in str(f) and r"\\otimes" in str(f) and str(f.position) in str(f)
     f = parse_display(r"x \approx y")
     assert isinstance(f, ParseFailure) and f.construct == r"\approx" and f.position == 2
     f = parse_display(r"= y")
@@ -314,3 +314,79 @@ def test_a_notation_key_does_not_depend_on_which_equal_symbol_sympy_hands_back()
     b = notation_key(NotationMap(symbols={"R": 1 / (1 - sp.Symbol("g_key", positive=True))}))
     c = notation_key(NotationMap(symbols={"R": 1 / (1 - sp.Symbol("g_key", real=True))}))
     assert a == b and a != c
+
+
+# -- PARSE_FORMAT 3: derivatives, evaluation bars, gradients, optima, multiple integrals (#24) ----------------------
+
+def test_a_derivative_is_sympys_derivative_in_the_printed_variable():
+    _parser()
+    v, z, t = sp.symbols("v z t")
+    (rel,) = parse_display(r"\frac{\partial z}{\partial v} = 4v")
+    assert rel == sp.Eq(sp.Derivative(z, v), 4 * v)
+    (rel,) = parse_display(r"\frac{\partial^{2}\tilde{\omega}(v)}{\partial v^{2}} = 2")
+    assert rel.lhs == sp.Derivative(sp.Function(r"\tilde{\omega}")(v), (v, 2))
+    # read wrong (the ratio of products of symbols d, x, t or a first derivative) it would not be this
+    (rel,) = parse_display(r"\frac{dx}{dt} = x")
+    assert rel == sp.Eq(sp.Derivative(sp.Symbol("x"), t), sp.Symbol("x")) and rel.lhs.doit() == 0
+    # the operator forms and a subdifferential are reported, never read as a quotient
+    f = parse_display(r"a = \frac{d}{dt} x")
+    assert isinstance(f, ParseFailure) and "derivative operator" in f.reason and f.position == 4
+    f = parse_display(r"\partial \omega(z) \ni 0")
+    assert isinstance(f, ParseFailure) and f.construct == r"\partial" and f.position == 0
+
+
+def test_an_evaluation_bar_puts_the_value_into_the_whole_side():
+    _parser()
+    v, w = sp.symbols("v w")
+    (a, b) = parse_display(r"\frac{\partial w(v)}{\partial v}\Big|_{v=0} = 2 v + 1 \Big|_{v=0} = 1")
+    g = sp.Function("w")
+    assert a.lhs == sp.Subs(sp.Derivative(g(v), v), v, 0)
+    assert a.rhs == sp.Subs(2 * v + 1, v, 0) and a.rhs.doit() == 1 and b.rhs == 1
+
+
+def test_a_gradient_is_a_named_operator_applied_to_its_operand():
+    _parser()
+    L, l, x = sp.Symbol(r"\mathcal{L}"), sp.Symbol("l"), sp.Symbol("x")
+    (rel,) = parse_display(r"G = -\nabla_l \mathcal{L} + \nabla_{x} f(x)")
+    grad_l, grad_x = sp.Function(r"\nabla_{l}"), sp.Function(r"\nabla_{x}")
+    assert rel.rhs == -grad_l(L) + grad_x(sp.Function("f")(x))
+    # not a product of a symbol \nabla_l with L
+    assert not rel.rhs.has(sp.Symbol(r"\nabla_{l}"))
+    # a notation map may define the operator: here the gradient of a function of one variable is its derivative
+    nm = NotationMap(symbols={r"\nabla_{x}": lambda e: sp.diff(e, x)})
+    (rel,) = parse_display(r"G = \nabla_{x} (x^3)", nm)
+    assert rel.rhs == 3 * x ** 2
+
+
+def test_an_optimum_is_an_opaque_named_value_of_the_whole_objective():
+    _parser()
+    u, m, g = sp.symbols("u m gamma")
+    rels = parse_display(r"\tilde{r} = \min_{u > 0} p(u) + 1, \quad p(u) := (m/u - \gamma)^2")
+    minimum = sp.Function(r"\min_{u > 0}")
+    p = sp.Function("p")
+    assert rels[0] == sp.Eq(sp.Symbol(r"\tilde{r}"), minimum(p(u) + 1))      # min of p + 1, not (min p) + 1
+    assert rels[1] == sp.Eq(p(u), (m / u - sp.Symbol(r"\gamma")) ** 2)
+    (rel,) = parse_display(r"y = \operatorname*{arg\,min}_{x} (x-a)^2")
+    assert rel.rhs.func.__name__ == r"\argmin_{x}"
+    # with a constraint the value is the constrained one: reported, never read without it
+    f = parse_display(r"y = \min_{x} f(x) \text{ s.t. } x > 0")
+    assert isinstance(f, ParseFailure) and "constraint" in f.reason and f.position == 4
+
+
+def test_a_run_of_differentials_is_a_multiple_integral():
+    _parser()
+    x, y = sp.symbols("x y")
+    (rel,) = parse_display(r"F = \int x y^2 \mathrm{d}x\mathrm{d}y")
+    assert rel.rhs == sp.Integral(x * y ** 2, x, y)
+    (rel,) = parse_display(r"F = \int_0^1 \int_0^2 x y^2 dx dy")
+    assert rel.rhs == sp.Integral(x * y ** 2, (x, 0, 2), (y, 0, 1)) and rel.rhs.doit() == sp.Rational(2, 3)
+    f = parse_display(r"F = \int_0^1 x y dx dy")
+    assert isinstance(f, ParseFailure) and "several differentials" in f.reason
+
+
+def test_a_chain_that_ends_in_its_type_keeps_the_chain():
+    _parser()
+    x, y, z = sp.symbols("x y z")
+    assert parse_display(r"K(x) = y z \in \mathbb{R}^{C \times C}") == (sp.Eq(sp.Function("K")(x), y * z),)
+    f = parse_display(r"x \in \mathbb{R}")                   # a membership alone is a condition: nothing to parse
+    assert isinstance(f, ParseFailure) and "nothing to parse" in f.reason

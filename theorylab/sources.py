@@ -803,12 +803,14 @@ _CLEANUP = tuple((re.compile(p), r) for p, r in (
 _UNSUPPORTED = tuple((re.compile(p), r) for p, r in (
     (r"\\begin\s*\{(?:cases|dcases)\}", "a case distinction (cases)"),
     (r"\\begin\s*\{(?:array|matrix|pmatrix|bmatrix|vmatrix|Vmatrix|smallmatrix)\}", "a matrix or array"),
-    (r"\\partial(?![A-Za-z])", "a partial derivative"),
-    (r"\\nabla(?![A-Za-z])", "a gradient (\\nabla)"),
+    (r"\\partial(?![A-Za-z])", "a partial derivative not written \\frac{\\partial f}{\\partial x} (a subdifferential "
+                                 "\\partial f, an operator \\partial_x)"),
     (r"\\(?:dots|cdots|ldots|vdots|ddots|dotsb|dotsm|dotsc)(?![A-Za-z])", "an ellipsis (\\dots)"),
-    (r"\\(?:min|max|inf|sup)\s*_", "an optimum over a variable (\\min_{...})"),
-    (r"\\operatorname\s*\{\s*(?:arg\s*min|arg\s*max|argmin|argmax|minimize|maximize)\s*\}|\\arg\s*(?:min|max)",
-     "an optimization problem (argmin, minimize)"),
+    (r"\\(?:min|max|inf|sup|argmin|argmax|minimize|maximize)\s*_(?=.*\\text\s*\{\s*(?:s\.\s*t\.|subject))",
+     "an optimization problem with constraints (s.t.): the constraint is part of its value"),
+    (r"\\frac\s*\{\s*d\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*\}\s*\{\s*d", "a derivative operator (\\frac{d}{dt} f)"),
+    (r"\\(?:argmin|argmax|minimize|maximize)(?!\s*_)", "an optimization problem without its variable (argmin with no "
+                                                       "subscript)"),
     (r"\\(?:otimes|oplus|odot|ominus|bigotimes|bigoplus)(?![A-Za-z])", "a tensor or direct sum (\\otimes, \\oplus)"),
     (r"\\(?:underset|overset|stackrel|substack)(?![A-Za-z])", "a stacked symbol (\\underset)"),
     (r"\\(?:mid|vert)(?![A-Za-z])|(?<=[A-Za-z0-9}])\s\|\s(?=[A-Za-z\\])", "a conditional bar (f(x | y))"),
@@ -951,17 +953,27 @@ def _integral(t: _T, j: int):
         if c != "d" or (p > 0 and (s[p - 1].isalpha() or s[p - 1] == "\\") and s[p - 1] != "d"
                         and not s[:p].rstrip().endswith("}")):
             continue
-        m = re.match(r"d\s*(\\[A-Za-z]+|[A-Za-z])(?![A-Za-z_^(])", s[p:])
-        if not m or (m.group(1).startswith("\\") and m.group(1)[1:] not in _GREEK):
+        # one differential, or a run of them (dx dy, \mathrm{d}x\mathrm{d}y: a multiple integral)
+        m = re.match(r"(?:d\s*(?:\\[A-Za-z]+|[A-Za-z])\s*)*d\s*(\\[A-Za-z]+|[A-Za-z])(?![A-Za-z_^(])", s[p:])
+        if not m:
+            continue
+        run = list(re.finditer(r"d\s*(\\[A-Za-z]+|[A-Za-z])", s[p:p + m.end()]))
+        if any(d.group(1).startswith("\\") and d.group(1)[1:] not in _GREEK for d in run):
             continue
         if p > k and s[p - 1].isalpha() and s[p - 1] != " ":
             continue
-        body = t[k:p]
-        var = t[p + m.start(1):p + m.end(1)]
         end = p + m.end()
         lo = t[sc["_"][0]:sc["_"][1]] if "_" in sc else None
         hi = t[sc["^"][0]:sc["^"][1]] if "^" in sc else None
-        return [body, var, lo, hi], end
+        if len(run) > 1 and _top_level(s[k:p], re.compile(r"\\int(?![A-Za-z])")):
+            # nested signs, \int \int f dx dy: this sign takes the last differential, the inner ones the others
+            last = run[-1]
+            return [t[k:p + last.start()], t[p + last.start(1):p + last.end(1)], lo, hi], end
+        if len(run) > 1 and (lo is not None or hi is not None):
+            raise _Fail("one integral sign with bounds over several differentials (which bound is whose?)",
+                        s[p:end].strip(), t.at(p))
+        variables = [t[p + d.start(1):p + d.end(1)] for d in run]
+        return [t[k:p], variables[0], lo, hi, *variables[1:]], end
     return None
 
 
@@ -983,6 +995,49 @@ def _limit(t: _T, j: int):
             end = p
             break
     return [t[k:end], var, point, None], end
+
+
+def _operand_end(s: str, a: int) -> int | None:
+    r"""The end of the operand starting at s[a] (an operator's, \nabla's): a parenthesized group, or a symbol (a
+    letter or Greek letter, its accent or font, its sub- and superscripts, primes) with its applied group f(x)."""
+    if a >= len(s):
+        return None
+    if s[a] == "(":
+        close = _match_close(s, a, "(", ")")
+        return close + 1 if close > a + 1 else None
+    if s[a] == "\\":
+        m = re.match(r"\\([A-Za-z]+)", s[a:])
+        if not m:
+            return None
+        j = a + m.end()
+        if m.group(1) in _ACCENTS:
+            arg = _brace_arg(s, j)
+            if arg is None:
+                return None
+            j = arg[1]
+        elif m.group(1) not in _GREEK:
+            return None
+    elif s[a].isalpha():
+        j = a + 1
+    else:
+        return None
+    while True:
+        m = re.match(r"\s*(?:'+|([_^]))", s[j:])
+        if not m:
+            break
+        if m.group(1) is None:
+            j += m.end()
+            continue
+        arg = _brace_arg(s, j + m.end())
+        if arg is None:
+            break
+        j = arg[1]
+    m = re.match(r"\s*\(", s[j:])
+    if m:
+        close = _match_close(s, j + m.end() - 1, "(", ")")
+        if close > 0:
+            j = close + 1
+    return j
 
 
 def _tidy(name: str) -> str:
@@ -1027,6 +1082,52 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                     i = close + 1
                 else:
                     emit(names.placeholder(base), start)
+                continue
+            if cmd == "pdiff":
+                parts, k = [], j
+                for _ in range(3):
+                    a = k
+                    while a < len(s) and s[a] == " ":
+                        a += 1
+                    close = _match_close(s, a, "{", "}") if a < len(s) and s[a] == "{" else -1
+                    if close < 0:
+                        raise _Fail("a derivative the parsers do not read", "\\frac{\\partial", t.at(i))
+                    parts.append(t[a + 1:close])
+                    k = close + 1
+                order, var, body = parts
+                emit(names.app("\\diff", [body, var, order]), i)
+                i = k
+                continue
+            if cmd == "nabla":
+                # a gradient: an opaque named operator applied to its operand (\nabla_{w} L is \nabla_{w}(L)), which
+                # a notation map may define (symbols={"\\nabla_{w}": callable})
+                sc, k = _scripts(s, j)
+                sub = _tidy(s[sc["_"][0]:sc["_"][1]]) if "_" in sc else ""
+                if "^" in sc:
+                    raise _Fail("a gradient with a superscript", "\\nabla^", t.at(i))
+                a = k
+                while a < len(s) and s[a] == " ":
+                    a += 1
+                end = _operand_end(s, a)
+                if end is None:
+                    raise _Fail("a gradient (\\nabla) with no operand it can read", "\\nabla", t.at(i))
+                body = t[a + 1:end - 1] if s[a] == "(" else t[a:end]
+                emit(names.app(names.placeholder("\\nabla" + (f"_{{{sub}}}" if sub else "")), [body]), i)
+                i = end
+                continue
+            if cmd in _OPTIMA and re.match(r"\s*_", s[j:]):
+                # an optimum over a variable: an opaque named value of its objective, which runs to the end of the
+                # side (or of the group it stands in): \min_{u > 0} p(u) + c is the minimum of p(u) + c
+                sc, k = _scripts(s, j)
+                sub = _tidy(s[sc["_"][0]:sc["_"][1]])
+                end = len(s)
+                for p, c in _depth_scan(s, k):
+                    end = p + 1
+                if k >= len(s) or not s[k:end].strip():
+                    raise _Fail("an optimum with no objective", "\\" + cmd + "_", t.at(i))
+                fname = f"\\{cmd}_{{{sub}}}" + (f"^{{{_tidy(s[sc['^'][0]:sc['^'][1]])}}}" if "^" in sc else "")
+                emit(names.app(names.placeholder(fname), [t[k:end]]), i)
+                i = end
                 continue
             if cmd == "pwcases":
                 args, k = [], j
@@ -1227,10 +1328,21 @@ def _error_column(ex: Exception, s: str) -> int:
     return 0
 
 
+_EVAL_BAR = re.compile(r"\|\s*_\s*\{([^{}=]+)=([^{}]+)\}\s*$")
+
+
 def _parse_term(t: _T, names: _Names, parser: str):
     t = t.strip()
     if not t.s:
         raise _Fail("an empty side of a relation", "", t.at(0))
+    bar = _EVAL_BAR.search(t.s)
+    if bar and t.s[:bar.start()].count("|") % 2 == 0 and t.s[:bar.start()].strip():
+        # an evaluation bar ending a side, X |_{v=a}: X with v put to a (SymPy's Subs), the whole side as printed
+        var = _parse_term(t[bar.start(1):bar.end(1)], names, parser)
+        if not isinstance(var, sp.Symbol):
+            raise _Fail("an evaluation bar at something other than a variable", bar.group(0), t.at(bar.start()))
+        return sp.Subs(_parse_term(t[:bar.start()], names, parser), var, _parse_term(t[bar.start(2):bar.end(2)],
+                                                                                      names, parser))
     conv = _convert(t, names, "\\int" in t.s).strip()
     try:
         fn = PARSERS[parser]
@@ -1265,12 +1377,16 @@ def _parse_term(t: _T, names: _Names, parser: str):
                     c = _parse_condition(cond, names, parser)
                     pieces.append((_parse_term(value, names, parser), c))
                 rep[a] = sp.Piecewise(*pieces)
+            elif function == "\\diff":
+                body, var = _parse_term(args[0], names, parser), _parse_term(args[1], names, parser)
+                rep[a] = sp.Derivative(body, (var, int(args[2].s)))
             elif function in ("\\int", "\\lim"):
-                body, var, lo, hi = [None if x is None else _parse_term(x, names, parser) for x in args]
+                body, var, lo, hi, *more = [None if x is None else _parse_term(x, names, parser) for x in args]
                 if function == "\\lim":
                     rep[a] = sp.Limit(body, var, lo)
                 else:
-                    rep[a] = sp.Integral(body, (var, lo, hi) if lo is not None and hi is not None else (var,))
+                    rep[a] = sp.Integral(body, (var, lo, hi) if lo is not None and hi is not None else (var,),
+                                         *[(v,) for v in more])
             else:
                 rep[a] = sp.Function(function)(*[_parse_term(x, names, parser) for x in args])
     return e.xreplace(rep) if rep else e
@@ -1366,7 +1482,15 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
     the last term of `lead` as its left side. Each term is parsed by `parser` (PARSERS; DEFAULT_PARSER) after its
     symbols are replaced by placeholders, which are then mapped back through `notation.symbols`. A display with no
     relation gives its one expression; relations with no SymPy counterpart (\\approx, \\succcurlyeq, \\to) and the
-    constructs in `_UNSUPPORTED` are failures naming the construct."""
+    constructs in `_UNSUPPORTED` are failures naming the construct.
+
+    PARSE_FORMAT 3 reads: \\frac{\\partial^k X}{\\partial v^k} and \\frac{d X}{d v} as Derivative(X, (v, k)) (a partial
+    derivative holds every other symbol fixed: a printed z* that depends on v needs the notation map to say so); an
+    evaluation bar ending a side, X|_{v=a}, as Subs(X, v, a); \\nabla_{w} X as the undefined function "\\nabla_{w}"
+    applied to its operand (a notation map may define it); \\min_{S} / \\max / \\inf / \\sup / argmin / minimize
+    over a subscript as the undefined function "\\min_{S}" applied to the objective, which runs to the end of its
+    side (an optimum with a constraint, s.t., is reported: the constraint is part of its value); a run of
+    differentials, \\int f dx dy, as a multiple integral."""
     notation = notation or _NO_NOTATION
     parser = parser or DEFAULT_PARSER
     try:
@@ -1399,6 +1523,51 @@ def _cases(m: re.Match) -> str:
     return "\\pwcases" + "".join(out) + " "
 
 
+_OPTIMUM_NAMES = re.compile(r"\\operatorname\s*\{\s*(arg\s*min|arg\s*max|argmin|argmax|minimize|maximize)\s*\}|"
+                            r"\\arg\s*\\?(min|max)(?![A-Za-z])|\\mathop\s*\{\s*(minimize|maximize)\s*\}")
+_OPTIMA = ("min", "max", "inf", "sup", "argmin", "argmax", "minimize", "maximize")
+_DERIV_VAR = r"(\\[A-Za-z]+|[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)"
+
+
+def _derivatives(t: _T) -> _T:
+    r"""\frac{\partial^k X}{\partial v^k} and \frac{d^k X}{d v^k} (\mathrm{d} is d after cleanup) as \pdiff{k}{v}{X}: a
+    derivative of X in v (SymPy's Derivative; a partial one holds every other symbol fixed). The operator forms
+    (\frac{d}{dv} X, \partial_v X) are left as they are (then reported)."""
+    rx = re.compile(r"\\frac\s*\{")
+    start = 0
+    for _ in range(50):
+        s = t.s
+        m = rx.search(s, start)
+        if not m:
+            return t
+        a = m.end() - 1
+        ca = _match_close(s, a, "{", "}")
+        b = ca + 1 if ca >= 0 else -1
+        while 0 <= b < len(s) and s[b] == " ":
+            b += 1
+        if ca < 0 or b >= len(s) or s[b] != "{":
+            start = m.end()
+            continue
+        cb = _match_close(s, b, "{", "}")
+        if cb < 0:
+            start = m.end()
+            continue
+        num, den = s[a + 1:ca], s[b + 1:cb]
+        op = r"\\partial(?![A-Za-z])" if num.lstrip().startswith("\\partial") else r"d(?=[\s\\^A-Z]|[a-z](?![A-Za-z]))"
+        mn = re.match(r"\s*(?:" + op + r")\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*", num)
+        md = re.fullmatch(r"\s*(?:" + op + r")\s*" + _DERIV_VAR + r"\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*", den)
+        if not mn or not md or not num[mn.end():].strip() or (mn.group(1) or "1") != (md.group(2) or "1"):
+            start = m.end()
+            continue
+        k = mn.group(1) or "1"
+        x0, v0 = a + 1 + mn.end(), b + 1 + md.start(1)
+        head = "\\pdiff{" + k + "}{"
+        t = (t[:m.start()] + _T(head, [t.at(m.start())] * len(head)) + t[v0:b + 1 + md.end(1)]
+             + _T("}{", [t.at(b)] * 2) + t[x0:ca] + _T("}", [t.at(cb)]) + t[cb + 1:])
+        start = m.start() + len(head)
+    return t
+
+
 def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = _T(text)
     for rx, rep in notation.compiled():
@@ -1408,6 +1577,9 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = t.sub(re.compile(r"\\begin\s*\{(?:split|aligned|gathered|alignedat)\}(?:\{\d+\})?|"
                          r"\\end\s*\{(?:split|aligned|gathered|alignedat)\}"), " ")
     t = _cleanup(t)
+    t = t.sub(_OPTIMUM_NAMES, lambda m: "\\" + ("arg" + m.group(2) if m.group(2) else
+                                                 re.sub(r"\s", "", m.group(1) or m.group(3))) + " ")
+    t = _derivatives(t)
     for rx, reason in _UNSUPPORTED:
         m = rx.search(t.s)
         if m:
@@ -1431,6 +1603,11 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
         if not st.s.strip():
             continue
         rels = _top_level(st.s, _REL_RX)
+        if rels and rels[-1].group(0) == "\\in" and any(m.group(0) not in ("\\in", "\\notin") for m in rels):
+            # a chain that ends in its type, a = b \in R^{C x C}: the chain without the membership
+            st, rels = st[:rels[-1].start()], rels[:-1]
+            while rels and rels[-1].group(0) in ("\\in", "\\notin"):
+                st, rels = st[:rels[-1].start()], rels[:-1]
         if any(m.group(0) in ("\\in", "\\notin") for m in rels):
             continue                                           # a membership: a condition, not a statement
         out.append(st)
@@ -1515,7 +1692,7 @@ def parse_report(printed: Iterable[Printed], notation: NotationMap | None = None
 
 # -- parse results as data: keyed, written and read (the built-in papers ship theirs) --------------------------------
 
-PARSE_FORMAT = 2
+PARSE_FORMAT = 3
 """The version of the parsing rules: what this module makes of a display's LaTeX (reading, cleanup, placeholders,
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
