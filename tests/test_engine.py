@@ -273,8 +273,9 @@ def test_context_pick_is_the_one_profile_switch():
     with pytest.raises(ValueError, match="no value for profile 'paper'"):
         Context(profile="paper").pick(quick=1)
     with pytest.raises(ValueError, match="parts and combine go together"):
-        Check("c", ("x.y",), "numeric", run=lambda ctx: [], parts=lambda ctx: [1])
-    parted = Check("c", ("x.y",), "numeric", run=lambda ctx, part: {"v": part * 2}, parts=lambda ctx: [1, 2, 3],
+        Check(name="c", entries=("x.y",), kind="numeric", run=lambda ctx: [], parts=lambda ctx: [1])
+    parted = Check(name="c", entries=("x.y",), kind="numeric", run=lambda ctx, part: {"v": part * 2},
+                   parts=lambda ctx: [1, 2, 3],
                    combine=lambda ctx, rs: [sum(r["v"] for r in rs)])
     assert parted.evaluate(Context()) == [12]
 

@@ -123,7 +123,8 @@ def test_a_monte_carlo_check_in_chunks_gives_the_estimate_of_all_its_draws():
     from theorylab.montecarlo import rng_for
     from theorylab.verify import transfer as T
 
-    check = T._mc_parts(Check("two estimates", ("transfer.scratch_risk",), "monte-carlo", _two_estimates),
+    check = T._mc_parts(Check(name="two estimates", entries=("transfer.scratch_risk",), kind="monte-carlo",
+                              run=_two_estimates),
                         _two_estimates)
     paper = Context(profile="paper", seed=3)
     parts = check.parts(paper)

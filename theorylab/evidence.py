@@ -254,7 +254,7 @@ class Context:
         return by_profile[self.profile]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Check:
     """A verify procedure for one or more entries.
 

@@ -155,8 +155,8 @@ def _ptft_cost(ctx: Context, part: dict) -> float:
 
 
 CHECKS_QPENALTY = (
-    Check("trained PT+FT diagonal networks", ("qpenalty.implicit_bias",), "training", _ptft_run,
-          "Gradient descent on the +/- diagonal network from (sqrt|beta_aux|, gamma) ends at the minimum-Q "
+    Check(name="trained PT+FT diagonal networks", entries=("qpenalty.implicit_bias",), kind="training", run=_ptft_run,
+          doc="Gradient descent on the +/- diagonal network from (sqrt|beta_aux|, gamma) ends at the minimum-Q "
           "interpolant (seed 000, App. A), at several initialization scales.",
           parts=_ptft_parts, combine=_ptft_combine, cost=_ptft_cost),
 )
@@ -372,8 +372,9 @@ about. Control, O = 1: the distance to the minimum-l1 interpolant over alpha (re
 """
 
 CHECKS_L12 = (
-    Check("trained multi-task diagonal networks", ("l12.min_param_norm", "l12.norm"), "training", _mtl_run,
-          "Multi-task diagonal networks from small initialization: parameter norm vs the l1,2 reduction "
+    Check(name="trained multi-task diagonal networks", entries=("l12.min_param_norm", "l12.norm"), kind="training",
+          run=_mtl_run,
+          doc="Multi-task diagonal networks from small initialization: parameter norm vs the l1,2 reduction "
           "(seed 000, App. B) as alpha -> 0 (a scaling fit) and the learned beta vs the minimum-l1,2 interpolant.",
           parts=_mtl_parts, combine=_mtl_combine, cost=_mtl_cost),
 )

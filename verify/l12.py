@@ -117,10 +117,11 @@ def _unit(ctx: Context) -> list[Evidence]:
 
 
 CHECKS = TRAINED_CHECKS + (
-    Check("per-dimension problem by direct minimization", ("l12.unit",), "numeric", _unit,
-          "(28)-(29): the scalar infimum over the first-layer weight minimized directly."),
-    Check("direct minimization over weights", ("l12.min_param_norm", "l12.relu_min_param_norm"), "numeric", _direct,
-          "The closed-form minimum parameter norms against constrained minimization over the network weights.",
+    Check(name="per-dimension problem by direct minimization", entries=("l12.unit",), kind="numeric", run=_unit,
+          doc="(28)-(29): the scalar infimum over the first-layer weight minimized directly."),
+    Check(name="direct minimization over weights", entries=("l12.min_param_norm", "l12.relu_min_param_norm"),
+          kind="numeric", run=_direct,
+          doc="The closed-form minimum parameter norms against constrained minimization over the network weights.",
           # SLSQP's work grows like the cube of the number of weights 2D + 2OD, 8 starts each, + the ReLU search
           cost=lambda ctx: float(sum(8 * (2 * D + 2 * O * D) ** 3 for O, D in ctx.pick(
               quick=((1, 3), (2, 3), (3, 2)), paper=((1, 5), (3, 5), (5, 4)))) + 3 * 6 * 5**3)),

@@ -585,20 +585,25 @@ def _cost_finetune(ctx: Context, part: dict) -> float:
 
 
 CHECKS = (
-    Check("trained linear networks: pretraining", ("transfer.linear_transfer_risk",), "training", _pre_run,
-          "Lemma 3.3 and Theorem 3.4 on 2-layer linear networks trained on the population loss (parts: alpha x "
+    Check(name="trained linear networks: pretraining", entries=("transfer.linear_transfer_risk",), kind="training",
+          run=_pre_run,
+          doc="Lemma 3.3 and Theorem 3.4 on 2-layer linear networks trained on the population loss (parts: alpha x "
           "groups of runs).", parts=_pre_parts, combine=_pre_combine, cost=_cost_pretraining),
-    Check("trained linear networks: scratch", ("transfer.scratch_risk",), "training", _scratch_run,
-          "Theorem 3.5: scratch training from small initialization finds the minimum-norm interpolant (parts: groups "
-          "of runs, every alpha in one batch).", parts=_scratch_parts, combine=_scratch_combine, cost=_cost_scratch),
-    Check("trained linear networks: linear transfer", ("transfer.linear_transfer_risk",), "training",
-          _lt_run, "Theorem 3.7 (10) against trained readouts on pretrained features (parts: (theta, n) x groups of "
+    Check(name="trained linear networks: scratch", entries=("transfer.scratch_risk",), kind="training",
+          run=_scratch_run,
+          doc="Theorem 3.5: scratch training from small initialization finds the minimum-norm interpolant (parts: "
+          "groups of runs, every alpha in one batch).", parts=_scratch_parts, combine=_scratch_combine, cost=_cost_scratch),
+    Check(name="trained linear networks: linear transfer", entries=("transfer.linear_transfer_risk",), kind="training",
+          run=_lt_run,
+          doc="Theorem 3.7 (10) against trained readouts on pretrained features (parts: (theta, n) x groups of "
           "draws).", parts=_lt_parts, combine=_lt_combine, cost=_cost_linear_transfer),
-    Check("trained linear networks: fine-tuning", ("transfer.finetune_risk",), "training", _ft_run,
-          "Theorem 3.9's fine-tuned predictor against trained networks, with the depth-dependent scale c (parts: "
+    Check(name="trained linear networks: fine-tuning", entries=("transfer.finetune_risk",), kind="training",
+          run=_ft_run,
+          doc="Theorem 3.9's fine-tuned predictor against trained networks, with the depth-dependent scale c (parts: "
           "groups of draws).", parts=_ft_parts, combine=_ft_combine, cost=_cost_finetune),
-    Check("trained linear networks: Fig. 1(c)/2(c) slices", ("transfer.linear_transferability",
-                                                            "transfer.finetune_transferability"), "training",
-          _slices_run, "Transferability of trained networks at several gamma, mean +- standard error over draws, vs "
+    Check(name="trained linear networks: Fig. 1(c)/2(c) slices", entries=("transfer.linear_transferability",
+                                                            "transfer.finetune_transferability"), kind="training",
+          run=_slices_run,
+          doc="Transferability of trained networks at several gamma, mean +- standard error over draws, vs "
           "theory (parts: gamma x groups of draws).", parts=_slices_parts, combine=_slices_combine, cost=_slices_cost),
 )

@@ -92,7 +92,8 @@ def _checks(ctx: Context) -> list[Evidence]:
     return out
 
 
-CHECKS = (Check("measures", ("measure.participation_ratio", "measure.ensd", "measure.cka"), "numeric", _checks,
-                "CKA vs HSIC (exact), the seed's ENSD example on exact designs, PR with a prescribed spectrum.",
+CHECKS = (Check(name="measures", entries=("measure.participation_ratio", "measure.ensd", "measure.cka"),
+                kind="numeric", run=_checks,
+                doc="CKA vs HSIC (exact), the seed's ENSD example on exact designs, PR with a prescribed spectrum.",
                 # the exact-arithmetic and designed parts are fixed; the sampled PR scales with its repetitions
                 cost=lambda ctx: 50.0 + ctx.pick(quick=50, paper=400)),)

@@ -217,14 +217,20 @@ def _hypothesis_edges(ctx: Context) -> list[Finding]:
 
 
 CHECKS = (
-    Check("Theorem 1 vs the joint problem", ("omega.theorem1", "omega.tilde"), "numeric", _theorem1,
-          "Direct numerical solution of (4) over (M, theta) on small random instances; the adapted kernel (9)."),
-    Check("effective penalties vs brute force", ("omega.tilde", "omega.oplus"), "numeric", _scalar,
-          "omega-tilde and the joint penalty against generic scalar minimization."),
-    Check("diagonal M: 2||beta||_1 vs direct minimization", ("omega.diag_l1",), "numeric", _diag_l1,
-          "App. A.1's diagonal reparameterization minimized directly over m_j > 0."),
-    Check("seed text: growth", ("omega.tilde",), "property", _text_findings,
-          "Finding (reported, not asserted): the large-v growth of omega~ (Prop. 3's w~ is the erratum 003-prop3-w)."),
-    Check("omega: hypotheses at their edges", ("omega.theorem1", "omega.tilde"), "numeric", _hypothesis_edges,
-          "Findings: Theorem 1 and Prop. 3 with 'strictly quasi-convex' weakened to quasi-convex (omega flat on [1, 2])."),
+    Check(name="Theorem 1 vs the joint problem", entries=("omega.theorem1", "omega.tilde"), kind="numeric",
+          run=_theorem1,
+          doc="Direct numerical solution of (4) over (M, theta) on small random instances; the adapted kernel (9)."),
+    Check(name="effective penalties vs brute force", entries=("omega.tilde", "omega.oplus"), kind="numeric",
+          run=_scalar,
+          doc="omega-tilde and the joint penalty against generic scalar minimization."),
+    Check(name="diagonal M: 2||beta||_1 vs direct minimization", entries=("omega.diag_l1",), kind="numeric",
+          run=_diag_l1,
+          doc="App. A.1's diagonal reparameterization minimized directly over m_j > 0."),
+    Check(name="seed text: growth", entries=("omega.tilde",), kind="property", run=_text_findings,
+          doc="Finding (reported, not asserted): the large-v growth of omega~ (Prop. 3's w~ is the erratum "
+              "003-prop3-w)."),
+    Check(name="omega: hypotheses at their edges", entries=("omega.theorem1", "omega.tilde"), kind="numeric",
+          run=_hypothesis_edges,
+          doc="Findings: Theorem 1 and Prop. 3 with 'strictly quasi-convex' weakened to quasi-convex (omega flat "
+              "on [1, 2])."),
 ) + TANGENT_CHECKS

@@ -193,16 +193,18 @@ def _rich_rate(X, y, l1) -> Finding:
 
 
 CHECKS = TRAINED_CHECKS + (
-    Check("rich limit", ("qpenalty.implicit_bias",), "numeric", _rich_limit,
-          "The minimum-Q interpolant approaches the minimum-l1 interpolant as the initialization shrinks.",
+    Check(name="rich limit", entries=("qpenalty.implicit_bias",), kind="numeric", run=_rich_limit,
+          doc="The minimum-Q interpolant approaches the minimum-l1 interpolant as the initialization shrinks.",
           cost=lambda ctx: 1.0),
-    Check("kernel grid", ("qpenalty.q",), "numeric", _kernel_grid,
-          "NumPy kernel of q against the mpmath reference on a log grid spanning the whole domain.",
+    Check(name="kernel grid", entries=("qpenalty.q",), kind="numeric", run=_kernel_grid,
+          doc="NumPy kernel of q against the mpmath reference on a log grid spanning the whole domain.",
           cost=lambda ctx: float(ctx.pick(quick=150, paper=2000))),
-    Check("implicit bias vs SLSQP", ("qpenalty.implicit_bias", "qpenalty.norm"), "numeric", _against_slsqp,
-          "The dual-Newton solution against a generic constrained minimizer of (22).",
+    Check(name="implicit bias vs SLSQP", entries=("qpenalty.implicit_bias", "qpenalty.norm"), kind="numeric",
+          run=_against_slsqp,
+          doc="The dual-Newton solution against a generic constrained minimizer of (22).",
           cost=lambda ctx: float(ctx.pick(quick=3, paper=20))),
-    Check("implicit bias vs gradient flow", ("qpenalty.implicit_bias",), "numeric", _against_gradient_flow,
-          "The gradient flow (8)-(9) of the +/- network, integrated, against the minimum-Q interpolant.",
+    Check(name="implicit bias vs gradient flow", entries=("qpenalty.implicit_bias",), kind="numeric",
+          run=_against_gradient_flow,
+          doc="The gradient flow (8)-(9) of the +/- network, integrated, against the minimum-Q interpolant.",
           cost=lambda ctx: float(sum(1 / s**2 for s in ctx.pick(quick=(0.5, 1.0), paper=(0.2, 0.5, 1.0, 2.0))))),
 )

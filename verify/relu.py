@@ -409,17 +409,19 @@ def _edges(ctx: Context) -> list:
 
 
 CHECKS = (
-    Check("direct minimization of the unit problem (5)", ("relu.penalty",), "numeric", _direct,
-          "The penalty against a grid + Brent global search over u and SLSQP over (w1, w2) in R^d with the "
+    Check(name="direct minimization of the unit problem (5)", entries=("relu.penalty",), kind="numeric", run=_direct,
+          doc="The penalty against a grid + Brent global search over u and SLSQP over (w1, w2) in R^d with the "
           "constraints of (3), for random unit directions and pretrained weights."),
-    Check("batched solver vs per-point np.roots", ("relu.penalty",), "numeric", _against_roots,
-          "The vectorized global minimum against np.roots + min over all positive roots, one point at a time; "
+    Check(name="batched solver vs per-point np.roots", entries=("relu.penalty",), kind="numeric", run=_against_roots,
+          doc="The vectorized global minimum against np.roots + min over all positive roots, one point at a time; "
           "and the error of the seed's single-root choice on the same points."),
-    Check("rho = 1 against seed 000's Q-penalty", ("relu.penalty",), "numeric", _vs_qpenalty,
-          "Same curvature 2/(m0^2 + gamma^2) at the initialization; l1-like far away, with a log factor only in Q."),
-    Check("Fig. 1 data", ("relu.log_slope", "relu.penalty_aux"), "numeric", _figure,
-          "Fig. 1a/1b data (figure1_data) and its log-slope against central differences."),
-    Check("relu: hypotheses at their edges", ("relu.penalty", "relu.stationary_points"), "numeric", _edges,
-          "Sec. 1.1's argument at m = 0, m0 = 0, gamma = 0 and rho = +-1: where a hypothesis fails and the "
+    Check(name="rho = 1 against seed 000's Q-penalty", entries=("relu.penalty",), kind="numeric", run=_vs_qpenalty,
+          doc="Same curvature 2/(m0^2 + gamma^2) at the initialization; l1-like far away, with a log factor only "
+              "in Q."),
+    Check(name="Fig. 1 data", entries=("relu.log_slope", "relu.penalty_aux"), kind="numeric", run=_figure,
+          doc="Fig. 1a/1b data (figure1_data) and its log-slope against central differences."),
+    Check(name="relu: hypotheses at their edges", entries=("relu.penalty", "relu.stationary_points"), kind="numeric",
+          run=_edges,
+          doc="Sec. 1.1's argument at m = 0, m0 = 0, gamma = 0 and rho = +-1: where a hypothesis fails and the "
           "conclusion survives (findings)."),
 ) + TRAINED_CHECKS

@@ -601,12 +601,14 @@ def _figure1c_records(ctx: Context, data: dict) -> list[Evidence]:
 
 
 CHECKS = (
-    Check("finetuned ReLU networks: per-unit deviation vs r~", ("relu.penalty",), "training", _deviation_run,
-          "Pretrain shallow ReLU networks (1) on a teacher, finetune from (s W0, s gamma); per unit of every "
+    Check(name="finetuned ReLU networks: per-unit deviation vs r~", entries=("relu.penalty",), kind="training",
+          run=_deviation_run,
+          doc="Pretrain shallow ReLU networks (1) on a teacher, finetune from (s W0, s gamma); per unit of every "
           "converged run, the deviation (2) is >= r~ (eq. (5)); ratios per init scale s and rho reported.",
           parts=_deviation_parts, combine=_deviation_combine, cost=_deviation_cost),
-    Check("Fig. 1c: sample efficiency of STL vs PT+FT", ("relu.penalty_aux",), "training", _efficiency_run,
-          "STL vs PT+FT test error for feature correlations rho and finetuning magnitudes; the seed's prediction "
+    Check(name="Fig. 1c: sample efficiency of STL vs PT+FT", entries=("relu.penalty_aux",), kind="training",
+          run=_efficiency_run,
+          doc="STL vs PT+FT test error for feature correlations rho and finetuning magnitudes; the seed's prediction "
           "that small magnitudes lose the benefit of moderately correlated features, tested one-sided in standard "
           "errors over seeds.",
           parts=_efficiency_parts, combine=_efficiency_combine, cost=_efficiency_cost),

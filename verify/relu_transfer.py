@@ -669,9 +669,9 @@ def _cost(ctx: Context, part: dict) -> float:
 
 
 CHECKS = (
-    Check("trained ReLU network: student-teacher transfer (Sec. 4, Fig. 3)", ("transfer.rkhs_residual",),
-          "training", _run,
-          "Mean-field ReLU network trained on the population loss of the ablated teacher (16): convergence and the "
+    Check(name="trained ReLU network: student-teacher transfer (Sec. 4, Fig. 3)", entries=("transfer.rkhs_residual",),
+          kind="training", run=_run,
+          doc="Mean-field ReLU network trained on the population loss of the ablated teacher (16): convergence and the "
           "bound ||P_perp f_s*||^2 <= 2 L; (156) with the learned features at decreasing eigenvalue cutoffs (Fig. "
           "3(d)); minimum-norm readout on n target samples, mean error over target sets vs residual + S/n and its "
           "n -> oo scaling fit; the Gram matrices of Fig. 3(a)/(b) (findings). In parts: pretraining segments in "

@@ -745,11 +745,12 @@ def _figure1(r: dict) -> list:
 
 
 CHECKS = (
-    Check("tangent kernel implementation", ENTRIES, "numeric", _implementation,
-          "torch.func per-example tangent features and the path average of eq (2) against an autograd loop, "
+    Check(name="tangent kernel implementation", entries=ENTRIES, kind="numeric", run=_implementation,
+          doc="torch.func per-example tangent features and the path average of eq (2) against an autograd loop, "
           "central differences, a node loop and a forward-mode route on a tiny bias-free ReLU MLP."),
-    Check("adaptive tangent features: seed 003 Fig. 1 on digits", ENTRIES, "training", _figure1_run,
-          "Bias-free 3-layer ReLU MLPs trained on linear-fit and binarized targets (digits 2 vs 3): alignment of "
+    Check(name="adaptive tangent features: seed 003 Fig. 1 on digits", entries=ENTRIES, kind="training",
+          run=_figure1_run,
+          doc="Bias-free 3-layer ReLU MLPs trained on linear-fit and binarized targets (digits 2 vs 3): alignment of "
           "the path-averaged tangent kernel with the label kernel, the task comparison (one-sided, k SE over "
           "seeds), eq (19)'s fit K ~ a K0 + b K_y against a null label kernel and its coefficient's sign, the "
           "amplification near y = 0, and eq (2) within each run's midpoint-error bound.",

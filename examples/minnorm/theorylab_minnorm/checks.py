@@ -83,10 +83,12 @@ def _moment(ctx):
 
 
 CHECKS = (
-    Check("simulated risk vs the exact finite-size risk", ("minnorm.risk_finite",), "monte-carlo", _finite_size),
-    Check("proportional limit by finite-size scaling", ("minnorm.risk",), "monte-carlo", _limit_part,
+    Check(name="simulated risk vs the exact finite-size risk", entries=("minnorm.risk_finite",), kind="monte-carlo",
+          run=_finite_size),
+    Check(name="proportional limit by finite-size scaling", entries=("minnorm.risk",), kind="monte-carlo",
+          run=_limit_part,
           parts=_limit_parts, combine=_limit_combine),
-    Check("Marchenko-Pastur inverse moment", ("minnorm.inverse_moment",), "monte-carlo", _moment),
+    Check(name="Marchenko-Pastur inverse moment", entries=("minnorm.inverse_moment",), kind="monte-carlo", run=_moment),
 )
 
 
