@@ -18,11 +18,13 @@ import sympy as sp
 __all__ = ["REWRITES", "SYMBOLS"]
 
 _l, _L = sp.Symbol("l"), sp.Symbol("L")
-_AT = {_l: "l", _l + 1: "l1", _L: "L"}          # the layers the displays name: W_l, W_{l+1}, W_L
+_AT = {_l: "l", _l + 1: "l1", _L: "L"}          # the layers the displays name: W_l, W_{l+1}, W_L (and W_1)
 
 
 def _layer(m) -> str | None:
     """'W_l', 'Wbar_l1', 'W_L', ... for the printed W_l, \\bar{W}_{l+1}, W_L (None for anything else)."""
+    if isinstance(m, sp.Symbol) and m.name in ("W_{1}", "\\bar{W}_{1}"):   # a digit index stays in the name
+        return ("W_" if m.name == "W_{1}" else "Wbar_") + "1"
     if isinstance(m, sp.Indexed) and len(m.indices) == 1 and m.base.label.name in ("W", "\\bar{W}"):
         at = _AT.get(m.indices[0])
         if at is not None:
@@ -37,7 +39,8 @@ def _dbar_l(m) -> bool:
 
 
 def fro(m):
-    """||W_l||_F, ||Wbar_{l+1}||_F, ... (the Frobenius norms of (49)-(51), (57), (61)): one symbol each."""
+    """||W_l||_F, ||Wbar_{l+1}||_F, ..., ||Wbar_1||_F (the Frobenius norms of (49)-(51), (57), (61), (87)): one symbol
+    each."""
     at = _layer(m)
     return sp.Symbol("fro_" + at, nonnegative=True) if at else sp.Function("\\|\\cdot\\|_{F}")(m)
 
@@ -84,6 +87,11 @@ def sing(*idx):
     return sp.Symbol("s_" + at, nonnegative=True) if at else sp.IndexedBase("s")[idx]
 
 
+def _smin_phi(m) -> str:
+    """sigma_min^2(W_{L-1}^T .. W_1^T) [L] -> q_{sminPhi}^2 [L_t]"""
+    return "q_{sminPhi}^2" + (r" \mathcal{L}_{t}" if m.group(1) else "")
+
+
 REWRITES: tuple = (
     # (43): A \succcurlyeq c is the Loewner order A - c I >= 0, which the steps check as lambda_min(A) >= c; the
     # scalar order of that instance, the matrix side A staying a name of what the step computes. (43) continues the
@@ -95,6 +103,30 @@ REWRITES: tuple = (
     # (44), (75): the bare L is the loss at the point's time t, as in (45)
     (r"(\alpha^2 \lambda)^{L-1} \mathcal{L}", r"(\alpha^2 \lambda)^{L-1} \mathcal{L}_{t}"),
     (r"\mathcal{L} = \frac{1}{2n} \|", r"\mathcal{L}_{t} = \frac{1}{2n} \|"),
+    # (52)-(54), (58): the quadratic forms x^T M x of the unit vectors u_{l+1}, v_l, each one symbol (the parse's
+    # products commute, so W_{l+1} W_{l+1}^T and W_{l+1}^T W_{l+1} would be one product: the order is kept by naming
+    # each printed form; (53)'s u^T (D_l + W_{l+1}^T W_{l+1}) u, an erratum, is left as printed)
+    (r"\boldsymbol{v}_{l}^{T}\boldsymbol{W}_{l}^{T}\boldsymbol{W}_{l}\boldsymbol{v}_{l}", "q_{vWWv}"),
+    (r"\boldsymbol{v}_l^T \boldsymbol{W}_l^T \boldsymbol{W}_l \boldsymbol{v}_l", "q_{vWWv}"),
+    (r"\boldsymbol{u}_{l+1}^{T}\boldsymbol{W}_{l}^{T}\boldsymbol{W}_{l}\boldsymbol{u}_{l+1}", "q_{uWWu}"),
+    (r"\boldsymbol{u}_{l+1}^T \boldsymbol{W}_l^T \boldsymbol{W}_l \boldsymbol{u}_{l+1}", "q_{uWWu}"),
+    (r"\boldsymbol{v}_l^T \boldsymbol{W}_{l+1} \boldsymbol{W}_{l+1}^T \boldsymbol{v}_l", "q_{vWWtv}"),
+    (r"\boldsymbol{v}_{l}^{T} \boldsymbol{W}_{l+1} \boldsymbol{W}_{l+1}^{T} \boldsymbol{v}_{l}", "q_{vWWtv}"),
+    (r"\boldsymbol{v}_l^T \boldsymbol{D}_l \boldsymbol{v}_l", "q_{vDv}"),
+    (r"\boldsymbol{u}_{l+1}^T (\bar{\boldsymbol{W}}_l^T \bar{\boldsymbol{W}}_l - \bar{\boldsymbol{W}}_{l+1} "
+     r"\bar{\boldsymbol{W}}_{l+1}^T) \boldsymbol{u}_{l+1}", "q_{uDbaru}"),
+    # (36)-(37), (82)-(83): Phi^T = W_{L-1}^T .. W_1^T (the steps' Phi); ||Phi^T r||_2, ||Phi^T X^T P_par r||_2 and
+    # sigma_min(Phi^T) one symbol each; (37)'s bare L is the loss at the point's time t, as in (44)
+    (re.compile(r"\\\|\s*\\boldsymbol\{W\}_\{L-1\}\^T \\dots \\boldsymbol\{W\}_1\^T \\boldsymbol\{r\}\s*\\\|_2"),
+     "q_{PhiTr}"),
+    (re.compile(r"\\\|\s*\\boldsymbol\{W\}_\{L-1\}\^T \\dots \\boldsymbol\{W\}_1\^T \\boldsymbol\{X\}\^T "
+                r"\\boldsymbol\{P\}_\{\\parallel\} \\boldsymbol\{r\}\s*\\\|_2"), "q_{PhiTXtPr}"),
+    (re.compile(r"\\sigma_\{\\min\}\^2\(\\boldsymbol\{W\}_\{L-1\}\^T\s*\\dots\s*\\boldsymbol\{W\}_1\^T\)"
+                r"(\\mathcal\{L\})?"), _smin_phi),
+    # (87): W_1^perp(t), W_1^perp(0) (the text: 'W_1 into two components W_1^par and W_1^perp where the columns of
+    # W_1^perp are in ker(X^T)'), their Frobenius norms one symbol each
+    (r"\|\boldsymbol{W}_{1}^{\perp}(t)\|_{F}", "q_{Wperpt}"),
+    (r"\|\boldsymbol{W}_{1}^{\perp}(0)\|_{F}", "q_{Wperpz}"),
     # (61)-(63), (66): v_l^T u_{l+1} is the inner product <v_l, u_{l+1}> of the two unit vectors
     (re.compile(r"\(\\boldsymbol\{v\}_\{?l\}?\^\{?T\}?\s*\\boldsymbol\{u\}_\{l\+1\}\)"),
      r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
@@ -112,4 +144,14 @@ SYMBOLS: dict = {
     "\\mathcal{L}_{\\parallel}": sp.Symbol("L_par", nonnegative=True),  # B.4: L_par := ||r_par||_2^2
     "\\lambda_{\\min}": sp.Symbol("lambda_min", positive=True),     # B.4: the smallest nonzero eigenvalue of X X^T
     "C_{l}": sp.Symbol("C_l", real=True),                            # (67)
+    "q_{Wperpt}": sp.Symbol("Wperp_t", nonnegative=True),          # ||W_1^perp(t)||_F
+    "q_{Wperpz}": sp.Symbol("Wperp_0", nonnegative=True),          # ||W_1^perp(0)||_F
+    "q_{PhiTr}": sp.Symbol("norm_PhiTr", nonnegative=True),        # ||W_{L-1}^T .. W_1^T r||_2
+    "q_{PhiTXtPr}": sp.Symbol("norm_PhiTXtPr", nonnegative=True),  # ||W_{L-1}^T .. W_1^T X^T P_par r||_2
+    "q_{sminPhi}": sp.Symbol("smin_Phi", nonnegative=True),        # sigma_min(W_{L-1}^T .. W_1^T)
+    "q_{vWWv}": sp.Symbol("vWWv_l", nonnegative=True),              # v_l^T W_l^T W_l v_l
+    "q_{uWWu}": sp.Symbol("uWWu_l", nonnegative=True),              # u_{l+1}^T W_l^T W_l u_{l+1}
+    "q_{vWWtv}": sp.Symbol("vWWtv_l", nonnegative=True),            # v_l^T W_{l+1} W_{l+1}^T v_l
+    "q_{vDv}": sp.Symbol("vDv_l", real=True),                        # v_l^T D_l v_l
+    "q_{uDbaru}": sp.Symbol("uDbaru_l", real=True),                  # u_{l+1}^T Dbar_l u_{l+1}
 }

@@ -231,7 +231,12 @@ def _layer_of(st, p, name):
     """W_l, W_{l+1}, W_L or Wbar_l, ... of the point (name: 'W_l', 'Wbar_l1', 'W_L', ...)."""
     base, at = name.split("_")
     ws = st["ws"] if base == "W" else st["wbar"]
-    return ws[{"l": p["l"] - 1, "l1": p["l"], "L": st["L"] - 1}[at]]
+    return ws[{"l": p.get("l", 0) - 1, "l1": p.get("l", 0), "L": st["L"] - 1, "1": 0}[at]]
+
+
+def _qform(x, m):
+    """x^T M x"""
+    return float(x @ m @ x)
 
 
 def _r_parts(st):
@@ -245,19 +250,29 @@ _PRINTED = {
     "loss_t": lambda st, p: _Lval(st, p),                                     # L(t): (2) or (3) at the point's t
     "loss_0": lambda st, p: _Lval(_S(dict(p, t=0.0)), p),                     # L(0)
     **{f"fro_{w}_{a}": (lambda st, p, n=f"{w}_{a}": float(np.linalg.norm(_layer_of(st, p, n))))
-       for w in ("W", "Wbar") for a in ("l", "l1", "L")},                    # ||W_l||_F, ||Wbar_{l+1}||_F, ...
+       for w in ("W", "Wbar") for a in ("l", "l1", "L", "1")},               # ||W_l||_F, ||Wbar_{l+1}||_F, ...
     **{f"op_{w}_{a}": (lambda st, p, n=f"{w}_{a}": float(np.linalg.norm(_layer_of(st, p, n), 2)))
-       for w in ("W", "Wbar") for a in ("l", "l1", "L")},                    # ||W_l||_op, ...
+       for w in ("W", "Wbar") for a in ("l", "l1", "L", "1")},               # ||W_l||_op, ...
     "op_Dbar_l": lambda st, p: float(np.linalg.norm(_dbar(st, p["l"]), 2)),  # ||Wbar_l^T Wbar_l - ..||_op
     "s_l": lambda st, p: float(_top(st, p["l"])[1]),                          # top singular value of W_l
     "s_l1": lambda st, p: float(_top(st, p["l"] + 1)[1]),                     # of W_{l+1}
     "vu_l": lambda st, p: float(_top(st, p["l"])[2] @ _top(st, p["l"] + 1)[0]),  # v_l^T u_{l+1}
     "C_l": lambda st, p: 2 * _dbar_op2(st, p["l"]) + _K57(st, p["l"]),        # C_l as (67) prints it
+    "vWWv_l": lambda st, p: _qform(_top(st, p["l"])[2], st["ws"][p["l"] - 1].T @ st["ws"][p["l"] - 1]),
+    "uWWu_l": lambda st, p: _qform(_top(st, p["l"] + 1)[0], st["ws"][p["l"] - 1].T @ st["ws"][p["l"] - 1]),
+    "vWWtv_l": lambda st, p: _qform(_top(st, p["l"])[2], st["ws"][p["l"]] @ st["ws"][p["l"]].T),
+    "vDv_l": lambda st, p: _qform(_top(st, p["l"])[2], _D(st, p["l"])),      # D_l of (32) at the point's t
+    "uDbaru_l": lambda st, p: _qform(_top(st, p["l"] + 1)[0], _dbar(st, p["l"])),
     "norm_r": lambda st, p: float(np.linalg.norm(_r_parts(st)[0])),           # ||r||_2, r = X W_1..W_L - y
     "norm_r_par": lambda st, p: float(np.linalg.norm(_r_parts(st)[1])),       # ||r_par||_2 (in im(X))
     "norm_r_perp": lambda st, p: float(np.linalg.norm(_r_parts(st)[2])),      # ||r_perp||_2 (in ker(X^T))
     "norm_XtPr": lambda st, p: float(np.linalg.norm(_xpr(st))),               # ||X^T P_par r||_2
     "L_par": lambda st, p: _Lpar(**p),                                        # L_par := ||r_par||_2^2
+    "norm_PhiTr": lambda st, p: float(np.linalg.norm(_phi(st).T @ _r(st))),  # ||W_{L-1}^T .. W_1^T r||_2
+    "norm_PhiTXtPr": lambda st, p: float(np.linalg.norm(_phi(st).T @ _xpr(st))),  # ||W_{L-1}^T..W_1^T X^T P r||_2
+    "smin_Phi": lambda st, p: float(np.linalg.svd(_phi(st), compute_uv=False)[-1]),  # sigma_min(W_{L-1}^T..W_1^T)
+    "Wperp_t": lambda st, p: _w1perp(**p),                                    # ||W_1^perp(t)||_F
+    "Wperp_0": lambda st, p: _w1perp0(**p),                                   # ||W_1^perp(0)||_F
     "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
 }
 
@@ -516,7 +531,7 @@ E37 = Erratum(key="002-eq37-noise", source=SEED, where="eq (37), App. B.2",
               note="At the tight d = 1 point (Wbar_1 = sqrt(lam), Wbar_2 = 0, alpha = 1, t = 0, sigma = 1): -1/2 <= "
               "-1 fails. The gradient flow does not see the constant, so Lemma 3.3 (lim beta = beta_s) holds: the "
               "argument works for the excess loss (amendment 002-B2-noise); (44) and (46) repeat the slip.",
-              at=AT_NOISE)
+              at=_PrintedAt(AT_NOISE, "norm_PhiTr", "smin_Phi", "loss_t"))
 NOISE = Amendment(key="002-B2-noise", kind="hypothesis added",
                   what="(37), (44), (46) checked with noise-free source labels (sigma = 0 in (2)), i.e. with L read "
                   "as the excess loss ||beta - beta_s||^2/2",
@@ -567,9 +582,11 @@ B2 = Derivation(
         Step("(37) as printed, L of (2) with its noise: -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) "
              "(||r||^2/2 + sigma^2/2)", lhs=_minus_phiT_r2, rhs=_smin2_bound, relation="<=", cites=("(37)",),
              why="Phi^T = W_{L-1}^T .. W_1^T, r = W_1 .. W_L - beta_s; L = ||r||^2/2 + sigma^2/2 is (2) with "
-             "x ~ N(0, I) and y = beta_s^T x + eps, eps ~ N(0, sigma^2)", erratum=E37),
+             "x ~ N(0, I) and y = beta_s^T x + eps, eps ~ N(0, sigma^2)",
+             erratum=E37),
         Step("(37) for the excess loss (sigma = 0): -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) ||r||^2/2",
-             lhs=_minus_phiT_r2, rhs=_smin2_bound, relation="<=", search=lambda: POP() + TIGHT_POP(), tol=1e-12,
+             lhs=_minus_phiT_r2, rhs=_smin2_bound, relation="<=",
+             search=_printed_pts(lambda: POP() + TIGHT_POP(), "norm_PhiTr", "smin_Phi", "loss_t"), tol=1e-12,
              tol_source="float64 SVD and products of matrices of norm <= 5 (equality at the tight d = 1 point)",
              cites=("(37)",), fidelity=NOISE),
         Step("(39): Phi^T Phi = W_{L-1}^T..W_2^T (W_2 W_2^T + D_1) W_2..W_{L-1} (D_1 conserved)", lhs=_phiTphi, rhs=_rhs39,
@@ -933,7 +950,7 @@ B3 = Derivation(
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", lhs=_lp(_fro_lL),
              rhs=_lp(_fro_lL0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_L", "fro_Wbar_l", "fro_Wbar_L"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
         Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", lhs=_lp(_op_l), rhs=_lp(_vWWv),
-             search=_printed_pts(PAIRS, "op_W_l"), tol=1e-12,
+             search=_printed_pts(PAIRS, "op_W_l", "vWWv_l", "uWWu_l"), tol=1e-12,
              tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",),
              fidelity="as printed"),
         Step("(52b): v_l^T W_l^T W_l v_l >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_vWWv), rhs=_lp(_uWWu), relation=">=",
@@ -947,9 +964,9 @@ B3 = Derivation(
                              "W_L^T W_L is 1x1", severity="typo",
                              note="a transpose slip: (54) follows from (32) as defined and holds.", at=AT_53)),
         Step("(54): u_{l+1}^T W_l^T W_l u_{l+1} = ||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}", lhs=_lp(_uWWu),
-             rhs=_lp(_rhs54), search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
+             rhs=_lp(_rhs54), search=_printed_pts(PAIRS, "uWWu_l", "op_W_l1", "uDbaru_l"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
         Step("(55): (54) >= ||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)", lhs=_lp(_rhs54),
-             rhs=_lp(_rhs55), relation=">=", search=_printed_pts(PAIRS, "op_W_l", "op_W_l1", "op_Wbar_l1", "op_Wbar_l"), tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
+             rhs=_lp(_rhs55), relation=">=", search=_printed_pts(PAIRS, "op_W_l", "op_W_l1", "uDbaru_l", "op_Wbar_l1", "op_Wbar_l"), tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
         Step("(56) as printed: ||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
              lhs=_lp(_op_l), rhs=_lp(_rhs56), relation=">=", search=SMALL, cites=("(56)",),
              erratum=Erratum(key="002-eq56", source=SEED, where="eq (56)", says="||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2(...)",
@@ -966,7 +983,7 @@ B3 = Derivation(
              tol=ODE_TOL,
              tol_source=ODE_SRC, cites=("(57)",), fidelity="as printed"),
         Step("(58): v_l^T W_{l+1} W_{l+1}^T v_l = v_l^T W_l^T W_l v_l - v_l^T D_l v_l", lhs=_lp(_vW1W1v), rhs=_lp(_rhs58),
-             search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(58)",), fidelity="as printed"),
+             search=_printed_pts(PAIRS, "vWWtv_l", "vWWv_l", "vDv_l"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(58)",), fidelity="as printed"),
         Step("(59): (58) >= s_l^2 - alpha^2 ||Dbar_l||_op^2", lhs=_lp(_vW1W1v), rhs=_lp(_rhs59), relation=">=",
              search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(59)",),
              why="Dbar_l = Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T, D_l = alpha^2 Dbar_l by (32)",
@@ -1242,7 +1259,7 @@ B4 = Derivation(
                              note="the gradient of L_par = ||r_par||^2/2, not of the L_par the text defines: the "
                              "normalization of (78)", at=AT_EMP)),
         Step("(83): -||Phi^T X^T P r||^2 <= -sigma_min^2(Phi^T) ||X^T P r||^2", lhs=_m_phi_xpr2, rhs=_rhs83, relation="<=",
-             search=EMP, tol=1e-12, tol_source="float64 SVD", cites=("(83)",), fidelity="as printed"),
+             search=_printed_pts(EMP, "norm_PhiTXtPr", "smin_Phi", "norm_XtPr"), tol=1e-12, tol_source="float64 SVD", cites=("(83)",), fidelity="as printed"),
         Step("(84): dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P_par r||^2", lhs=_Lpar_dot, rhs=_rhs84, relation="<=",
              search=lambda: EMP() + TIGHT(), tol=CS_TOL, tol_source=CS_SRC, cites=("(84)",),
              erratum=Erratum(key="002-eq84", source=SEED, where="eq (84)", says="dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P r||^2",
@@ -1272,12 +1289,13 @@ B4 = Derivation(
         Step("text after (85) corrected: L_par(t) <= L_par(0) exp(-(2/n) (alpha^2 lambda)^{L-1} lambda_min t) -> 0",
              lhs=_Lpar, rhs=_Lpar_exp_fixed, relation="<=", search=lambda: EMP() + TIGHT() + CONV(), tol=ODE_TOL,
              tol_source=ODE_SRC),
-        Step("(87a): ||W_1^perp(t)||_F = ||W_1^perp(0)||_F", lhs=_w1perp, rhs=_w1perp0, search=lambda: EMP() + EMP_OVER(),
+        Step("(87a): ||W_1^perp(t)||_F = ||W_1^perp(0)||_F", lhs=_w1perp, rhs=_w1perp0,
+             search=_printed_pts(lambda: EMP() + EMP_OVER(), "Wperp_t", "Wperp_0", "fro_Wbar_1"),
              tol=ODE_TOL, tol_source=ODE_SRC, cites=("(87)",), fidelity="as printed",
              why="W_1^perp: the columns' component in ker(X) = row(X)^perp (the text's ker(X^T) is in R^n, where "
              "the columns of W_1 are not)"),
         Step("(87b): ||W_1^perp(0)||_F <= alpha ||Wbar_1||_F", lhs=_w1perp0, rhs=_alpha_w1bar, relation="<=",
-             search=lambda: EMP() + EMP_OVER(), tol=1e-12, tol_source="float64 projector", cites=("(87)",),
+             search=_printed_pts(lambda: EMP() + EMP_OVER(), "Wperp_t", "Wperp_0", "fro_Wbar_1"), tol=1e-12, tol_source="float64 projector", cites=("(87)",),
              fidelity="as printed"),
     ))
 

@@ -89,7 +89,8 @@ def _step(deriv, label):
 
 @pytest.mark.parametrize("label, deriv, prefix", [("(49)", "B3", "(49)"), ("(57)", "B3", "(57)"),
                                                    ("(66)", "B3", "(66)"), ("(75)", "B4", "(75)"),
-                                                   ("(45)", "B2", "(45) as printed")])
+                                                   ("(45)", "B2", "(45) as printed"), ("(58)", "B3", "(58)"),
+                                                   ("(83)", "B4", "(83)"), ("(37)", "B2", "(37) for the excess")])
 def test_the_print_is_compared_and_a_planted_slip_differs(label, deriv, prefix):
     """The printed display, built of the printed symbols the step's points carry (notation_002_b), matches the step;
     the same step with a side off by a factor (alpha^2 -> alpha, a dropped 2n, ...) does not."""
