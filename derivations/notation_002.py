@@ -33,6 +33,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # int [...] p(x) dx is [...] (p a density: int p = 1). The printed inequality is false (erratum 002-eq25) and
     # fails in this instance already (f = g)
     (r"\int \left[\cos(f(x)) - \cos(g(x)) \right] p(x) dx", r"\left[\cos(f) - \cos(g_{x}) \right]"),
+    (r"\int \left[f(x)^2 + g(x)^2 \right] p(x) dx", r"\left[f^2 + g_{x}^2 \right]"),
     # (27) in the instance its step checks: M = 2 (the Hermite basis phi_1, phi_2 of L2(N(0, 1))), the sums' range
     # i, j = 1..M made explicit
     (r"\sum_{i,j} \alpha_i \alpha_j", r"\sum_{i=1}^{2} \sum_{j=1}^{2} \alpha_i \alpha_j"),

@@ -214,3 +214,5 @@ def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     wanted = [p for p in items if p.label in labels]
     comps = fidelity.compare_paper(paper, derivs, printout=wanted)
     assert {k: v.status for k, v in comps.items()} == {k: "matches the print" for k in labels}
+    # (25) (erratum 002-eq25) is matched as the whole printed inequality, both sides the step's (not as a name)
+    assert any(c.how.startswith("the step states") for c in comps["(25)"].comparisons)
