@@ -576,7 +576,7 @@ B2 = Derivation(
                              truth="Ldot <= -||grad_L L||_F^2 = -||Phi^T r||^2 (a sign dropped in (35))",
                              severity="typo",
                              note="a sign slip: (36) and (37) carry the minus sign; (37) is unaffected.",
-                             at=dict(POP()[0]))),
+                             at=_PrintedAt(POP()[0], "norm_PhiTr"))),
         Step("(36) with the sign of (35) restored: -||grad_L L||^2 = -||Phi^T r||^2", lhs=_minus_gradL2, rhs=_minus_phiT_r2,
              search=POP, tol=CS_TOL, tol_source=CS_SRC),
         Step("(37) as printed, L of (2) with its noise: -||Phi^T r||^2 <= -2 sigma_min^2(Phi^T) "
@@ -1126,11 +1126,6 @@ def _rhs81(**p):
     return -_fro2(_grads(_S(p))[0][-1])
 
 
-def _gLpar2(**p):
-    """||grad_L L_par||_F^2"""
-    return _fro2(_grads(_S(p))[0][-1])
-
-
 def _xpr(st):
     return st["x"].T @ _proj(st) @ (st["x"] @ _prod(st["ws"]) - st["y"])
 
@@ -1251,13 +1246,14 @@ B4 = Derivation(
                              root="002-eq78", note="the 1/(2n) of (78) carried", at=AT_EMP)),
         Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", lhs=_rhs80, rhs=_rhs81, relation="<=", search=EMP,
              tol=CS_TOL, tol_source=CS_SRC, cites=("(81)",), fidelity="as printed"),
-        Step("(82) as printed: ||grad_L L_par||^2 = ||W_{L-1}^T..W_1^T X^T P_par r||^2", lhs=_gLpar2, rhs=_phi_xpr2,
+        Step("(82) as printed, after (81): -||grad_L L_par||^2 = -||W_{L-1}^T..W_1^T X^T P_par r||^2", lhs=_rhs81,
+             rhs=_m_phi_xpr2,
              search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(82)",),
              erratum=Erratum(key="002-eq82", source=SEED, where="eq (82)", says="||grad_L L_par||^2 = ||Phi^T X^T P r||^2",
                              truth="||grad_L L_par||^2 = 4 ||Phi^T X^T P r||^2 (L_par = ||P r||^2 has gradient 2 Phi^T X^T P r)",
                              severity="wrong-constant", root="002-eq78",
                              note="the gradient of L_par = ||r_par||^2/2, not of the L_par the text defines: the "
-                             "normalization of (78)", at=AT_EMP)),
+                             "normalization of (78)", at=_PrintedAt(AT_EMP, "norm_PhiTXtPr"))),
         Step("(83): -||Phi^T X^T P r||^2 <= -sigma_min^2(Phi^T) ||X^T P r||^2", lhs=_m_phi_xpr2, rhs=_rhs83, relation="<=",
              search=_printed_pts(EMP, "norm_PhiTXtPr", "smin_Phi", "norm_XtPr"), tol=1e-12, tol_source="float64 SVD", cites=("(83)",), fidelity="as printed"),
         Step("(84): dL_par/dt <= -(alpha^2 lambda)^{L-1} ||X^T P_par r||^2", lhs=_Lpar_dot, rhs=_rhs84, relation="<=",
