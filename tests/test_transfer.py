@@ -203,13 +203,13 @@ def test_every_citing_step_of_the_main_text_declares_its_fidelity():
 
 def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     """#24: the displays features-are-fate's notation (derivations/notation_002.py) maps onto the steps citing them
-    ((25) constant f, g; (27) M = 2; (107)/(124) d = 2; (108) E b, E b^2; (112)-(113) E_z 1/||z||^2; (125) I_1, I_2 of
+    ((24)-(25) constant f, g; (27) M = 2; (107)/(124) d = 2; (108) E b, E b^2; (112)-(113) E_z 1/||z||^2; (125) I_1, I_2 of
     (126)-(127); (129)-(130) the integrals over (0, oo)) compare with them and match the print."""
     from theorylab import catalogue, fidelity
 
     paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-    labels = {"(25)", "(27)", "(107)", "(108)", "(112)", "(113)", "(124)", "(125)", "(129)", "(130)"}
+    labels = {"(24)", "(25)", "(27)", "(107)", "(108)", "(112)", "(113)", "(124)", "(125)", "(129)", "(130)"}
     items = fidelity.printout_of(paper)
     wanted = [p for p in items if p.label in labels]
     comps = fidelity.compare_paper(paper, derivs, printout=wanted)
