@@ -29,7 +29,8 @@ NUMERIC_POINTS = 24
 RELATIONS = ("==", "<=", "<", ">=", ">")
 # weakest first: a derivation is as strong as its weakest step
 STRENGTHS = ("refuted", "searched", "certified", "proved")
-RELATION_TEX = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}  # the one relation -> LaTeX table
+# the one relation -> LaTeX table (steps use the first five; "!=" is for parsed displays)
+RELATION_TEX = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
 
 
 class TrivialStepError(ValueError):

@@ -364,7 +364,7 @@ class Entry:
 
         if not isinstance(self.display, sp.Basic) or self.formula is None or self.display == self.formula:
             return None
-        return Step(f"{self.id}: the displayed form equals the formula", self.display, self.formula,
+        return Step(f"{self.id}: the displayed form equals the formula", lhs=self.display, rhs=self.formula,
                     why="the LaTeX shows the paper's own form; it must be the same function")
 
     def unicode(self) -> str:

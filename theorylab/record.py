@@ -87,13 +87,13 @@ class EvidenceItem(_Row):
     _required: ClassVar[tuple[str, ...]] = ("entry", "check")
 
     @property
-    def kind(self) -> str:
-        """"evidence" or "finding"."""
+    def record(self) -> str:
+        """"evidence" or "finding" (the JSON's "record"; its "kind" is the check's kind: numeric, training, ...)."""
         return self.data.get("record", "evidence")
 
     @property
     def is_finding(self) -> bool:
-        return self.kind == "finding"
+        return self.record == "finding"
 
     @property
     def entry(self) -> str:
