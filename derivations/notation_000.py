@@ -7,9 +7,31 @@ of layout (an unbalanced parenthesis), never its mathematics. The Paper names it
 """
 import re
 
+import sympy as sp
+
 from theorylab.sources import NotationMap
 
 __all__ = ["NOTATION"]
+
+# (8)-(9) in the first coordinate of the steps' instance n = D = 2 (qpenalty.py, the same names): "the task loss L"
+# = ||X~ (w(1) o w(2)) - y||^2 with X~ = [X -X] (the sentence before (8)), w(1) = (a_1, ..., a_4), w(2) =
+# (c_1, ..., c_4), and r = X~ (w(1) o w(2)) - y, the steps' reading of the undefined r (erratum 000-A-eq8-9)
+_X = sp.Matrix(2, 2, sp.symbols("x_11 x_12 x_21 x_22", real=True))
+_XT = _X.row_join(-_X)
+_A, _C = sp.Matrix(sp.symbols("a_1:5", real=True)), sp.Matrix(sp.symbols("c_1:5", real=True))
+_R = _XT * _A.multiply_elementwise(_C) - sp.Matrix(sp.symbols("y_1 y_2", real=True))
+_LOSS = (_R.T * _R)[0]
+
+
+def _d_a1(e):
+    """the first coordinate of the gradient in w(1): d/da_1"""
+    return sp.Derivative(e, _A[0])
+
+
+def _d_c1(e):
+    """the first coordinate of the gradient in w(2): d/dc_1"""
+    return sp.Derivative(e, _C[0])
+
 
 NOTATION = NotationMap(rewrites=(
     # the steps write a = 4 X^T int_0^t r(s) ds (one coordinate) and G(tau) for X~^T r(tau)
@@ -19,6 +41,12 @@ NOTATION = NotationMap(rewrites=(
     # likewise (c_1, ..., c_4); (6) for the first sample x = (x_11, x_12), beta(w) = (beta_1, beta_2); (7) for d = 1
     (r"\vec{\beta}(\vec{w}) \cdot \vec{x}", r"(\beta_1 x_{11} + \beta_2 x_{12})"),
     (r"w_{+,d}^{(2)} \circ w_{+,d}^{(1)} - w_{-,d}^{(2)} \circ w_{-,d}^{(1)}", r"c_1 a_1 - c_3 a_3"),
+    # (8)-(9) in their first coordinate: the gradient in w(1) (w(2)) is d/da_1 (d/dc_1), the printed loss
+    # ||X~ (w(1) o w(2)) - y||^2 is ell (= L), (X~^T r(t))_1 is G_1
+    (r"\nabla_{\vec{w}^{(1)}(t)}", r"\nabla_{a_1}"), (r"\nabla_{\vec{w}^{(2)}(t)}", r"\nabla_{c_1}"),
+    (r"\left(\|\tilde{X} \left(\vec{w}^{(1)}(t) \circ \vec{w}^{(2)}(t) \right) - y\|_2^2 \right)", r"\ell"),
+    (r"-2\tilde{X}^\top r(t) \circ \vec{w}^{(2)}(t)", "-2 G_1 c_1"),
+    (r"-2\tilde{X}^\top r(t) \circ \vec{w}^{(1)}(t)", "-2 G_1 a_1"),
     # (10)-(11) per coordinate (o is the entrywise product), as their steps '(10), one coordinate' read them:
     # g = (X~^T r(t))_i, s and d the coordinate of s(t), d(t)
     (r"\tilde{X}^\top r(t) \circ \vec{s}(t)", "g s"), (r"\tilde{X}^\top r(t) \circ \vec{d}(t)", "g d"),
@@ -43,4 +71,5 @@ NOTATION = NotationMap(rewrites=(
     (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),
     (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
     (re.compile(r"z_[dh](?![A-Za-z])"), "z"),
-))
+), symbols={"L": _LOSS, "\\ell": _LOSS, "G_{1}": (_XT.T * _R)[0],
+            "\\nabla_{a_1}": _d_a1, "\\nabla_{c_1}": _d_c1})

@@ -784,6 +784,18 @@ DERIVATIONS = (
                  fidelity=A_GRAD8),
             Step("(9) corrected: w'(2) = -grad L = -2 X~^T r o w(1)", lhs=-grad_w2, rhs=-2 * (Xt.T * residual).multiply_elementwise(W1),
                  why="n = D = 2", cites=("(9)",), fidelity=A_GRAD9),
+            Step("(8) as written, first coordinate: dL/da_1 = -2 (X~^T r)_1 c_1", lhs=sp.Derivative(loss, W1[0]),
+                 rhs=-2 * (Xt.T * residual)[0] * W2[0], why="the first entry of '(8) as written' (n = D = 2; notation_000 "
+                 "names this instance)", erratum=E_GRAD, cites=("(8)",)),
+            Step("(8) corrected, first coordinate: w'(1)_1 = -dL/da_1 = -2 (X~^T r)_1 c_1", lhs=-sp.Derivative(loss, W1[0]),
+                 rhs=-2 * (Xt.T * residual)[0] * W2[0], why="the first entry of '(8) corrected'", cites=("(8)",),
+                 fidelity=A_GRAD8),
+            Step("(9) as written, first coordinate: dL/dc_1 = -2 (X~^T r)_1 a_1", lhs=sp.Derivative(loss, W2[0]),
+                 rhs=-2 * (Xt.T * residual)[0] * W1[0], why="the first entry of '(9) as written'", erratum=E_GRAD9,
+                 cites=("(9)",)),
+            Step("(9) corrected, first coordinate: w'(2)_1 = -dL/dc_1 = -2 (X~^T r)_1 a_1", lhs=-sp.Derivative(loss, W2[0]),
+                 rhs=-2 * (Xt.T * residual)[0] * W1[0], why="the first entry of '(9) corrected'", cites=("(9)",),
+                 fidelity=A_GRAD9),
             Step("(10): s' = -2 X~^T r o s", lhs=s_of(-2 * g.multiply_elementwise(W2), -2 * g.multiply_elementwise(W1)),
                  rhs=-2 * g.multiply_elementwise(s_of(W1, W2)), why="s = (w1 + w2)/2, g = X~^T r (any vector: the identity is "
                  "coordinatewise); w' the right-hand sides of (8)-(9) as printed", cites=("(10)",), fidelity=AS_PRINTED),
