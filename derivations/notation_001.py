@@ -16,6 +16,9 @@ NOTATION = NotationMap(rewrites=(
     # the steps' unit: w_hat = (cos theta, sin theta), w_0h^(1) = (y_1, y_2) in d = 2 (relu_proofs.py)
     (r"\|\boldsymbol{w}_{0h}^{(1)}\|_2", r"\sqrt{y_1^2 + y_2^2}"),
     (r"\langle \hat{\boldsymbol{w}}_h, \boldsymbol{w}_{0h}^{(1)} \rangle", r"\cdot (y_1 \cos\theta + y_2 \sin\theta)"),
+    # (6)'s ||u w_hat_h - w_0h^(1)||_2^2 in the same d = 2 coordinates
+    (r"\left\| u\hat{\boldsymbol{w}}_h - \boldsymbol{w}_{0h}^{(1)} \right\|_2^2",
+     r"((u \cos\theta - y_1)^2 + (u \sin\theta - y_2)^2)"),
     # the conditioning bar of r~(w_hat, m | w_0, gamma) and R(w | w_0, gamma): the arguments are names
     (re.compile(r"\\tilde\{([rR])\}\(.*?\|.*?\\gamma\)"), r"\tilde{\1}"),
     (re.compile(r"(?<![A-Za-z\\])R\(w\s*\|.*?\\gamma\)"), "R"),
