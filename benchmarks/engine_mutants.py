@@ -1,4 +1,4 @@
-"""Plant each mistake of theorylab/_engine_mutants.py in the engine and report which layer catches it: `theorylab
+"""Plant each mistake of theorylab/_tools/engine_mutants.py in the engine and report which layer catches it: `theorylab
 check`, `theorylab verify` (on a selection) and the tests (the ones the mutant names, or a wider set).
 
 Each mutant runs in fresh subprocesses (the mutant applied before anything else, so every module sees it; the
@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from theorylab import _engine_mutants as engine  # noqa: E402
+from theorylab._tools import engine_mutants as engine  # noqa: E402
 
-_PRELUDE = ("import sys, theorylab._engine_mutants as E; _m = E.by_name({name!r}); _ctx = E.applied(_m); "
+_PRELUDE = ("import sys, theorylab._tools.engine_mutants as E; _m = E.by_name({name!r}); _ctx = E.applied(_m); "
             "_ctx.__enter__(); ")
 
 

@@ -148,7 +148,7 @@ def test_finetune_risk_reference_solves_for_c_minus_1():
 
 def test_transfer_errata_are_confirmed_at_their_counterexamples():
     """Every erratum step of the family fails at its counterexample (a corrected paper would flip it)."""
-    for d in theorylab.catalogue.derivations():
+    for d in theorylab._pipeline.catalogue.derivations():
         if not d.key.startswith("transfer."):
             continue
         for step in d.steps:
@@ -181,7 +181,7 @@ def test_main_text_ledger_severities_and_roots():
 
 def test_main_text_amendments_stand_beside_the_printed_statement():
     """Each amendment names what changed, and its label is also stated as printed in the same derivation."""
-    from theorylab.derivation import AS_PRINTED, Amendment
+    from theorylab._decide.derivation import AS_PRINTED, Amendment
 
     amended = {}
     for d in _main_text_derivations():

@@ -13,11 +13,11 @@ import tempfile
 import time
 from typing import Any, Sequence
 
-from . import catalogue
-from .derivation import Derivation, StepResult
-from .evidence import to_jsonable
-from .params import DomainError
-from .record import EvidenceRecord
+from ._pipeline import catalogue
+from ._decide.derivation import Derivation, StepResult
+from ._records.evidence import to_jsonable
+from ._records.params import DomainError
+from ._records.record import EvidenceRecord
 
 __all__ = ["main"]
 
@@ -76,11 +76,11 @@ def _source(source) -> str:
 
 
 def cmd_new(args) -> int:
-    from .scaffold import module_name, scaffold
+    from ._tools.scaffold import module_name, scaffold
 
     folder = args.dir if args.dir is not None else args.name
     if args.source:
-        from .scaffold import scaffold_from_source
+        from ._tools.scaffold import scaffold_from_source
 
         written = scaffold_from_source(args.name, args.source, folder)
     else:
@@ -141,7 +141,7 @@ def _print_step(r: StepResult) -> None:
 
 
 def _run_derivations(derivs: Sequence[Derivation], quiet: bool = False) -> tuple[int, list[dict]]:
-    from .runner import step_record
+    from ._pipeline.runner import step_record
 
     unexpected, records = 0, []
     for d in derivs:
@@ -171,8 +171,8 @@ def _print_record(r: dict) -> None:
 def cmd_check(args) -> int:
     import tempfile
 
-    from . import runner
-    from .derivation import STRENGTHS
+    from ._pipeline import runner
+    from ._decide.derivation import STRENGTHS
 
     ids, fams = catalogue.select(args.select)
     derivs = _derivations_for(ids, fams)
@@ -202,7 +202,7 @@ def cmd_check(args) -> int:
                            journal=os.path.join(tmp, "tasks.jsonl"), resume=False, on_result=on_result)
         finally:
             shutdown()
-    from . import fidelity
+    from ._pipeline import fidelity
 
     papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
     differ, _ = fidelity.check_section(derivs, papers=papers, families=fams)  # the print against the steps
@@ -220,7 +220,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_errata(args) -> int:
-    from . import ledger as _ledger
+    from ._decide import ledger as _ledger
 
     try:
         items = catalogue.ledger(args.select, evaluate=not args.no_eval)
@@ -269,14 +269,14 @@ def _fmt(x: Any) -> str:
 
 
 def cmd_verify(args) -> int:
-    from . import runner
+    from ._pipeline import runner
 
     ids, fams = catalogue.select(args.select)
     if os.path.isdir(args.json):  # found before minutes of work, not after
         raise DomainError(f"--json must be a file path; got --json={args.json} (a directory)")
     if args.jobs < 0:
         raise DomainError(f"--jobs must be >= 1 (0: the usable cores); got --jobs={args.jobs}")
-    from .evidence import Context
+    from ._records.evidence import Context
 
     if args.sample < 0:
         raise DomainError(f"--sample must be >= 1 parts per check (0: all parts); got --sample={args.sample}")
@@ -413,11 +413,11 @@ def _device(choice: str) -> str:
 
 
 def cmd_latex(args) -> int:
-    from .latex import document
+    from ._outputs.latex import document
 
     ids, fams = catalogue.select(args.select)
     chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
-    from . import ledger
+    from ._decide import ledger
 
     statuses, checked = {}, {}
     paper_of = {d.key: f.paper.name for f in catalogue.families(fams) for d in f.derivations}
@@ -448,7 +448,7 @@ def cmd_latex(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import build
+    from ._outputs.report import build
 
     code = 0
     if args.select and not args.rerun:
@@ -468,12 +468,12 @@ def cmd_report(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from . import coverage
+    from ._decide import coverage
 
     rows = []
     for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
         derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-        from . import fidelity
+        from ._pipeline import fidelity
 
         rows_p = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
                                    compared=fidelity.compared_rows(paper, derivs))
@@ -501,7 +501,7 @@ def cmd_coverage(args) -> int:
 
 
 def cmd_mutate(args) -> int:
-    from . import mutate
+    from ._tools import mutate
 
     ids, fams = catalogue.select(args.select)
     chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
@@ -592,7 +592,7 @@ def cmd_mutate(args) -> int:
 
 
 def cmd_accuracy(args) -> int:
-    from . import accuracy
+    from ._tools import accuracy
 
     ids, _ = catalogue.select(args.select)
     chosen = [e for e in catalogue.entries() if e.id in ids]

@@ -11,8 +11,8 @@ import torch
 from scipy.optimize import brentq
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc
-from theorylab.training import TrainConfig, TrainResult, resolve_device, train
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, compare_mc
+from theorylab.authoring import TrainConfig, TrainResult, resolve_device, train
 
 
 def _tasks(R: int, d: int, theta: float, gen: torch.Generator):

@@ -8,7 +8,7 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import minimize
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import Check, Context, Evidence, Finding, compare
 
 from .diagonal_networks import CHECKS_QPENALTY as TRAINED_CHECKS
 

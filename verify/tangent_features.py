@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, jvp, vmap
 
-from theorylab.evidence import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import Check, Context, Evidence, Finding, compare
 
 __all__ = ["CHECKS", "digits_2_3", "init_params", "mlp", "last_layer_features", "linear_fit_targets",
            "tangent_features", "path_averaged_features", "tangent_kernel", "alignment", "fit_kernel",

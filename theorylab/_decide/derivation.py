@@ -423,7 +423,7 @@ _DECIDING = ("Step._check", "check_equal", "check_inequality", "_high_precision"
              "_slack_at_precision", "_to_mp", "_to_float", "_sympify", "_is_numeric_side")
 _DECIDING_CONSTANTS = ("SYMPY_TIMEOUT_S", "NUMERIC_DIGITS", "NUMERIC_POINTS", "FLOAT64_RTOL", "CERTIFY_MAX_VARIABLES",
                        "CERTIFY_MAX_BOXES", "CERTIFY_QUICK_BOXES", "CERTIFY_WORK", "_IV_FUNCS")
-_ENGINE_MODULES = ("theorylab.search",)  # every function, class and UPPER_CASE constant defined there
+_ENGINE_MODULES = ("theorylab._decide.search",)  # every function, class and UPPER_CASE constant defined there
 _ENGINE_MEMO: list = [None, ""]
 
 

@@ -81,7 +81,7 @@ def plan(ids: set[str], ctx: Any = None, sample: int = 0) -> list[Task]:
     then others spread over the list), for `verify --sample K`: they run for real and their timings give the
     estimates of the rest (a part whose `after` parts are not sampled runs on a stand-in of its inputs)."""
     from . import catalogue
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     ctx = ctx or Context()
     fams = catalogue.families({i.split(".", 1)[0] for i in ids})
@@ -186,7 +186,7 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     t0 = time.perf_counter()
     if kind == "derivation":
@@ -218,7 +218,7 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
 
 
 def _crashed(check, why: str):
-    from .evidence import Evidence
+    from .._records.evidence import Evidence
 
     return Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None, observed=None,
                     tolerance=0.0, tolerance_source="the check raised", detail=why)
@@ -229,7 +229,7 @@ def combine(task: Task, results: Sequence[dict], ctx: Any, parts: Sequence[Task]
     is a failed record naming it. A sample (fewer results than the check has parts, `verify --sample`) is one
     Finding with the parts' timings: a verdict needs every part."""
     from . import catalogue
-    from .evidence import Finding
+    from .._records.evidence import Finding
 
     check = next(c for c in catalogue.checks([task.family]) if c.name == task.key)
     seconds = round(sum(r.get("seconds") or 0.0 for r in results), 3)
@@ -267,7 +267,7 @@ def step_record(d, r) -> dict:
 
 def result_from_record(step, rec: Mapping[str, Any]):
     """The StepResult a step record stands for (the verdict as recorded; nothing is decided again)."""
-    from .derivation import Outcome, StepResult
+    from .._decide.derivation import Outcome, StepResult
 
     holds = rec["status"] in ("holds", "ERRATUM NOT REPRODUCED (step holds)")
     return StepResult(step, Outcome(holds, rec.get("method", ""), rec.get("detail", ""),
@@ -278,7 +278,8 @@ def result_from_record(step, rec: Mapping[str, Any]):
 def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
     """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
     is decided again): what the run record stores for `report` and `latex` to read."""
-    from . import catalogue, coverage, ledger
+    from . import catalogue
+    from .._decide import coverage, ledger
 
     by_step = {(r["derivation"], r["step"]): r for r in steps}
     chosen = catalogue.families(list(fams))
@@ -338,10 +339,10 @@ class SubmititExecutor(cf.Executor):
 def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slurm: Mapping[str, Any] | None = None
                   ) -> tuple[cf.Executor, Callable[[], None]]:
     """(executor, shutdown) for `--executor SPEC` (local, dask://HOST:PORT, slurm, submitit-local)."""
-    from .params import DomainError
+    from .._records.params import DomainError
 
     if spec in ("", "local"):
-        from .sweep import InlineExecutor, default_executor
+        from .._numerics.sweep import InlineExecutor, default_executor
 
         if jobs <= 1:
             return InlineExecutor(), lambda: None
@@ -384,14 +385,14 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
     `on_result` is called in plan order too (a task's output is shown once every task before it has finished).
     A part that is `after` other parts waits for them and gets their handoffs; if they are not in the plan (a
     sample), it runs on a stand-in. `inflight`: at most this many tasks submitted at once (a local pool)."""
-    from .sweep import load_results, run_sweep
+    from .._numerics.sweep import load_results, run_sweep
 
     if not resume and os.path.exists(journal):
         os.unlink(journal)
         import shutil
 
         shutil.rmtree(journal + ".handoff", ignore_errors=True)
-    from .evidence import Context
+    from .._records.evidence import Context
 
     labels = {(t.key, t.pid): i for i, t in enumerate(tasks) if t.pid is not None}
     params = [t.params(profile, device, seed, threads) for t in tasks]
@@ -495,7 +496,7 @@ def estimates(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[tuple[
 def _part_rates(task: Task, known: Mapping[str, float], profile: str, seed: int):
     """A function part -> seconds from the measured parts of the task's check at this profile (None: none
     measured, or the check has no parts)."""
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     check = _check(task)
     if check is None or check.parts is None:
@@ -595,7 +596,7 @@ def _check(task: Task):
 
 
 def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
-    from .evidence import Context
+    from .._records.evidence import Context
 
     check = _check(task)
     ctx = Context(profile=profile, seed=seed)
@@ -604,7 +605,7 @@ def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
 
 def _rate(task: Task, known: Mapping[str, float], seed: int) -> float | None:
     """Seconds per unit of declared cost, from the check's quick-profile timings on this machine."""
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     check = _check(task)
     if check is None or check.cost is None:

@@ -16,8 +16,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .entry import Entry
-from .params import DomainError, Param
+from .._decide.entry import Entry
+from .._records.params import DomainError, Param
 
 __all__ = ["Row", "EntryMap", "measure", "regions", "joint_points", "PROFILES"]
 
@@ -210,7 +210,7 @@ def joint_points(entry: Entry, levels: int = 3, cap: int = 120, base: Mapping[st
     import itertools
 
     if base is None:
-        from .testing import valid_example
+        from ..testing import valid_example
 
         try:
             base = valid_example(entry)
@@ -333,7 +333,7 @@ def _reference(entry: Entry, kw: Mapping[str, Any]) -> tuple[Any, str | None]:
 
 def _formula_route(entry: Entry, kw: Mapping[str, Any]) -> Any:
     """Route (b): the paper's formula in mpmath, where the entry's reference is a different route."""
-    from . import kernels
+    from .._numerics import kernels
 
     if entry.formula is None or entry.reference is None or entry.compute is not None:
         return None
@@ -502,7 +502,7 @@ def measure_all(entries: Sequence[Entry], profile: str = "quick", jobs: int | No
 
 
 def _measure_id(entry_id: str, profile: str) -> EntryMap:
-    from . import catalogue
+    from .._pipeline import catalogue
 
     return measure(catalogue.get(entry_id), profile)
 
@@ -580,7 +580,7 @@ def readme_section(data: Mapping[str, Any]) -> str:
     cpu = sum(m.get("cpu_seconds", 0.0) for m in entries)
     meets = sum(all(r["meets"] for r in worst_rows([m])) for m in entries)
     head = (f"The map of every built-in entry, profile {data.get('profile')}: `theorylab accuracy --jobs 2 --json "
-            f"{PUBLISHED_JSON}`, then `python -m theorylab.accuracy {PUBLISHED_JSON} README.md` writes this block "
+            f"{PUBLISHED_JSON}`, then `python -m theorylab._tools.accuracy {PUBLISHED_JSON} README.md` writes this block "
             f"(a test keeps it equal to the JSON and the JSON's entries equal to the built-in catalogue). {meets} of "
             f"{len(entries)} entries meet their bound. {cpu:.0f} CPU s in the workers, {data.get('seconds', 0):.0f} s "
             "wall (on a shared machine under load: on 2 free cores the wall time is about half the CPU time). Per "
@@ -602,14 +602,14 @@ def update_readme(text: str, data: Mapping[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """python -m theorylab.accuracy MAP.json [README.md]: print the README block, or rewrite it in README.md."""
+    """python -m theorylab._tools.accuracy MAP.json [README.md]: print the README block, or rewrite it in README.md."""
     import json
     import sys
     from pathlib import Path
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not 1 <= len(args) <= 2:
-        print("usage: python -m theorylab.accuracy MAP.json [README.md]", file=sys.stderr)
+        print("usage: python -m theorylab._tools.accuracy MAP.json [README.md]", file=sys.stderr)
         return 2
     data = json.loads(Path(args[0]).read_text())
     if len(args) == 1:
