@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="what check and verify run on (default: qpenalty measure)")
     ap.add_argument("--tests", nargs="*", default=["named"],
                     help="'named' (the mutant's own tests), 'all' (tests/test_engine_mutants.py, "
-                         "tests/test_montecarlo_training.py, tests/test_fast_checks.py, tests/test_tangent_features.py"
+                         "tests/test_montecarlo_training.py, tests/test_derivation.py, tests/test_tangent_features.py"
                          "), or test files / node IDs")
     ap.add_argument("--only", nargs="*", default=[], help="mutant names (default: every one)")
     ap.add_argument("--skip-check", action="store_true")
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.tests == ["named"]:
             nodes = list(m.tests)
         elif args.tests == ["all"]:
-            nodes = ["tests/test_engine_mutants.py", "tests/test_montecarlo_training.py", "tests/test_fast_checks.py",
+            nodes = ["tests/test_engine_mutants.py", "tests/test_montecarlo_training.py", "tests/test_derivation.py",
                      "tests/test_tangent_features.py"]
         else:
             nodes = list(args.tests)
