@@ -108,7 +108,7 @@ def _normal(name: str) -> str:
 
 
 def _checkout_entry_points() -> list[tuple[str, str]]:
-    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"  # theorylab/_pipeline/ -> the checkout
     if not pyproject.is_file():
         return []
     import tomllib
