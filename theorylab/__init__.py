@@ -3,7 +3,7 @@
 Public API: `get(ID)` returns a catalogue entry (call it with keyword arguments for its value);
 `entries()` and `errata()` list the catalogue, `papers()` the registered papers (each a `Paper`);
 `DomainError` is the one exception family. (`theorylab.derivations` is the package of the built-in papers; the
-derivations of all registered papers are `theorylab.catalogue.derivations()`.)
+derivations of all registered papers are `theorylab._pipeline.catalogue.derivations()`.)
 """
 import importlib.util as _util
 import os as _os
