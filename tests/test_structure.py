@@ -272,8 +272,11 @@ def test_the_cycle_finder_finds_a_planted_cycle():
     cycle = find_cycle(graph)
     assert cycle is not None and cycle[0] == cycle[-1]
     assert {"theorylab.derivations.omega", "theorylab.derivations.omega_solver"} <= set(cycle)
-    # and the known cycle through a function-level import is seen when its allowed edge is put back
-    assert find_cycle(import_graph()) is not None
+    # a cycle closed by a function-level import is seen: testing imports accuracy inside a function
+    graph = _without_allowed(import_graph())
+    assert "theorylab._tools.accuracy" in graph["theorylab.testing"]
+    graph["theorylab._tools.accuracy"].add("theorylab.testing")
+    assert find_cycle(graph) is not None
 
 
 def test_the_direction_check_finds_a_planted_back_edge():
