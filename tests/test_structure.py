@@ -3,6 +3,7 @@ cycles (function-level imports included), built-in papers written only against t
 for every engine module (#23 item 7; TESTS_OF).
 
 Layers, lowest first (a module imports only modules of its own layer or below; #23 item 1):
+    shared       theorylab._shared        one closeness rule, formatter, atomic write, timeout (where present)
     records      theorylab._records       frozen records that decide nothing (paper, params, evidence, figure, run)
     numerics     theorylab._numerics,     kernels, solvers, Monte Carlo, training, sweeps; a paper's source text
                  theorylab._sources
@@ -26,6 +27,7 @@ PACKAGES = {"theorylab": ROOT / "theorylab", "theorylab.derivations": ROOT / "de
             "theorylab.verify": ROOT / "verify"}
 
 LAYERS = (  # (name, module prefixes), lowest first; "theorylab" alone is the package's __init__
+    ("shared helpers", ("theorylab._shared",)),  # closeness, formatting, atomic writes, timeouts (#23 item 5)
     ("records", ("theorylab._records",)),
     ("numerics", ("theorylab._numerics", "theorylab._sources")),
     ("deciders", ("theorylab._decide",)),
@@ -40,11 +42,11 @@ LAYERS = (  # (name, module prefixes), lowest first; "theorylab" alone is the pa
 # the cycle test leaves them out of the graph, and a listed edge that no longer exists fails (delete it here).
 ALLOWED = {
     ("theorylab.testing", "theorylab.cli"):
-        "run_cli runs the command in-process; the cycle cli -> _tools.mutate -> testing -> cli is removed by the "
-        "verify-in-engine change",
+        "run_cli runs the command in-process; the cycle cli -> _tools.mutate -> testing -> cli it closes is removed "
+        "by the verify-in-engine change (mutate stops importing testing)",
     ("theorylab._tools.accuracy", "theorylab.testing"):
         "accuracy.joint_points takes its base point from testing.valid_example, and testing.cases takes joint points "
-        "from accuracy (a cycle inside the tools layer): valid_example belongs below both",
+        "from accuracy (a cycle inside the tools layer): removed where valid_example moves to accuracy",
     ("theorylab._decide.entry", "theorylab._pipeline.catalogue"):
         "entry._paper_printer asks the registry for its paper's printer settings: the registry should hand them to "
         "the entries when it loads the family",
@@ -302,6 +304,7 @@ def test_relative_and_absolute_imports_are_resolved():
 # one module is its subject; a layer's shared test module otherwise); the contract suite runs over every paper
 # (test_contract), the papers' own claims in test_<family>.py.
 TESTS_OF = {
+    "theorylab._shared": ("test_engine_mutants",),
     "theorylab._records.paper": ("test_papers", "test_reprs"),
     "theorylab._records.params": ("test_engine", "test_loud_authoring"),
     "theorylab._records.evidence": ("test_engine", "test_verify_rates"),
