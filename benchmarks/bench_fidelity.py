@@ -21,7 +21,7 @@ def main() -> None:
     ap.add_argument("--reasons", type=int, default=3, help="how many reasons to list per paper")
     args = ap.parse_args()
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="theorylab-bench-")
-    from theorylab import catalogue, fidelity
+    from theorylab._pipeline import catalogue, fidelity
 
     if args.no_shipped:
         fidelity.PARSES.ship = lambda path: None

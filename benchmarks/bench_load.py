@@ -1,7 +1,7 @@
 """Benchmark: trained-network checks idle and with one core held by another process (`yes > /dev/null`).
 
 Each measurement runs one piece of a check (a verify task: one part of a check declared with parts) in a fresh
-process with verify's thread policy applied from the start (theorylab.runner._set_threads: one thread per task) or
+process with verify's thread policy applied from the start (theorylab._pipeline.runner._set_threads: one thread per task) or
 torch's default (all cores), alternating idle, loaded, idle, loaded ... so that the other load on a shared machine
 drifts evenly over both. The figure is the ratio of median wall times, loaded / idle, per check and policy (issue
 #15's bound: <= 2.5 for the one-thread policy); the 1-minute load average is printed beside every measurement, since
@@ -22,9 +22,9 @@ DEFAULT = ("finetuned ReLU networks: per-unit deviation vs r~", "adaptive tangen
            "trained ReLU network: student-teacher transfer (Sec. 4, Fig. 3)")
 CHILD = """
 import json, resource, sys, time
-from theorylab import catalogue
-from theorylab.evidence import Context, to_jsonable
-from theorylab.runner import _set_threads
+from theorylab._pipeline import catalogue
+from theorylab._records.evidence import Context, to_jsonable
+from theorylab._pipeline.runner import _set_threads
 name, threads = sys.argv[1], int(sys.argv[2])
 check = next(c for c in catalogue.checks() if c.name == name)
 _set_threads(threads or __import__('os').cpu_count())

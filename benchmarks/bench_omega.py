@@ -12,7 +12,7 @@ import sympy as sp
 from scipy.optimize import minimize_scalar
 
 import theorylab
-from theorylab.params import Z
+from theorylab._records.params import Z
 
 
 def main(n: int = 100_000, loop_n: int = 500, ref_n: int = 200):

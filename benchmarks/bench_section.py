@@ -1,4 +1,4 @@
-"""Benchmark: the section search of theorylab._solvers.golden on omega.tilde_oplus (nested 1-D minimizations, one v
+"""Benchmark: the section search of theorylab._numerics.solvers.golden on omega.tilde_oplus (nested 1-D minimizations, one v
 a call, as property tests call it), side by side in this process:
 
 - k-section (the default for brackets of <= 64 elements: 16 interior points a call, 13 calls to 1e-12);
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import theorylab
-from theorylab import _solvers
+from theorylab._numerics import solvers as _solvers
 
 POINTS = [(0.3, "(z-1)**2", "exp(z-1)-z"), (2.0, "Abs(z-1)**(3/2)", "(z-1)**2"), (7.5, "exp(z-1)-z", "Abs(z-1)"),
           (40.0, "Abs(z-1)**4", "Abs(z-1)**(3/2) + 0.3*(exp(z-1)-z)")]

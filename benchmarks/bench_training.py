@@ -4,9 +4,9 @@ Side by side in one process, for each trainer the checks use: the same R runs fo
 fixed step size, once as one batched problem and once one run at a time; the figure is the time ratio loop / batched
 and the agreement of the results (the runs are independent, so both give the same numbers up to rounding).
 
-  diagonal    theorylab.training.train, PT+FT diagonal networks (seed 000, App. A; R seeds)
+  diagonal    theorylab._numerics.training.train, PT+FT diagonal networks (seed 000, App. A; R seeds)
   relu        relu_networks._fit (NumPy), shallow ReLU networks at Fig. 1c's paper sizes (seed 001; R grid cells)
-  meanfield   theorylab.training.train on relu_transfer's population loss (seed 002, Sec. 4; R values of mu), at
+  meanfield   theorylab._numerics.training.train on relu_transfer's population loss (seed 002, Sec. 4; R values of mu), at
               the quick profile's width m = 60 and at a wider m (the paper's is 1000: there batching stops paying)
 
 --load holds one core with another process (`yes > /dev/null`) while it measures, as a shared machine does.
@@ -23,7 +23,7 @@ import time
 import numpy as np
 import torch
 
-from theorylab.training import TrainConfig, resolve_device, train
+from theorylab._numerics.training import TrainConfig, resolve_device, train
 
 
 def _sync(device):
@@ -39,7 +39,7 @@ def _timed(fn, device):
     return out, time.perf_counter() - t
 
 
-# -- diagonal networks (theorylab.training.train) -----------------------------------------------------------------
+# -- diagonal networks (theorylab._numerics.training.train) -----------------------------------------------------------------
 
 def make(R, n, D, device, seed=0):
     gen = torch.Generator().manual_seed(seed)

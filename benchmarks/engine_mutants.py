@@ -1,4 +1,4 @@
-"""Plant each mistake of theorylab/_engine_mutants.py in the engine and report which layer catches it: `theorylab
+"""Plant each mistake of theorylab/_tools/engine_mutants.py in the engine and report which layer catches it: `theorylab
 check`, `theorylab verify` (on a selection) and the tests (the ones the mutant names, or a wider set).
 
 Each mutant runs in fresh subprocesses (the mutant applied before anything else, so every module sees it; the
@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from theorylab import _engine_mutants as engine  # noqa: E402
+from theorylab._tools import engine_mutants as engine  # noqa: E402
 
-_PRELUDE = ("import sys, theorylab._engine_mutants as E; _m = E.by_name({name!r}); _ctx = E.applied(_m); "
+_PRELUDE = ("import sys, theorylab._tools.engine_mutants as E; _m = E.by_name({name!r}); _ctx = E.applied(_m); "
             "_ctx.__enter__(); ")
 
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="what check and verify run on (default: qpenalty measure)")
     ap.add_argument("--tests", nargs="*", default=["named"],
                     help="'named' (the mutant's own tests), 'all' (tests/test_engine_mutants.py, "
-                         "tests/test_montecarlo_training.py, tests/test_fast_checks.py, tests/test_tangent_features.py"
+                         "tests/test_montecarlo_training.py, tests/test_derivation.py, tests/test_tangent_features.py"
                          "), or test files / node IDs")
     ap.add_argument("--only", nargs="*", default=[], help="mutant names (default: every one)")
     ap.add_argument("--skip-check", action="store_true")
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.tests == ["named"]:
             nodes = list(m.tests)
         elif args.tests == ["all"]:
-            nodes = ["tests/test_engine_mutants.py", "tests/test_montecarlo_training.py", "tests/test_fast_checks.py",
+            nodes = ["tests/test_engine_mutants.py", "tests/test_montecarlo_training.py", "tests/test_derivation.py",
                      "tests/test_tangent_features.py"]
         else:
             nodes = list(args.tests)

@@ -18,8 +18,8 @@ WORKERS = (2, 64)
 
 def plans(timings: str | None = None) -> dict:
     """{paper name or "all": {tasks, work_s, largest_s, largest, unmeasured, over_bound, wall_s: {N: s}}}."""
-    from theorylab import catalogue, runner
-    from theorylab.evidence import Context
+    from theorylab._pipeline import catalogue, runner
+    from theorylab._records.evidence import Context
 
     if timings:
         runner._TIMINGS = timings
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown", action="store_true", help="print the rows of the README's table")
     args = ap.parse_args(argv)
     if args.snapshot:
-        from theorylab import runner
+        from theorylab._pipeline import runner
 
         known = runner._known()
         keep = {k: v for k, v in known.items() if k.startswith("paper|") or "|derivation|" in k}

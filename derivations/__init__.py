@@ -3,7 +3,7 @@
 Installed as `theorylab.derivations` and registered through the `theorylab.papers` entry points of theorylab's
 pyproject.toml, exactly as an outside paper is; declaring them imports none of their modules.
 """
-from theorylab.paper import Family, Paper
+from theorylab.authoring import Family, Paper
 
 __all__ = ["PTFT_DIAGONAL", "PTFT_RELU", "FEATURES_ARE_FATE", "ADAPTIVE_TANGENT", "PAPERS"]
 

@@ -6,7 +6,7 @@ App. B, eqs (24)-(35): derivation l12.reduction (derivations/l12.py).
 App. G (participation ratio, ENSD) has no labelled equations; its text's claims are steps of measure.identities.
 The seed has no numbered theorems, lemmas, propositions or corollaries.
 """
-from theorylab.coverage import Account
+from theorylab.authoring import Account
 
 
 LABELS = tuple(f"({n})" for n in range(6, 36))

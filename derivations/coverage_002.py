@@ -8,7 +8,7 @@ text's order. The trained-network and Monte Carlo evidence lies in verify/linear
 scratch training, linear transfer and fine-tuning of trained deep linear networks), verify/transfer.py (Monte
 Carlo of the closed forms, Fig. 1(c)/2(c) slices, ridge sweep) and verify/relu_transfer.py (Sec. 4, Fig. 3).
 """
-from theorylab.coverage import Account
+from theorylab.authoring import Account
 
 
 # the text's order: statements interleaved with the equations, (38) before (35), (123) before (122)

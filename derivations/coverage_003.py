@@ -3,7 +3,7 @@ numbered statement, in the paper's order. Labels not cited by a checked step of 
 (derivations/omega.py, derivations/omega_proofs.py) are declared here with a reason."""
 from __future__ import annotations
 
-from theorylab.coverage import Account
+from theorylab.authoring import Account
 
 
 LABELS = (

@@ -10,10 +10,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
-from theorylab.derivation import AS_PRINTED, Amendment, Derivation, Erratum, Step
-from theorylab.entry import Entry, Source
-from theorylab.params import matrix, vector
+from theorylab.authoring import solvers
+from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
+from theorylab.authoring import Entry, Source
+from theorylab.authoring import matrix, vector
 
 SEED = "000_a994d0e1146a9c4a.txt"
 

@@ -10,9 +10,9 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Step
-from theorylab.entry import Constraint, Entry, Source
-from theorylab.params import matrix
+from theorylab.authoring import Derivation, Erratum, Step
+from theorylab.authoring import Constraint, Entry, Source
+from theorylab.authoring import matrix
 
 SEED = "000_a994d0e1146a9c4a.txt"
 

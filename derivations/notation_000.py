@@ -9,7 +9,7 @@ import re
 
 import sympy as sp
 
-from theorylab.sources import NotationMap
+from theorylab.authoring import NotationMap
 
 __all__ = ["NOTATION"]
 

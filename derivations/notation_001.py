@@ -8,7 +8,7 @@ of layout (an unbalanced parenthesis), never its mathematics. The Paper names it
 import re
 import sympy as sp
 
-from theorylab.sources import NotationMap
+from theorylab.authoring import NotationMap
 
 __all__ = ["NOTATION"]
 

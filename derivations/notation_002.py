@@ -7,7 +7,7 @@ of layout (an unbalanced parenthesis), never its mathematics. The Paper names it
 """
 import sympy as sp
 
-from theorylab.sources import NotationMap
+from theorylab.authoring import NotationMap
 
 from . import notation_002_b
 

@@ -6,7 +6,7 @@ of layout (an unbalanced parenthesis), never its mathematics. The Paper names it
 'theorylab.derivations.notation_003:NOTATION', so declaring the paper imports nothing of it.
 """
 
-from theorylab.sources import NotationMap
+from theorylab.authoring import NotationMap
 
 __all__ = ["NOTATION"]
 

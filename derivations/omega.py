@@ -13,10 +13,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
-from theorylab.derivation import Derivation, Erratum, Step
-from theorylab.entry import Constraint, Entry, Source
-from theorylab.params import Z, expression, matrix, scalar, vector
+from theorylab.authoring import solvers
+from theorylab.authoring import Derivation, Erratum, Step
+from theorylab.authoring import Constraint, Entry, Source
+from theorylab.authoring import Z, expression, matrix, scalar, vector
 
 from .omega_proofs import DERIVATIONS as PROOF_DERIVATIONS
 from .omega_solver import (EXAMPLES, _diag_reference, _oplus_reference, _spectral_reference, _theorem1_reference,

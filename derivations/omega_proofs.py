@@ -13,9 +13,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
-from theorylab.derivation import Amendment, Derivation, Erratum, Step
-from theorylab.params import Z
+from theorylab.authoring import solvers
+from theorylab.authoring import Amendment, Derivation, Erratum, Step
+from theorylab.authoring import Z
 
 from .omega_solver import prepare
 

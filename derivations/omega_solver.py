@@ -10,8 +10,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
-from theorylab.params import Z, DomainError
+from theorylab.authoring import solvers
+from theorylab.authoring import Z, DomainError
 
 GRID = np.unique(np.concatenate([1 + np.logspace(-9, 0, 200), np.logspace(0.31, 6, 400)]))  # z > 1, sorted
 EXAMPLES = ("(z-1)**2", "Abs(z-1)", "Abs(z-1)**3", "exp(z-1)-z", "(z-1)**2 + Abs(z-1)", "Abs(z-1)**(3/2)")

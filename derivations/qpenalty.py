@@ -9,10 +9,10 @@ import math
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
-from theorylab.derivation import AS_PRINTED, Amendment, Derivation, Erratum, Step
-from theorylab.entry import Constraint, Entry, Source
-from theorylab.params import DomainError, scalar, matrix, vector
+from theorylab.authoring import solvers
+from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
+from theorylab.authoring import Constraint, Entry, Source
+from theorylab.authoring import DomainError, scalar, matrix, vector
 
 SEED = "000_a994d0e1146a9c4a.txt"
 z = sp.Symbol("z", real=True)

@@ -9,8 +9,8 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from theorylab.entry import Constraint, Entry, Source
-from theorylab.params import DomainError, scalar
+from theorylab.authoring import Constraint, Entry, Source
+from theorylab.authoring import DomainError, scalar
 from .relu_solver import (_mp_minimize, _stationary_reference, log_slope_reference, minimize_p, penalty_reference,
                           stationary_points_exact)
 

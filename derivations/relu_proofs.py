@@ -18,8 +18,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import AS_PRINTED, Amendment, Derivation, Erratum, Step
-from theorylab.params import DomainError
+from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
+from theorylab.authoring import DomainError
 
 from .relu_entries import (DP_SEED, P_SEED, P_STABLE, QUARTIC_SEED, SEED, gamma, log_slope, m, m0, penalty,
                            penalty_aux, quartic, rho, stationary_points, u)

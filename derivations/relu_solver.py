@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
+from theorylab.authoring import solvers
 
 # ------------------------------------------------------------------------------------------------------
 # the numeric core: the global minimum of p(u) over u > 0, batched

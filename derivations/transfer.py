@@ -11,10 +11,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab import _solvers as solvers
-from theorylab.derivation import Amendment, Derivation, Erratum, Step
-from theorylab.entry import Constraint, Entry, Source
-from theorylab.params import DomainError, integer, matrix, scalar, vector
+from theorylab.authoring import solvers
+from theorylab.authoring import Amendment, Derivation, Erratum, Step
+from theorylab.authoring import Constraint, Entry, Source
+from theorylab.authoring import DomainError, integer, matrix, scalar, vector
 
 from .transfer_appendix_b import DERIVATIONS as APPENDIX_B_DERIVATIONS
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 import sympy as sp
 
-from theorylab.derivation import Amendment, Derivation, Erratum, Step
+from theorylab.authoring import Amendment, Derivation, Erratum, Step
 
 SEED = "002_a6e10e5d8d1167fd.txt"
 

@@ -25,7 +25,7 @@ def _no_papers_left_registered():
     """A test that runs the CLI in-process with --paper registers that paper for the process (catalogue.use); forget
     it afterwards, so a later test in the same worker never sees it (which tests share a worker depends on -n)."""
     yield
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
 
     catalogue.use(())
 

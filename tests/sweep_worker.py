@@ -17,7 +17,7 @@ def slow_task(a: int, b: float) -> dict:
 def main(path: str, workers: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from theorylab.sweep import grid, run_sweep
+    from theorylab._numerics.sweep import grid, run_sweep
 
     tasks = grid(a=range(8), b=(0.5, 1.5, 2.5))
     with ThreadPoolExecutor(max_workers=workers) as ex:

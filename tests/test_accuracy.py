@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorylab import accuracy
-from theorylab.entry import Entry, Source
-from theorylab.params import scalar
+from theorylab._tools import accuracy
+from theorylab._decide.entry import Entry, Source
+from theorylab._records.params import scalar
 from helpers import run_cli
 
 
@@ -139,7 +139,7 @@ def test_the_table_shows_documented_bounds_and_failures():
 
 
 def test_readme_accuracy_block_is_the_published_map_of_every_built_in_entry():
-    """README's table is what `python -m theorylab.accuracy benchmarks/accuracy_quick.json` writes, and that map
+    """README's table is what `python -m theorylab._tools.accuracy benchmarks/accuracy_quick.json` writes, and that map
     covers every built-in entry (one added since is a failure here until the map is rerun)."""
     import json
     import re
@@ -180,7 +180,7 @@ def test_the_published_rows_are_what_the_current_code_measures():
 
 
 def _norm_entry(stable: bool):
-    from theorylab.params import vector
+    from theorylab._records.params import vector
 
     x = vector("x", "n")
 

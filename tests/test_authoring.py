@@ -123,7 +123,7 @@ def test_the_contract_catches_a_bad_domain_error_and_broken_broadcasting():
     suite.test_bad_input_raises_domain_error_naming_the_parameter(good)
     suite.test_scalar_parameters_broadcast(good)
     suite.test_latex_renders(good)
-    from theorylab.entry import Constraint
+    from theorylab._decide.entry import Constraint
 
     scalar_only = Constraint(lambda v: None if float(v["gamma"]) != 5.0 else "gamma must not be 5", "not 5")
     import dataclasses

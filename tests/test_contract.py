@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from theorylab import catalogue
+from theorylab._pipeline import catalogue
 from theorylab.testing import contract_entries, contract_tests, module_tests
 
 KNOWN_FAILURES: dict[str, str] = {}

@@ -7,8 +7,8 @@ import json
 import pytest
 import sympy as sp
 
-from theorylab.coverage import Account, coverage, labels_in_text, summary
-from theorylab.derivation import Amendment, Derivation, Erratum, Step
+from theorylab._decide.coverage import Account, coverage, labels_in_text, summary
+from theorylab._decide.derivation import Amendment, Derivation, Erratum, Step
 from helpers import run_cli
 
 TEXT = r"""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from theorylab.coverage import labels_in_text
+from theorylab._decide.coverage import labels_in_text
 from helpers import run_cli
 
 from theorylab.derivations import PAPERS, coverage_003

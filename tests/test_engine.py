@@ -9,9 +9,9 @@ import pytest
 import sympy as sp
 
 from theorylab import DomainError
-from theorylab.derivation import Derivation, Erratum, Step, TrivialStepError, check_equal
-from theorylab.kernels import numpy_kernel, torch_kernel
-from theorylab.params import expression, integer, scalar, vector
+from theorylab._decide.derivation import Derivation, Erratum, Step, TrivialStepError, check_equal
+from theorylab._numerics.kernels import numpy_kernel, torch_kernel
+from theorylab._records.params import expression, integer, scalar, vector
 from helpers import run_cli
 
 x = sp.Symbol("x", real=True)
@@ -116,7 +116,7 @@ y = sp.Symbol("y", positive=True)
 
 
 def test_structurally_identical_sides_are_refused_at_declaration():
-    from theorylab.derivation import TrivialStepError
+    from theorylab._decide.derivation import TrivialStepError
 
     with pytest.raises(TrivialStepError, match="same expression"):
         Step("copy", lhs=sp.sqrt(y) + 1, rhs=sp.sqrt(y) + 1)
@@ -186,7 +186,7 @@ def test_derivation_names_its_weakest_link():
 
 
 def test_evidence_verdict_is_computed_never_given():
-    from theorylab.evidence import Evidence, Finding, compare, compare_mc
+    from theorylab._records.evidence import Evidence, Finding, compare, compare_mc
 
     with pytest.raises(TypeError):
         Evidence(entry="e", check="c", kind="numeric", predicted=1.0, observed=2.0, tolerance=0.1,
@@ -211,7 +211,7 @@ def test_evidence_verdict_is_computed_never_given():
 
 
 def test_scaling_fit_passes_the_right_limit_and_order_and_catches_a_wrong_one():
-    from theorylab.evidence import compare_scaling
+    from theorylab._records.evidence import compare_scaling
 
     rng = np.random.default_rng(0)
     N = np.array([50, 100, 200, 400, 800.0])
@@ -232,7 +232,7 @@ def test_scaling_fit_passes_the_right_limit_and_order_and_catches_a_wrong_one():
 
 def test_symbolic_step_verdicts_are_cached_by_content(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    from theorylab import derivation
+    from theorylab._decide import derivation
 
     monkeypatch.setattr(derivation, "_STEP_CACHE", derivation._StepCache())
     step = Step("cached", lhs=sp.sin(y) ** 2 + sp.cos(y) ** 2, rhs=1)
@@ -245,7 +245,7 @@ def test_symbolic_step_verdicts_are_cached_by_content(tmp_path, monkeypatch):
 
 
 def test_a_formula_with_an_undeclared_symbol_is_refused_at_declaration():
-    from theorylab.entry import Entry, Source
+    from theorylab._decide.entry import Entry, Source
 
     g = scalar("gamma", low=0, low_open=True)
     with pytest.raises(ValueError, match=r"toy.f: the formula uses sigma, which is not a declared parameter"):
@@ -265,7 +265,7 @@ def test_a_refuted_inequality_reports_a_minimized_counterexample(tmp_path, monke
 
 
 def test_context_pick_is_the_one_profile_switch():
-    from theorylab.evidence import Check, Context
+    from theorylab._records.evidence import Check, Context
 
     assert Context(profile="paper").pick(quick=1, paper=2) == 2 and Context().pick(quick=1, paper=2) == 1
     with pytest.raises(ValueError, match="profile must be one of quick, paper"):

@@ -1,7 +1,7 @@
 """The engine's own arithmetic, checked with exact expectations: closeness and tolerances, the verdict, the resolution
 of a record, the Monte Carlo tolerance, the inequality search's default domains, interval certification, and the
 hand-written gradients of the trainers against autograd at their own scale. Each mutant of
-theorylab/_engine_mutants.py names the tests here (or elsewhere) that catch it; the last test plants every one of
+theorylab/_tools/engine_mutants.py names the tests here (or elsewhere) that catch it; the last test plants every one of
 them in turn and asserts that its tests fail (benchmarks/engine_mutants.py reports the same against check, verify
 and the whole suite)."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theorylab import _engine_mutants as engine
-from theorylab.derivation import Step, certify_on_box, check_inequality
-from theorylab.evidence import Evidence, compare, compare_mc, resolution
+from theorylab._tools import engine_mutants as engine
+from theorylab._decide.derivation import Step, certify_on_box, check_inequality
+from theorylab._records.evidence import Evidence, compare, compare_mc, resolution
 
 x = sp.Symbol("x", positive=True)
 y = sp.Symbol("y", positive=True)
@@ -149,7 +149,7 @@ def test_compare_mc_tolerance_is_k_standard_errors_plus_bias():
 
 
 def test_a_check_declares_the_resolution_its_records_need():
-    from theorylab.evidence import Check, Context
+    from theorylab._records.evidence import Check, Context
 
     recs = lambda ctx: [compare("a.b", "c", "numeric", 1.0, 1.001, rtol=0.01, source="s"),  # noqa: E731
                         compare("a.b", "d", "numeric", 1.0, 1.001, rtol=0.01, source="s", needs=0.001)]
@@ -220,7 +220,7 @@ def test_relu_fit_gradient_matches_autograd_at_scale():
     weights by lr x gradient, and (W0 - W1) / lr is autograd's gradient of that loss to rounding (a loss or a
     gradient off by a constant factor shows, not only a wrong direction)."""
     import theorylab.verify.relu_networks as V
-    from theorylab.training import TrainConfig
+    from theorylab._numerics.training import TrainConfig
 
     gen = torch.Generator().manual_seed(7)
     R, H, d, n = 3, 4, 3, 5
@@ -259,7 +259,8 @@ def test_relu_kernel_derivative_matches_autograd_of_the_formula():
 def test_kernel_grid_check_is_sensitive_to_its_entry():
     """The per-check view on qpenalty's 'kernel grid' (kernel vs the mpmath quadrature of q'): a mistake in the
     stable form or the formula fails it. Compared with itself it would pass every perturbation (issue #25)."""
-    from theorylab import catalogue, mutate
+    from theorylab._pipeline import catalogue
+    from theorylab._tools import mutate
 
     check = next(c for c in catalogue.checks(["qpenalty"]) if c.name == "kernel grid")
     (res,) = mutate.sensitivity([check], profile="quick", baselines=mutate._Baselines("quick", check_seconds=math.inf))

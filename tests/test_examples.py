@@ -73,7 +73,7 @@ def test_example_installs_and_registers_by_its_entry_point(tmp_path):
                              text=True, timeout=600)
         assert got.returncode == 0, got.stderr
         assert "paper minnorm:" in got.stdout and "minnorm.inverse_moment" in got.stdout
-        origin = subprocess.run([str(python), "-c", "from theorylab import catalogue; "
+        origin = subprocess.run([str(python), "-c", "from theorylab._pipeline import catalogue; "
                                  "print([w for w, _ in catalogue._entry_points()])"], cwd=tmp_path, env=env,
                                 capture_output=True, text=True, timeout=600)
         assert "minnorm" in origin.stdout, origin.stderr

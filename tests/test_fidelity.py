@@ -1,4 +1,4 @@
-"""The print against the steps, by machine (#24 items 3-5): theorylab.fidelity compares each citing step with the
+"""The print against the steps, by machine (#24 items 3-5): theorylab._pipeline.fidelity compares each citing step with the
 relations parsed from the paper's source; a step declared "as printed" that decisively states something else fails
 `theorylab check`, naming the label and showing both forms; `theorylab new --from` scaffolds a paper from its .tex or
 .md source with a draft step for each display that parses, which check reports as drafts, never as checked."""
@@ -12,8 +12,9 @@ import pytest
 import sympy as sp
 
 from helpers import run_cli
-from theorylab import fidelity, sources
-from theorylab.derivation import AS_PRINTED, Step
+from theorylab._pipeline import fidelity
+from theorylab._sources import sources
+from theorylab._decide.derivation import AS_PRINTED, Step
 
 x, y, z = sp.symbols("x y z", real=True)
 a, b = sp.symbols("a b", positive=True)
@@ -192,7 +193,7 @@ def test_parses_are_cached_on_disk_keyed_by_text_notation_and_parser(tmp_path, m
 _PAPER = '''
 import sympy as sp
 from theorylab.authoring import Derivation, Family, Paper, Step
-from theorylab.derivation import AS_PRINTED
+from theorylab._decide.derivation import AS_PRINTED
 
 x = sp.Symbol("x", real=True)
 PAPER = Paper(name="{name}", title="planted", source="planted.md", source_file={source!r},
@@ -341,7 +342,7 @@ def test_new_from_refuses_a_missing_or_foreign_source(tmp_path):
 def test_ptft_relu_is_machine_compared_without_a_decisive_difference():
     """The smallest built-in paper: its notation map makes (7), (8) and (9) match the print by machine, (10) is compared
     (the step restates the printed quartic's side), and no step declared as printed decisively differs."""
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
 
     paper = next(p for p in catalogue.papers() if p.name == "ptft-relu")
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]

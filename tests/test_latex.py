@@ -7,9 +7,9 @@ import textwrap
 import pytest
 import sympy as sp
 
-from theorylab.entry import Entry, Source
-from theorylab.latex import well_formed
-from theorylab.params import scalar
+from theorylab._decide.entry import Entry, Source
+from theorylab._outputs.latex import well_formed
+from theorylab._records.params import scalar
 
 from helpers import run_cli
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from theorylab.derivation import (AS_PRINTED, SEVERITIES, Amendment, Derivation, Erratum, FidelityError, Step,
+from theorylab._decide.derivation import (AS_PRINTED, SEVERITIES, Amendment, Derivation, Erratum, FidelityError, Step,
                                   TrivialStepError)
-from theorylab.ledger import LedgerError, collect, from_json, summary
+from theorylab._decide.ledger import LedgerError, collect, from_json, summary
 
 x = sp.Symbol("x", positive=True)
 HALF = {"x": sp.Rational(1, 2)}

@@ -1,6 +1,6 @@
 """The Monte Carlo estimator and the batched trainer on problems with known answers. The standard error is checked
 exactly (two draws), against the spread of independent repeats, and for independence of the batch size: the tests
-that catch the Monte Carlo mutants of theorylab/_engine_mutants.py."""
+that catch the Monte Carlo mutants of theorylab/_tools/engine_mutants.py."""
 from __future__ import annotations
 
 import math
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import torch
 
-from theorylab.montecarlo import estimate
-from theorylab.training import TrainConfig, train
+from theorylab._numerics.montecarlo import estimate
+from theorylab._numerics.training import TrainConfig, train
 
 
 def test_estimate_is_reproducible_and_batch_independent():

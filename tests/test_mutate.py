@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 
 import theorylab
-from theorylab import mutate
-from theorylab.entry import Entry, Source
-from theorylab.params import scalar
+from theorylab._tools import mutate
+from theorylab._decide.entry import Entry, Source
+from theorylab._records.params import scalar
 from helpers import run_cli
 
 
@@ -91,7 +91,7 @@ def test_every_layer_is_scored_on_its_own(tmp_path):
 
 
 def test_steps_using_an_entry_are_found_by_its_expression_or_its_calls():
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
 
     chi2 = catalogue.get("transfer.inverse_chi2_mean")   # 1/(n - 2), stated in (116)-(117) with the same n
     assert any("(116)-(117)" in s.label for _, s in mutate.steps_using(chi2))
@@ -112,7 +112,7 @@ CHEAP_CHECKS = ("measures", "rich limit", "implicit bias vs SLSQP", "implicit bi
 
 
 def test_per_check_sensitivity_of_the_built_in_papers_cheap_checks():
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
 
     checks = [c for c in catalogue.checks() if c.name in CHEAP_CHECKS]
     assert len(checks) == len(CHEAP_CHECKS)
@@ -126,7 +126,7 @@ def test_per_check_sensitivity_of_the_built_in_papers_cheap_checks():
 def test_a_check_that_cannot_fail_is_named_insensitive():
     """A self-comparison, a tolerance that swallows any error and a check that never calls its entry: each passes
     every perturbation of the entry it names, so the per-check view calls it insensitive."""
-    from theorylab.evidence import Check, compare, compare_mc
+    from theorylab._records.evidence import Check, compare, compare_mc
 
     toy = _toy(reference=lambda x: float(x * x / (1 + x)))
     pts = np.array([0.5, 1.0, 2.0, 3.0])
@@ -145,7 +145,7 @@ def test_a_check_that_cannot_fail_is_named_insensitive():
     def never(ctx):
         return [compare("toy.f", "never calls", "numeric", 4 / 3, 2.0**2 / 3, rtol=1e-12, source="s")]
 
-    import theorylab.catalogue as catalogue
+    import theorylab._pipeline.catalogue as catalogue
     real_get = catalogue.get
     checks = [Check(name=n, entries=("toy.f",), kind="numeric", run=f)
               for n, f in (("honest", honest), ("itself", itself), ("swallowing", swallowing), ("never", never))]

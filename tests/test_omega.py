@@ -99,7 +99,7 @@ def test_search_route_argmin_is_polished(omega):
     from theorylab.derivations.omega import _tilde_mp
     from theorylab.derivations.omega import tilde as tilde_with_argmin
 
-    from theorylab.params import Z
+    from theorylab._records.params import Z
 
     e = sp.sympify(omega, locals={"z": Z})
     for v in (0.01, 0.3, 1.0, 4.0, 100.0):
@@ -116,7 +116,7 @@ def test_theorem1_non_polynomial_omega_accurate_over_six_decades_of_beta(omega):
     spanning only a few decades below z_max returned s = 2e18 there (and the reference s = 1e240 at ||beta|| = 1e3)."""
     from theorylab.derivations.omega import _theorem1_reference
 
-    from theorylab.params import Z
+    from theorylab._records.params import Z
 
     e = sp.sympify(omega, locals={"z": Z})
     for b in np.logspace(-3, 3, 13):
@@ -142,7 +142,7 @@ NEAR_ONE = [1.1e-15, 1e-12, 1e-7, 1e-6]
 
 
 def _om(text):
-    from theorylab.params import Z
+    from theorylab._records.params import Z
     return sp.sympify(text, locals={"z": Z})
 
 

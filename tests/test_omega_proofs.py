@@ -47,7 +47,7 @@ def test_module_covers_the_assigned_errata_and_keys_are_prefixed():
 def test_ledger_severities_roots_and_the_withdrawn_eq7():
     """#22: every erratum is ranked; the (7) item is withdrawn with its reason and (7) holds as printed for the
     symmetric M of Sec. 2.2; the contested items keep their history; amendments name their root."""
-    from theorylab.derivation import AMENDMENT_KINDS, SEVERITIES
+    from theorylab._decide.derivation import AMENDMENT_KINDS, SEVERITIES
 
     errata = {e.key: e for d in DERIVATIONS for e in d.errata}
     assert all(e.severity in SEVERITIES for e in errata.values())

@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 def plans():
     import paper_plan
 
-    from theorylab import runner
+    from theorylab._pipeline import runner
 
     keep = runner._TIMINGS
     try:
@@ -28,7 +28,7 @@ def plans():
 
 
 def test_every_paper_task_is_measured_and_none_exceeds_one_cpu_hour(plans):
-    from theorylab import runner
+    from theorylab._pipeline import runner
 
     for name, r in plans.items():
         assert r["unmeasured"] == 0, f"{name}: {r['unmeasured']} tasks not yet measured (rerun --sample 1)"

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from theorylab.sweep import load_results
+from theorylab._numerics.sweep import load_results
 
 SELECT = ["relu.penalty"]
 ARGS = ["--profile", "paper", "--sample", "1", "--device", "cpu"]

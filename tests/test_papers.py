@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from theorylab import catalogue
-from theorylab.paper import Family, Paper
-from theorylab.record import SCHEMA_VERSION, load
+from theorylab._pipeline import catalogue
+from theorylab._records.paper import Family, Paper
+from theorylab._records.record import SCHEMA_VERSION, load
 
 from helpers import run_cli
 
@@ -26,9 +26,9 @@ PAPER = textwrap.dedent('''
     import sympy as sp
 
     from theorylab import Derivation, Entry, Family, Paper, Source, Step
-    from theorylab.evidence import Check, compare
-    from theorylab.figure import Figure, Series, legend, pyplot
-    from theorylab.params import scalar
+    from theorylab._records.evidence import Check, compare
+    from theorylab._records.figure import Figure, Series, legend, pyplot
+    from theorylab._records.params import scalar
 
     GAMMA = scalar("gamma", "the ratio of the series", low=-1, high=1, low_open=True, high_open=True)
     gamma = GAMMA.symbol
@@ -292,7 +292,7 @@ def test_checkout_pyproject_registers_the_builtins():
 
 # -- figures -------------------------------------------------------------------------------------------------
 def test_a_figure_reads_only_the_series_it_declares():
-    from theorylab.figure import Figure, FigureData, Series
+    from theorylab._records.figure import Figure, FigureData, Series
 
     mine, other = Series("a"), Series("b")
     fig = Figure(family="f", name="n", caption="c", draw=lambda data: None, draws=(mine,))
@@ -308,7 +308,7 @@ def test_every_builtin_series_is_recorded_by_a_check():
     import importlib
 
     from theorylab.derivations import PAPERS
-    from theorylab.figure import Series
+    from theorylab._records.figure import Series
 
     for paper in PAPERS:
         checks = "\n".join((ROOT / "verify").joinpath(p.name).read_text() for p in (ROOT / "verify").glob("*.py")

@@ -12,14 +12,14 @@ import time
 
 import pytest
 
-from theorylab import runner
-from theorylab.sweep import load_results
+from theorylab._pipeline import runner
+from theorylab._numerics.sweep import load_results
 
 CHAINED = '''
 import time
 from theorylab import Entry, Family, Paper, Source
-from theorylab.evidence import Check, compare
-from theorylab.params import scalar
+from theorylab._records.evidence import Check, compare
+from theorylab._records.params import scalar
 
 X = scalar("x", "a real number", low=-10, high=10)
 ENTRIES = (Entry(id="chained.double", title="2x", source=Source("chained.txt", "eq (1)"), params=(X,), doc="2x.",

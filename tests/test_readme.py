@@ -32,7 +32,7 @@ def test_reproduce_commands_are_valid():
     """Every command of the 'Reproduce the papers' table parses, and what each selects (papers or families) exists."""
     import shlex
 
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
     from theorylab.cli import build_parser
 
     text = (ROOT / "README.md").read_text()

@@ -360,7 +360,7 @@ def test_the_rho099_claim_is_not_an_erratum():
 def test_the_ledger_is_ranked_with_roots():
     """Issue #22: each erratum of seed 001 has its severity by the one rule (docs/authoring.md); every amendment
     names the erratum it follows from, and each amended label is also stated as printed in the same derivation."""
-    from theorylab.derivation import AS_PRINTED, Amendment
+    from theorylab._decide.derivation import AS_PRINTED, Amendment
 
     errata = {e.key: e for d in R.DERIVATIONS for e in d.errata}
     assert {k: (e.severity, e.root) for k, e in errata.items()} == {
@@ -464,7 +464,7 @@ def test_large_m_rate_checks_pass_and_catch_a_wrong_coefficient(monkeypatch):
         theorylab.get("qpenalty.q")
     except DomainError:
         pytest.skip("the qpenalty family (seed 000's Q-penalty) is not loaded")
-    from theorylab.evidence import Context, Evidence
+    from theorylab._records.evidence import Context, Evidence
     import theorylab.verify.relu as V
 
     recs = [r for r in V._vs_qpenalty(Context()) if isinstance(r, Evidence)]
@@ -478,7 +478,7 @@ def test_large_m_rate_checks_pass_and_catch_a_wrong_coefficient(monkeypatch):
 
 
 def test_edge_findings_are_findings():
-    from theorylab.evidence import Context, Finding
+    from theorylab._records.evidence import Context, Finding
     import theorylab.verify.relu as V
 
     recs = V._edges(Context())

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
 from theorylab.derivations.relu import minimize_p
-from theorylab.training import TrainConfig, train
+from theorylab._numerics.training import TrainConfig, train
 from theorylab.verify.relu_networks import (_fit, _net, deviation_experiment, deviation_ratios, sample_efficiency, unit_coordinates,
                                   unit_deviation)
 
@@ -129,9 +129,9 @@ def test_figure1c_verdicts_are_computed_from_the_data(monkeypatch, ptft_shift, e
     """PT+FT much better everywhere: the rho = 1 records pass and 'the benefit vanishes' at rho = 0.9, small magnitude
     fails; PT+FT much worse everywhere: the reverse. No record carries a verdict of its own."""
     import theorylab.verify.relu_networks as V
-    from theorylab.evidence import Context, Evidence
+    from theorylab._records.evidence import Context, Evidence
 
-    from theorylab.evidence import Finding
+    from theorylab._records.evidence import Finding
 
     recs = V._figure1c_records(Context(profile="paper"), _synthetic_fig1c(0.0, ptft_shift))
     assert all(isinstance(r, Evidence) for r in recs) and len(recs) == 5
@@ -146,7 +146,7 @@ def test_figure1c_verdicts_are_computed_from_the_data(monkeypatch, ptft_shift, e
 
 def test_figure1c_without_two_converged_seeds_fails(monkeypatch):
     import theorylab.verify.relu_networks as V
-    from theorylab.evidence import Context
+    from theorylab._records.evidence import Context
 
     data = _synthetic_fig1c(0.0, -0.2)
     data["ptft"][..., 1:] = np.nan   # one converged PT+FT seed per cell: no standard error
@@ -157,7 +157,7 @@ def test_figure1c_without_two_converged_seeds_fails(monkeypatch):
 def test_deviation_records_fail_when_a_unit_costs_less_than_r(monkeypatch, below, ok):
     """The bound deviation >= r~ is computed per unit: a unit whose deviation is below r~ by 1e-6 relative fails."""
     import theorylab.verify.relu_networks as V
-    from theorylab.evidence import Context, Evidence, Finding
+    from theorylab._records.evidence import Context, Evidence, Finding
 
     pen = np.array([0.5, 1.0, 2.0])
     cell = {"init_scale": 1.0, "rho": 1.0, "runs": 3, "converged": 3, "ratio": np.array([1.0, 1.2, 1.01]),
@@ -212,7 +212,7 @@ def test_checks_run_as_parts_and_combine(monkeypatch):
     """Both trained checks at a tiny size, through parts (one per seed) and combine: every record is computed, the
     deviation bound holds per unit, and Fig. 1c's records carry the figure's series."""
     import theorylab.verify.relu_networks as V
-    from theorylab.evidence import Context, Evidence
+    from theorylab._records.evidence import Context, Evidence
 
     tiny = dict(d=6, K=2, H=6, n_aux=40, seeds=2, n_ft=6, ns=(6, 12), n_test=200, pt_steps=4000, ft_steps=20000,
                 fig_seeds=3, fig_steps=8000, fig_rhos=(1.0, 0.7), fig_magnitudes=(1.0, 0.01))

@@ -151,7 +151,7 @@ def _fake_run(loss, source_residual, ladder, n, rank):
 ])
 def test_convergence_bound_and_monotonicity_are_separate_records(monkeypatch, loss, residual, ladder, converged,
                                                                  bound, monotone):
-    from theorylab.evidence import Context, Finding
+    from theorylab._records.evidence import Context, Finding
     o = _fake_run(loss, residual, ladder, 1000, 3)
     conv, bnd = rt._pretraining(Context(), o)
     assert (conv.passed, bnd.passed) == (converged, bound)
@@ -162,7 +162,7 @@ def test_convergence_bound_and_monotonicity_are_separate_records(monkeypatch, lo
 
 
 def test_transfer_outside_the_expansion_is_a_finding(monkeypatch):
-    from theorylab.evidence import Context, Evidence, Finding
+    from theorylab._records.evidence import Context, Evidence, Finding
     recs = rt._transfer_mc(Context(), _fake_run(1e-5, 1e-5, [0.3, 0.2, 0.1], 5, 10))
     # C(n) > 0 asserted; the 1/n expansion not; one size: no scaling fit (a finding)
     assert [type(r) for r in recs] == [Evidence, Finding, Finding]
@@ -185,7 +185,7 @@ def _scaling_run(residual, S, kappa, p, ns, se, offset=0.0):
 def test_transfer_scaling_fit_extrapolates_to_the_residual(offset, ok):
     """The n -> oo fit over 3 sizes: exact data pass (order 1, limit residual_tau); a limit off by 1e-3 (20 SE of
     the extrapolation at these standard errors) fails. The record carries the data for the report's figure."""
-    from theorylab.evidence import Context, Evidence
+    from theorylab._records.evidence import Context, Evidence
 
     recs = rt._transfer_mc(Context(), _scaling_run(0.05, 2.0, 12.0, 10, (480, 1920, 7680), 2e-5, offset))
     fit = [r for r in recs if "n -> oo" in r.check]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from theorylab import catalogue
-from theorylab.evidence import Evidence, compare, compare_mc
-from theorylab.latex import well_formed
-from theorylab.report import build, figures
+from theorylab._pipeline import catalogue
+from theorylab._records.evidence import Evidence, compare, compare_mc
+from theorylab._outputs.latex import well_formed
+from theorylab._outputs.report import build, figures
 from theorylab.verify.figures_002 import FIG1C, FIG2C, FIG6
 
 from helpers import run_cli
@@ -247,7 +247,7 @@ def test_report_draws_scaling_fits_and_shows_mutation_score_and_accuracy(tmp_pat
 
     import numpy as np
 
-    from theorylab.evidence import compare_scaling
+    from theorylab._records.evidence import compare_scaling
 
     rng = np.random.default_rng(0)
     N = np.array([50, 100, 200, 400.0])

@@ -15,7 +15,7 @@ def test_reporting_from_a_record_imports_no_torch_and_runs_no_check(tmp_path):
     path.write_text(json.dumps(record))
     script = textwrap.dedent(f"""
         import sys
-        import theorylab.derivation as d
+        import theorylab._decide.derivation as d
 
         def refuse(*a, **k):
             raise AssertionError("a derivation step was decided while reporting")

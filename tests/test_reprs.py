@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorylab.derivation import Derivation, Erratum, Step
-from theorylab.evidence import Finding, compare, compare_mc
+from theorylab._decide.derivation import Derivation, Erratum, Step
+from theorylab._records.evidence import Finding, compare, compare_mc
 
 x = sp.Symbol("x", positive=True)
 ERR = Erratum(key="toy-7", source="toy2024", where="(7)", says="x^2 >= x", truth="x^2 >= x only for x >= 1",
@@ -54,8 +54,8 @@ def test_paper_html(monkeypatch):
     """What Paper._repr_html_ shows: title, source, preface, entries in the paper's LaTeX, derivation counts."""
     from pathlib import Path
 
-    from theorylab.latex import paper_html
-    from theorylab.paper import Family, Paper
+    from theorylab._outputs.latex import paper_html
+    from theorylab._records.paper import Family, Paper
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "examples" / "minnorm"))
     monkeypatch.setenv("THEORYLAB_PAPERS", "theorylab_minnorm")

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from theorylab.record import SCHEMA_VERSION
-from theorylab.sweep import load_results
+from theorylab._records.record import SCHEMA_VERSION
+from theorylab._numerics.sweep import load_results
 
 FAMILY = "measure"  # two tasks (a derivation, a check), seconds each: enough to kill between them
 ENV = {**os.environ, "THEORYLAB_ONLY_FAMILIES": FAMILY, "PYTHONUNBUFFERED": "1"}
@@ -87,7 +87,7 @@ def test_check_names_are_unique_across_the_catalogue():
     """verify addresses a check by its name: two papers' checks of one name would make the whole run refuse."""
     from collections import Counter
 
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
 
     names = Counter(c.name for c in catalogue.checks())
     assert not [n for n, k in names.items() if k > 1], names.most_common(3)
@@ -96,8 +96,8 @@ def test_check_names_are_unique_across_the_catalogue():
 PARTED = '''
 import sympy as sp
 from theorylab import Entry, Family, Paper, Source
-from theorylab.evidence import Check, compare
-from theorylab.params import scalar
+from theorylab._records.evidence import Check, compare
+from theorylab._records.params import scalar
 
 X = scalar("x", "a real number", low=-10, high=10)
 ENTRIES = (Entry(id="parted.square", title="x squared", source=Source("parted.txt", "eq (1)"), params=(X,), doc="x^2.",

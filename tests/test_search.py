@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorylab import derivation, search
-from theorylab.derivation import Step, check_inequality
+from theorylab._decide import derivation, search
+from theorylab._decide.derivation import Step, check_inequality
 
 x, y, z, w = sp.symbols("x y z w", positive=True)
 a, b = sp.symbols("a b", real=True)
@@ -254,7 +254,7 @@ def test_a_changed_deciding_function_decides_cached_steps_again_and_printing_cod
 
 
 def test_a_modified_copy_of_the_search_module_changes_the_key(cache, monkeypatch, tmp_path):
-    """The hash follows the source text: a copy of theorylab/search.py with one edited constant, loaded in its
+    """The hash follows the source text: a copy of theorylab/_decide/search.py with one edited constant, loaded in its
     place, gives another key."""
     import importlib.util
     import sys
@@ -264,10 +264,10 @@ def test_a_modified_copy_of_the_search_module_changes_the_key(cache, monkeypatch
     assert "CONFIRM = 9 " in text
     path = tmp_path / "search_copy.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location("theorylab.search", path)
+    spec = importlib.util.spec_from_file_location("theorylab._decide.search", path)
     copy = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(copy)
-    monkeypatch.setitem(sys.modules, "theorylab.search", copy)
+    monkeypatch.setitem(sys.modules, "theorylab._decide.search", copy)
     assert _step().content_key() != key
 
 
@@ -277,7 +277,7 @@ def test_the_engine_hash_is_the_same_in_every_process():
     import subprocess
     import sys
 
-    code = "from theorylab import derivation; print(derivation._engine_fingerprint())"
+    code = "from theorylab._decide import derivation; print(derivation._engine_fingerprint())"
     outs = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
                            capture_output=True, text=True, timeout=300, check=True).stdout.strip() for seed in "12"}
     assert outs == {derivation._engine_fingerprint()}

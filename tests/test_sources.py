@@ -1,4 +1,4 @@
-"""theorylab.sources: labels and printed text read from .tex and .md sources, and displays parsed into relations."""
+"""theorylab._sources.sources: labels and printed text read from .tex and .md sources, and displays parsed into relations."""
 from __future__ import annotations
 
 import importlib
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from theorylab.sources import (DEFAULT_PARSER, NotationMap, ParseFailure, Printed, Printout, parse_display,
+from theorylab._sources.sources import (DEFAULT_PARSER, NotationMap, ParseFailure, Printed, Printout, parse_display,
                                parse_printed, parse_report, read_source)
 
 SOURCES = Path(__file__).resolve().parents[1] / "derivations" / "sources"
@@ -224,23 +224,23 @@ def test_the_shipped_parses_are_current(n):
     """Every parse a built-in paper's comparisons ask for (each display, each printed chain) is in its shipped
     `<source>.parses.json`, under the key of the current parsing rules (PARSE_FORMAT), parser version, text and
     notation map, and nothing else is: a change of any of them asks for the file to be regenerated."""
-    from theorylab import fidelity
+    from theorylab._pipeline import fidelity
     from theorylab.derivations import PAPERS
 
     st = fidelity.shipped_status(PAPERS[n])
     assert not st["missing"] and not st["extra"], (
         f"{PAPERS[n].name}: the shipped parses {st['path']} are stale ({len(st['missing'])} of {st['requests']} "
         f"missing: {st['missing'][:5]}; {st['extra']} extra): regenerate them with "
-        f"`python -m theorylab.fidelity --rebuild {PAPERS[n].name}`")
+        f"`python -m theorylab._pipeline.fidelity --rebuild {PAPERS[n].name}`")
 
 
 def test_the_shipped_parses_are_what_the_parser_gives():
     """A guard for a change of the parsing rules without a PARSE_FORMAT bump: ptft-relu's displays, parsed afresh,
     are its shipped entries (srepr for srepr)."""
     _parser()
-    from theorylab import catalogue, fidelity
+    from theorylab._pipeline import catalogue, fidelity
     from theorylab.derivations import PTFT_RELU
-    from theorylab.sources import parse_key, read_parses, relations_to_json, shipped_path
+    from theorylab._sources.sources import parse_key, read_parses, relations_to_json, shipped_path
 
     table = read_parses(shipped_path(catalogue.source_path(PTFT_RELU)))
     notation = fidelity.notation_of(PTFT_RELU)
@@ -256,9 +256,9 @@ def test_a_fresh_machine_reads_the_shipped_parses_and_parses_what_they_lack(tmp_
     """With an empty cache (and with the cache off) the built-in paper's displays come from its shipped parses, the
     same relations the parser gives; a display the file lacks (another text) is parsed, and a stale or foreign file
     is no file."""
-    from theorylab import catalogue, fidelity
+    from theorylab._pipeline import catalogue, fidelity
     from theorylab.derivations import PTFT_RELU
-    from theorylab.sources import (PARSE_FORMAT, parse_key, read_parses, relations_from_json, relations_to_json,
+    from theorylab._sources.sources import (PARSE_FORMAT, parse_key, read_parses, relations_from_json, relations_to_json,
                                    shipped_path, write_parses)
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -306,7 +306,7 @@ def test_a_notation_key_does_not_depend_on_which_equal_symbol_sympy_hands_back()
     # SymPy's cache may return Symbol('g', positive=True, real=True) for Symbol('g', positive=True) when the first
     # was created earlier (an import order): the key (and so the shipped parses) must not see the difference
     import sympy as sp
-    from theorylab.sources import NotationMap, notation_key
+    from theorylab._sources.sources import NotationMap, notation_key
 
     sp.core.cache.clear_cache()
     a = notation_key(NotationMap(symbols={"R": 1 / (1 - sp.Symbol("g_key", positive=True, real=True))}))

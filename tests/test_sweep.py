@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from theorylab.sweep import grid, load_results, run_sweep, task_key
+from theorylab._numerics.sweep import grid, load_results, run_sweep, task_key
 from sweep_worker import slow_task
 
 HERE = os.path.dirname(__file__)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from theorylab.evidence import Context, Evidence, Finding
+from theorylab._records.evidence import Context, Evidence, Finding
 from theorylab.verify import tangent_features as tf
 
 NAMES = ("W1", "W2", "w3")

@@ -148,7 +148,7 @@ def test_finetune_risk_reference_solves_for_c_minus_1():
 
 def test_transfer_errata_are_confirmed_at_their_counterexamples():
     """Every erratum step of the family fails at its counterexample (a corrected paper would flip it)."""
-    for d in theorylab.catalogue.derivations():
+    for d in theorylab._pipeline.catalogue.derivations():
         if not d.key.startswith("transfer."):
             continue
         for step in d.steps:
@@ -181,7 +181,7 @@ def test_main_text_ledger_severities_and_roots():
 
 def test_main_text_amendments_stand_beside_the_printed_statement():
     """Each amendment names what changed, and its label is also stated as printed in the same derivation."""
-    from theorylab.derivation import AS_PRINTED, Amendment
+    from theorylab._decide.derivation import AS_PRINTED, Amendment
 
     amended = {}
     for d in _main_text_derivations():
@@ -205,7 +205,7 @@ def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     """#24: the displays features-are-fate's notation (derivations/notation_002.py) maps onto the steps citing them
     ((24)-(25) constant f, g; (27) M = 2; (107)/(124) d = 2; (108) E b, E b^2; (112)-(113) E_z 1/||z||^2; (125) I_1, I_2 of
     (126)-(127); (129)-(130) the integrals over (0, oo)) compare with them and match the print."""
-    from theorylab import catalogue, fidelity
+    from theorylab._pipeline import catalogue, fidelity
 
     paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]

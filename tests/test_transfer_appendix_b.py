@@ -75,8 +75,8 @@ def test_one_root_for_the_constants_of_b4():
 
 def _printed_relations(label):
     from theorylab.derivations.notation_002 import NOTATION
-    from theorylab.fidelity import PARSES, _chain
-    from theorylab.sources import read_source
+    from theorylab._pipeline.fidelity import PARSES, _chain
+    from theorylab._sources.sources import read_source
 
     items = read_source(B.__file__.replace("transfer_appendix_b.py", "sources/" + B.SEED))
     p = items.get(label)
@@ -96,7 +96,7 @@ def test_the_print_is_compared_and_a_planted_slip_differs(label, deriv, prefix):
     the same step with a side off by a factor (alpha^2 -> alpha, a dropped 2n, ...) does not."""
     from dataclasses import replace
 
-    from theorylab.fidelity import compare_step
+    from theorylab._pipeline.fidelity import compare_step
 
     rels = _printed_relations(label)
     step = _step(getattr(B, deriv), prefix)

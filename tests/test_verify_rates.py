@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from theorylab.evidence import Context, Evidence, Finding
+from theorylab._records.evidence import Context, Evidence, Finding
 
 ROOT = Path(__file__).resolve().parents[1]
 MINE = ("diagonal_networks", "linear_networks", "qpenalty", "l12", "measure", "transfer")
@@ -90,7 +90,7 @@ def test_the_checks_size_themselves_with_ctx_pick_only():
 def test_the_big_checks_come_in_parts_with_a_cost(family):
     """verify --dry-run estimates the paper profile from a declared cost; the big experiments declare one per part
     and have more parts at paper scale than at quick scale (they run in parallel there)."""
-    from theorylab import catalogue
+    from theorylab._pipeline import catalogue
 
     big = {"trained PT+FT diagonal networks", "trained multi-task diagonal networks",
            "trained linear networks: Fig. 1(c)/2(c) slices"}
@@ -106,7 +106,7 @@ def test_the_big_checks_come_in_parts_with_a_cost(family):
 
 
 def _two_estimates(ctx):
-    from theorylab.evidence import compare_mc
+    from theorylab._records.evidence import compare_mc
     from theorylab.verify import transfer as T
 
     a = T.estimate(lambda rng, size: rng.standard_normal(size), 1000, seed=ctx.seed, key="a", batch=50)
@@ -119,8 +119,8 @@ def test_a_monte_carlo_check_in_chunks_gives_the_estimate_of_all_its_draws():
     """transfer's Monte Carlo checks run as parts (the paper's big calls in chunks of draws): combine() answers each
     estimate() call with the chunks merged, equal to the mean and standard error of all the draws at once; quick is one
     part with the numbers of the check run without parts."""
-    from theorylab.evidence import Check
-    from theorylab.montecarlo import rng_for
+    from theorylab._records.evidence import Check
+    from theorylab._numerics.montecarlo import rng_for
     from theorylab.verify import transfer as T
 
     check = T._mc_parts(Check(name="two estimates", entries=("transfer.scratch_risk",), kind="monte-carlo",

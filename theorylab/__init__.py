@@ -23,14 +23,14 @@ def _source_checkout() -> None:
 
 _source_checkout()
 
-from .catalogue import entries, errata, get, papers  # noqa: E402
-from .derivation import Derivation, Erratum, Step  # noqa: E402
-from .entry import Entry, Source  # noqa: E402
-from .evidence import Evidence  # noqa: E402
-from .paper import Family, Paper  # noqa: E402
-from .params import DomainError  # noqa: E402
-from .runner import check  # noqa: E402
-from .runner import verify as run  # noqa: E402
+from ._pipeline.catalogue import entries, errata, get, papers  # noqa: E402
+from ._decide.derivation import Derivation, Erratum, Step  # noqa: E402
+from ._decide.entry import Entry, Source  # noqa: E402
+from ._records.evidence import Evidence  # noqa: E402
+from ._records.paper import Family, Paper  # noqa: E402
+from ._records.params import DomainError  # noqa: E402
+from ._pipeline.runner import check  # noqa: E402
+from ._pipeline.runner import verify as run  # noqa: E402
 
 __all__ = ["get", "entries", "papers", "errata", "DomainError", "Entry", "Source", "Derivation",
            "Step", "Erratum", "Evidence", "Paper", "Family", "run", "check"]

@@ -3,17 +3,17 @@
     from theorylab.authoring import Paper, Family, Entry, Source, scalar, Derivation, Step, Erratum, Check, compare
 
 `theorylab new NAME [DIR]` writes an installable paper package that uses this API and passes its own checks; edit
-it into your paper. `theorylab.testing.contract_tests("NAME")` is its test suite, in one line. Names are resolved
-when first used, so importing this module imports neither torch nor matplotlib. The pieces, in the order a paper
+it into your paper. `theorylab.testing.contract_tests("NAME")` is its test suite, in one line. Importing this
+module imports neither torch nor matplotlib (the trained-network names resolve when first used). The pieces, in the order a paper
 uses them:
 
-**A paper** (theorylab.paper)
+**A paper**
     `Paper(name=, title=, source=, families=, figures=(), latex={}, doc="")`: the one record per paper, registered
     through the entry-point group `theorylab.papers` (a module defining PAPER), `--paper FILE.py` or
     THEORYLAB_PAPERS. `Family(name=, entries=, checks=None)`: a group of entries with IDs `name.<entry>`, naming the
     module with ENTRIES/DERIVATIONS and the module with CHECKS by dotted name (imported only when needed).
 
-**Closed forms** (theorylab.entry, theorylab.params)
+**Closed forms**
     `Entry(id=, title=, source=, doc=, params=, lhs=, formula=, stable_form=, reference=, examples=, ...)`: one
     result. `formula` is the SymPy closed form exactly as the paper writes it (LaTeX and the reference come from it),
     `stable_form` an equal form accurate in float64 (the NumPy and torch kernels come from it; state their equality
@@ -41,7 +41,7 @@ uses them:
     display or derivation step prints `m(-\\lambda)`, its derivative `m'(-\\lambda)` (`M.derivative()`, or
     `sp.diff`), and the kernels call m's own kernels; `M(x).doit()` is m's formula at x.
 
-**Derivations** (theorylab.derivation)
+**Derivations**
     `Step(label, lhs, rhs, why="", relation="==", domain={}, cites=(), premises=(), erratum=None, ...)`: the paper's
     statement `lhs <relation> rhs` (==, <=, <, >=, >) between SymPy expressions, or between numeric sides
     (callables evaluated at the points `search()` proposes). The engine decides it: proved (SymPy), certified on a
@@ -58,7 +58,7 @@ uses them:
     `Derivation(key=, title=, source=, where=, entries=, steps=, withdrawn=())` (keyword-only): the chain; `derivation.check()` returns the
     verdicts; `withdrawn` keeps errata found wrong on re-reading, listed as withdrawn with why.
 
-**Evidence** (theorylab.evidence, theorylab.montecarlo, theorylab.training, theorylab.sweep)
+**Evidence**
     `Check(name, entries, kind, run, doc="", parts=None, combine=None)`: a verify procedure; `run(ctx)` returns
     records; a check (like a derivation) names entries of its own family only (`theorylab verify FAMILY` then finds
     every check of the family): one naming another family's entries is refused when the family loads (PaperError
@@ -73,18 +73,23 @@ uses them:
     generators. Trained networks: `train(...)` with `TrainConfig`/`TrainResult` (imports torch when first used).
     Sweeps: `grid(...)`, `run_sweep(...)`.
 
-**Coverage** (theorylab.coverage)
+**Coverage**
     `Paper(coverage="mypaper.coverage")` names a module whose ACCOUNTS is a tuple of `Account(label, status,
     reason)` records (status "definition" or "not-checkable"): the labels no step cites, and why. A step cites the
     labels it transcribes (`Step(..., cites=("(12)",), fidelity="as printed")`). `check_accounts(paper, ACCOUNTS,
     labels, derivations)` refuses, in one line naming them, an item that is not an Account, a label accounted twice
     or unknown to the paper, a label both accounted for and cited, and a step citing a label the paper does not list.
 
-**Figures** (theorylab.figure)
+**Figures**
     `Series(key)`: a set of evidence records a figure draws (`extra=SERIES.tag(x=...)` on the records);
     `Figure(family=, name=, caption=, draw=, draws=(SERIES,))` with `draw(data)` returning a matplotlib figure and
     reading `data.points(SERIES)`; `pyplot()` (Agg backend, report style), `legend(ax)`, `no_data(ax, what)`,
     `as_array(x)`. Sweeps run in-process with `InlineExecutor()`; `resolve_device("auto")` picks the torch device.
+
+**Shared numerics and notation**
+    `solvers`: the shared solvers (brackets, golden section, Newton, Sturm counts) the built-in papers use;
+    `NotationMap`: a paper's notation (its printed symbols -> the entries' symbols); `to_jsonable(x)`: a value
+    as the JSON record stores it; `Estimate`: what `estimate` returns.
 
 **Tests** (theorylab.testing)
     `contract_tests("NAME")`: the contract suite of a paper, family or entry, as a pytest class (see its docstring).
@@ -111,39 +116,81 @@ Example (a whole single-file paper; `theorylab new` writes the same as a package
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_WHERE = {
-    "Paper": "paper", "Family": "paper",
-    "Entry": "entry", "Source": "entry", "Constraint": "entry", "EntryFunction": "entry", "function": "entry",
-    "Param": "params", "scalar": "params", "integer": "params", "vector": "params", "matrix": "params",
-    "expression": "params", "DomainError": "params", "Z": "params", "ParamSymbol": "params",
-    "Account": "coverage", "check_accounts": "coverage", "contract_tests": "testing",
-    "Derivation": "derivation", "Step": "derivation", "Erratum": "derivation", "TrivialStepError": "derivation",
-    "Amendment": "derivation", "FidelityError": "derivation", "SEVERITIES": "derivation",
-    "AMENDMENT_KINDS": "derivation", "AS_PRINTED": "derivation",
-    "Check": "evidence", "Context": "evidence", "Evidence": "evidence", "Finding": "evidence",
-    "compare": "evidence", "compare_mc": "evidence", "compare_scaling": "evidence",
-    "estimate": "montecarlo", "Estimate": "montecarlo", "rng_for": "montecarlo",
-    "train": "training", "TrainConfig": "training", "TrainResult": "training",
-    "grid": "sweep", "run_sweep": "sweep", "InlineExecutor": "sweep", "resolve_device": "training",
-    "Figure": "figure", "Series": "figure", "pyplot": "figure", "legend": "figure", "no_data": "figure",
-    "as_array": "figure",
-}
+# One line per public name, `X as X`: what a reader and a type checker follow. The engine behind it is private
+# (theorylab._records, _numerics, _sources, _decide, ...): a paper imports only this module and `theorylab`.
+from ._decide.coverage import Account as Account
+from ._decide.coverage import check_accounts as check_accounts
+from ._decide.derivation import AMENDMENT_KINDS as AMENDMENT_KINDS
+from ._decide.derivation import AS_PRINTED as AS_PRINTED
+from ._decide.derivation import SEVERITIES as SEVERITIES
+from ._decide.derivation import Amendment as Amendment
+from ._decide.derivation import Derivation as Derivation
+from ._decide.derivation import Erratum as Erratum
+from ._decide.derivation import FidelityError as FidelityError
+from ._decide.derivation import Step as Step
+from ._decide.derivation import TrivialStepError as TrivialStepError
+from ._decide.entry import Constraint as Constraint
+from ._decide.entry import Entry as Entry
+from ._decide.entry import EntryFunction as EntryFunction
+from ._decide.entry import Source as Source
+from ._decide.entry import function as function
+from ._numerics import solvers as solvers  # the shared solvers: brackets, golden section, Newton, Sturm
+from ._numerics.montecarlo import Estimate as Estimate
+from ._numerics.montecarlo import estimate as estimate
+from ._numerics.montecarlo import rng_for as rng_for
+from ._numerics.sweep import InlineExecutor as InlineExecutor
+from ._numerics.sweep import grid as grid
+from ._numerics.sweep import run_sweep as run_sweep
+from ._records.evidence import Check as Check
+from ._records.evidence import Context as Context
+from ._records.evidence import Evidence as Evidence
+from ._records.evidence import Finding as Finding
+from ._records.evidence import compare as compare
+from ._records.evidence import compare_mc as compare_mc
+from ._records.evidence import compare_scaling as compare_scaling
+from ._records.evidence import to_jsonable as to_jsonable
+from ._records.figure import Figure as Figure
+from ._records.figure import Series as Series
+from ._records.figure import as_array as as_array
+from ._records.figure import legend as legend
+from ._records.figure import no_data as no_data
+from ._records.figure import pyplot as pyplot
+from ._records.paper import Family as Family
+from ._records.paper import Paper as Paper
+from ._records.params import Z as Z
+from ._records.params import DomainError as DomainError
+from ._records.params import Param as Param
+from ._records.params import ParamSymbol as ParamSymbol
+from ._records.params import expression as expression
+from ._records.params import integer as integer
+from ._records.params import matrix as matrix
+from ._records.params import scalar as scalar
+from ._records.params import vector as vector
+from ._sources.sources import NotationMap as NotationMap
+from .testing import contract_tests as contract_tests
 
-__all__ = sorted(_WHERE)
+if TYPE_CHECKING:  # trained networks import torch: resolved on first use (see __getattr__)
+    from ._numerics.training import TrainConfig as TrainConfig
+    from ._numerics.training import TrainResult as TrainResult
+    from ._numerics.training import resolve_device as resolve_device
+    from ._numerics.training import train as train
+
+_LAZY = ("TrainConfig", "TrainResult", "resolve_device", "train")
+__all__ = sorted([name for name in dir() if not name.startswith("_") and name not in ("TYPE_CHECKING", "Any",
+                                                                                      "annotations")]
+                 + list(_LAZY))
 
 
 def __getattr__(name: str) -> Any:
-    try:
-        module = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"theorylab.authoring has no {name!r}; the authoring API is: "
-                             f"{', '.join(__all__)}") from None
-    value = getattr(importlib.import_module(f"theorylab.{module}"), name)
-    globals()[name] = value
-    return value
+    if name in _LAZY:
+        from ._numerics import training
+
+        value = getattr(training, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"theorylab.authoring has no {name!r}; the authoring API is: {', '.join(__all__)}")
 
 
 def __dir__() -> list[str]:

@@ -12,10 +12,10 @@ import sys
 import time
 from typing import Any, Sequence
 
-from . import catalogue
+from ._pipeline import catalogue
 from ._shared import fmt, write_json
-from .evidence import to_jsonable
-from .params import DomainError
+from ._records.evidence import to_jsonable
+from ._records.params import DomainError
 
 __all__ = ["main"]
 
@@ -74,11 +74,11 @@ def _source(source) -> str:
 
 
 def cmd_new(args) -> int:
-    from .scaffold import module_name, scaffold
+    from ._tools.scaffold import module_name, scaffold
 
     folder = args.dir if args.dir is not None else args.name
     if args.source:
-        from .scaffold import scaffold_from_source
+        from ._tools.scaffold import scaffold_from_source
 
         written = scaffold_from_source(args.name, args.source, folder)
     else:
@@ -139,7 +139,7 @@ def _print_record(r: dict) -> None:
 
 
 def cmd_check(args) -> int:
-    from . import runner
+    from ._pipeline import runner
 
     def show(d, recs, weakest):
         print(f"\n{d.key}: {d.title} [{d.where}]")
@@ -160,7 +160,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_errata(args) -> int:
-    from . import ledger as _ledger
+    from ._decide import ledger as _ledger
 
     try:
         items = catalogue.ledger(args.select, evaluate=not args.no_eval)
@@ -199,7 +199,7 @@ def cmd_errata(args) -> int:
 
 
 def _print_dry_run(args, d) -> None:
-    from .runner import BOUND_SECONDS
+    from ._pipeline.runner import BOUND_SECONDS
 
     how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate"}
     for t, (sec, src) in zip(d.tasks, d.estimates):
@@ -258,7 +258,7 @@ def _print_start(s) -> None:
 
 def _verify(args, select, json_path, **kw):
     """Call the engine's verify with the command's options, printing as it goes (verify and report --rerun)."""
-    from . import runner
+    from ._pipeline import runner
 
     return runner.verify(select, profile=args.profile, device=args.device, seed=args.seed, json_path=json_path,
                          on_start=_print_start, on_task=_print_task(getattr(args, "verbose", False)),
@@ -276,7 +276,7 @@ def _print_summary(record, path) -> None:
 
 
 def cmd_verify(args) -> int:
-    from . import runner
+    from ._pipeline import runner
 
     if args.dry_run:
         _print_dry_run(args, runner.dry_run(args.select, profile=args.profile, seed=args.seed, sample=args.sample,
@@ -291,12 +291,12 @@ def cmd_verify(args) -> int:
 
 
 def cmd_latex(args) -> int:
-    from . import runner
-    from .latex import document
+    from ._pipeline import runner
+    from ._outputs.latex import document
 
     ids, fams = catalogue.select(args.select)
     chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
-    from . import ledger
+    from ._decide import ledger
 
     statuses, checked = {}, {}
     paper_of = {d.key: f.paper.name for f in catalogue.families(fams) for d in f.derivations}
@@ -327,7 +327,7 @@ def cmd_latex(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import build
+    from ._outputs.report import build
 
     code = 0
     if args.select and not args.rerun:
@@ -347,12 +347,12 @@ def cmd_report(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from . import coverage
+    from ._decide import coverage
 
     rows = []
     for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
         derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-        from . import fidelity
+        from ._pipeline import fidelity
 
         rows_p = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
                                    compared=fidelity.compared_rows(paper, derivs))
@@ -380,7 +380,7 @@ def cmd_coverage(args) -> int:
 
 
 def cmd_mutate(args) -> int:
-    from . import mutate
+    from ._tools import mutate
 
     ids, fams = catalogue.select(args.select)
     chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
@@ -471,7 +471,7 @@ def cmd_mutate(args) -> int:
 
 
 def cmd_accuracy(args) -> int:
-    from . import accuracy
+    from ._tools import accuracy
 
     ids, _ = catalogue.select(args.select)
     chosen = [e for e in catalogue.entries() if e.id in ids]

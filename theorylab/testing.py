@@ -103,7 +103,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     Papers registered in this process with `theorylab.catalogue.use([...])` (the `--paper` option) stay
     registered: they are passed on as `--paper` options of the subcommand.
     Example: `code, out, err = run_cli("eval", "mypaper.risk", "n=3")`."""
-    from . import catalogue
+    from ._pipeline import catalogue
     from .cli import main
 
     extra = [a for spec in catalogue._cli_papers for a in ("--paper", spec)]
@@ -116,9 +116,9 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 # -- inputs ----------------------------------------------------------------------------------------------------
 # the contract's Hypothesis settings and its generic point live beside the joint neighbourhoods (accuracy), which
 # need them too: the engine then never imports this module (nor, through run_cli, the CLI)
-from .accuracy import contract_phases as _phases  # noqa: E402
-from .accuracy import contract_settings as _settings  # noqa: E402
-from .accuracy import valid_example as valid_example  # noqa: E402
+from ._tools.accuracy import contract_phases as _phases  # noqa: E402
+from ._tools.accuracy import contract_settings as _settings  # noqa: E402
+from ._tools.accuracy import valid_example as valid_example  # noqa: E402
 from ._shared import closeness  # noqa: E402
 from ._shared import representable as _representable  # noqa: E402
 
@@ -132,7 +132,7 @@ def cases(entry):
     excluded point, a bound, 0 or an unbounded end each, down to the smallest normal float and one ulp)."""
     from hypothesis import strategies as st
 
-    from .accuracy import joint_points
+    from ._tools.accuracy import joint_points
 
     base = entry.strategy()
     branches = [st.sampled_from(list(entry.examples))] if entry.examples else []
@@ -184,9 +184,9 @@ def contract_entries(*select: Any) -> tuple[list, list]:
 
     Returns: (entries, derivations) in registration order; a derivation is included when it concerns a selected
     entry."""
-    from . import catalogue
-    from .derivation import Derivation
-    from .entry import Entry
+    from ._pipeline import catalogue
+    from ._decide.derivation import Derivation
+    from ._decide.entry import Entry
 
     records = [x for x in select if isinstance(x, (Entry, Derivation))]
     names = [x for x in select if not isinstance(x, (Entry, Derivation))]
@@ -261,7 +261,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         """The float64 kernel (stable form) against the paper's formula in mpmath, wherever the latter is finite."""
         from hypothesis import given
 
-        from . import kernels
+        from ._numerics import kernels
 
         @given(cases(entry))
         @_settings(max_examples=40)
@@ -280,7 +280,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         """float64 value vs the independent high-precision reference, relative error <= entry.rtol."""
         from hypothesis import given
 
-        from .params import DomainError
+        from ._records.params import DomainError
 
         @given(cases(entry))
         @_settings(max_examples)
@@ -303,7 +303,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         from hypothesis import assume, given
         from hypothesis import strategies as st
 
-        from .params import DomainError
+        from ._records.params import DomainError
 
         @given(st.lists(entry.strategy(), min_size=2, max_size=4))
         @_settings(max_examples=20)
@@ -349,7 +349,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
 
     def bad_input_raises_domain_error_naming_the_parameter(entry):
         """Each bad input raises DomainError; the one-line message names the parameter."""
-        from .params import DomainError
+        from ._records.params import DomainError
 
         for kwargs, pname in bad_cases(entry):
             with pytest.raises(DomainError) as info:
@@ -376,7 +376,7 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
 
     def latex_renders(entry):
         """The entry's LaTeX is non-empty with balanced braces; its LaTeX block balances its environments."""
-        from .latex import entry_block
+        from ._outputs.latex import entry_block
 
         text = entry.latex()
         assert text and text.count("{") == text.count("}") and "None" not in text
@@ -392,8 +392,8 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
 
     def derivation_declares_fidelity(derivation):
         """Each citing step says whether it checks the print or an amendment; the ledger's roots resolve."""
-        from .derivation import AS_PRINTED, Amendment
-        from .ledger import collect
+        from ._decide.derivation import AS_PRINTED, Amendment
+        from ._decide.ledger import collect
 
         undeclared = [s.label for s in derivation.steps
                       if s.cites and not (s.fidelity == AS_PRINTED or isinstance(s.fidelity, Amendment))]

@@ -9,9 +9,9 @@ import numpy as np
 import torch
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_scaling
-from theorylab.montecarlo import rng_for
-from theorylab.training import TrainConfig, resolve_device, train
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, compare_scaling
+from theorylab.authoring import rng_for
+from theorylab.authoring import TrainConfig, resolve_device, train
 
 
 # a trainer step costs ~1 ms of autograd and Python overhead on small problems, the time of ~1e6 multiply-adds:

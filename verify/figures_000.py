@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import theorylab
-from theorylab.figure import Figure, legend, pyplot
+from theorylab.authoring import Figure, legend, pyplot
 
 
 def _q_curves(data):

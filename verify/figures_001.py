@@ -4,7 +4,7 @@ FIG1C and DEVIATION_RATIO name the evidence series the trained-network checks (r
 """
 from __future__ import annotations
 
-from theorylab.figure import Figure, Series, as_array, legend, no_data, pyplot
+from theorylab.authoring import Figure, Series, as_array, legend, no_data, pyplot
 
 FIG1C = Series("001-fig1c")
 DEVIATION_RATIO = Series("001-deviation-ratio")

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 import theorylab
-from theorylab.figure import Figure, Series, as_array, legend, no_data, pyplot
+from theorylab.authoring import Figure, Series, as_array, legend, no_data, pyplot
 
 FIG1C = Series("002-fig1c")
 FIG2C = Series("002-fig2c")

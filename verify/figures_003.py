@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import theorylab
-from theorylab.figure import Figure, Series, legend, no_data, pyplot
+from theorylab.authoring import Figure, Series, legend, no_data, pyplot
 
 FIG1 = Series("003-fig1")
 

@@ -7,7 +7,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence
+from theorylab.authoring import Check, Context, Evidence
 
 from .diagonal_networks import CHECKS_L12 as TRAINED_CHECKS
 

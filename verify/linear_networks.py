@@ -11,8 +11,8 @@ import torch
 from scipy.optimize import brentq
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc
-from theorylab.training import TrainConfig, TrainResult, resolve_device, train
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, compare_mc
+from theorylab.authoring import TrainConfig, TrainResult, resolve_device, train
 
 from .figures_002 import FIG1C, FIG2C  # the figures' series (records tagged with Series.tag)
 

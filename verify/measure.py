@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import Check, Context, Evidence, Finding, compare
 
 from theorylab.derivations.measure import _cka_reference
 

@@ -8,8 +8,8 @@ import sympy as sp
 from scipy.optimize import minimize, minimize_scalar
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare
-from theorylab.params import Z
+from theorylab.authoring import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import Z
 
 from .tangent_features import CHECKS as TANGENT_CHECKS
 

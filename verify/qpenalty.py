@@ -7,8 +7,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 import theorylab
-from theorylab._solvers import interpolating_minimum  # to move to theorylab.authoring with the other solvers
-from theorylab.evidence import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import solvers
+interpolating_minimum = solvers.interpolating_minimum
+from theorylab.authoring import Check, Context, Evidence, Finding, compare
 
 from .diagonal_networks import CHECKS_QPENALTY as TRAINED_CHECKS
 

@@ -11,7 +11,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 import theorylab
 from theorylab.derivations.relu import FIG_GAMMAS, _mp_minimize, figure1_data, minimize_p
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_scaling
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, compare_scaling
 
 from .relu_networks import CHECKS as TRAINED_CHECKS
 

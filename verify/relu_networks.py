@@ -10,9 +10,9 @@ import numpy as np
 import torch
 
 from theorylab.derivations.relu import minimize_p
-from theorylab.evidence import Check, Context, Evidence, Finding
-from theorylab.montecarlo import rng_for
-from theorylab.training import TrainConfig, TrainResult, resolve_device
+from theorylab.authoring import Check, Context, Evidence, Finding
+from theorylab.authoring import rng_for
+from theorylab.authoring import TrainConfig, TrainResult, resolve_device
 
 from .figures_001 import DEVIATION_RATIO, FIG1C  # the figures' series (records tagged with Series.tag)
 
@@ -134,7 +134,7 @@ def hessian_vector_product(W1, w2, X, y, mask, V1, v2):
 
 def _fit(W1, w2, X, y, mask, config: TrainConfig) -> TrainResult:
     """Full-batch GD on the normalized squared loss sum_i mask (f - y)^2 / sum_i mask y^2 (per run), by
-    theorylab.training.train's rule: eta = lr_fraction / lambda_max per run (power iteration with config's number of
+    theorylab.authoring.train's rule: eta = lr_fraction / lambda_max per run (power iteration with config's number of
     Hessian-vector products, re-estimated every curvature_every steps), a step that raises a run's loss undone and
     that run's step halved until the next estimate, a run frozen once its loss <= loss_tol.
 

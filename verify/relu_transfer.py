@@ -19,9 +19,9 @@ import numpy as np
 import torch
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling, to_jsonable
-from theorylab.montecarlo import rng_for
-from theorylab.training import TrainConfig, train
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling, to_jsonable
+from theorylab.authoring import rng_for
+from theorylab.authoring import TrainConfig, train
 
 from .figures_002 import FIG3, FIG3AB, FIG3D  # the figures' series (records tagged with Series.tag)
 
@@ -155,7 +155,7 @@ def pretrain(W_star: np.ndarray, c_source: np.ndarray, m: int, seed: int, *, max
     """Gradient descent on the population loss from w_i uniform on the sphere and c_i = 1e-7 (Seed 002, App. D.2),
     one run per row of c_source; the sphere constraint by w = v/||v||. Returns (W unit rows, c, TrainResult, W0).
 
-    The step is theorylab.training's curvature rule with eta = 0.2 / lambda_max (re-estimated every 50 steps)
+    The step is theorylab._numerics.training's curvature rule with eta = 0.2 / lambda_max (re-estimated every 50 steps)
     instead of the seed's fixed 0.01 m: stable at every m without tuning, and 4x the engine's default 0.05 to
     fit the quick profile's time budget (the end point, not the path, is what the checks use)."""
     R, d = c_source.shape[0], W_star.shape[1]

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, jvp, vmap
 
-from theorylab.evidence import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import Check, Context, Evidence, Finding, compare
 
 from .figures_003 import FIG1  # the figure's series (records tagged with Series.tag)
 

@@ -15,15 +15,15 @@ import warnings
 import numpy as np
 
 import theorylab
-from theorylab.evidence import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling
-from theorylab.montecarlo import Estimate
-from theorylab.montecarlo import estimate as _estimate
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, compare_mc, compare_scaling
+from theorylab.authoring import Estimate
+from theorylab.authoring import estimate as _estimate
 
 _HOOK = threading.local()
 
 
 def estimate(sampler, draws, **kw) -> Estimate:
-    """theorylab.montecarlo.estimate; while a check runs as parts (_mc_parts below), the part's stand-in."""
+    """theorylab.authoring.estimate; while a check runs as parts (_mc_parts below), the part's stand-in."""
     hook = getattr(_HOOK, "fn", None)
     return _estimate(sampler, draws, **kw) if hook is None else hook(sampler, draws, **kw)
 

@@ -26,10 +26,10 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import sympy as sp
 
-from .entry import Entry
-from .params import DomainError
-from ._shared import closeness, fmt
-from ._shared import representable as _representable  # one definition: the contract suite's too
+from .._decide.entry import Entry
+from .._records.params import DomainError
+from .._shared import closeness, fmt
+from .._shared import representable as _representable  # one definition: the contract suite's too
 
 __all__ = ["Mutant", "MutantResult", "mutants", "run", "score", "layer_scores", "LAYERS", "PROFILES",
            "CheckSensitivity", "sensitivity", "delta_mutant", "steps_using", "coverage", "VIEWS"]
@@ -246,7 +246,7 @@ def _contract(entry: Entry, points: Sequence[dict]) -> str | None:
             vals = entry.validate(kw)
             args = [vals[p.name] for p in entry.kernel_params]
             try:
-                from . import kernels
+                from .._numerics import kernels
                 paper = kernels.mp_reference_array(entry.mpmath, args)
             except Exception:  # noqa: BLE001 - the paper's form is singular here: not evidence
                 continue
@@ -366,7 +366,7 @@ def steps_using(entry: Entry, derivations: Sequence[Any] | None = None) -> list[
     """(derivation, step) pairs in which the entry's value appears: a SymPy side containing its formula or stable
     form as a subexpression, or a numeric side that calls it. A step that states a hand-typed copy of the formula
     in other symbols does not count: a mistake in the entry would not reach it."""
-    from . import catalogue
+    from .._pipeline import catalogue
 
     targets = _targets(entry)
     out = []
@@ -423,7 +423,7 @@ class _Baselines:
         return self.using[entry.id]
 
     def step_ok(self, step: Any) -> bool:
-        from .derivation import StepResult
+        from .._decide.derivation import StepResult
 
         if id(step) not in self.steps:
             try:
@@ -442,7 +442,7 @@ class _Baselines:
     def usable(self, check: Any) -> tuple[bool, str]:
         """Whether the check can tell a mutant: it passes unperturbed, asserts something (an Evidence record), and
         (quick) is cheap enough."""
-        from .evidence import Evidence
+        from .._records.evidence import Evidence
 
         if check.kind in self.cfg["kinds_skipped"]:
             return False, f"not run in this profile: a {check.kind} check (run --profile full)"
@@ -467,7 +467,7 @@ class _CheckBaseline:
 def _run_check(check: Any) -> tuple[str | None, tuple]:
     """The check's records in verify's quick profile, and why it fails (its first failing record, or what it
     raised; None when every record passes)."""
-    from .evidence import Context, Evidence
+    from .._records.evidence import Context, Evidence
 
     try:
         recs = tuple(check.evaluate(Context(profile="quick", device="cpu", seed=0)))
@@ -487,7 +487,7 @@ def derivation_layer(entry: Entry, subs: dict | None = None, baselines: _Baselin
     """Re-check the steps in which the entry's value appears, as the (mutated) entry makes them; the first step
     whose verdict is not what the ledger expects, or None. Call with the mutant applied, `subs` from
     `_substitutions` (taken before), and baselines computed before (`_layer_ran`)."""
-    from .derivation import StepResult
+    from .._decide.derivation import StepResult
 
     baselines = baselines or _Baselines()
     for d, step in baselines.steps_for(entry):
@@ -505,7 +505,7 @@ def derivation_layer(entry: Entry, subs: dict | None = None, baselines: _Baselin
 
 def evidence_layer(entry: Entry, profile: str = "quick", baselines: _Baselines | None = None) -> str | None:
     """Run the checks that name the entry (those usable in this profile); the first failure, or None."""
-    from . import catalogue
+    from .._pipeline import catalogue
 
     baselines = baselines or _Baselines(profile)
     for check in catalogue.checks():
@@ -519,7 +519,7 @@ def evidence_layer(entry: Entry, profile: str = "quick", baselines: _Baselines |
 
 def _layer_ran(layer: str, entry: Entry, baselines: _Baselines) -> bool:
     """Whether the layer has anything to run on this entry's mutants (steps using it, usable checks naming it)."""
-    from . import catalogue
+    from .._pipeline import catalogue
 
     if layer == "contract":
         return True
@@ -530,7 +530,7 @@ def _layer_ran(layer: str, entry: Entry, baselines: _Baselines) -> bool:
 
 def _formula_values(entry: Entry, kw: dict) -> Any:
     """The paper's formula (not the kernel) at a point, in float64: what a formula mutant changes."""
-    from . import kernels
+    from .._numerics import kernels
 
     try:
         values = entry.validate(kw)
@@ -646,7 +646,7 @@ def layer_scores(results: Sequence[MutantResult], layers: Sequence[str] = LAYERS
 def delta_for(kind: str, check: Any = None) -> float:
     """The relative error delta a check is perturbed by: twice the resolution its records need (at most 1), so a
     check whose records have the resolution they need must see it."""
-    from .evidence import needed_resolution
+    from .._records.evidence import needed_resolution
 
     module = None
     if check is not None:
@@ -750,7 +750,7 @@ def sensitivity(checks: Sequence[Any], *, profile: str = "quick",
     """Rerun each check with each entry it names perturbed: first by the relative error delta (`delta_for`), then
     by each standard mutant (and, for a solver with a dict output, delta on each component); quick stops at the
     first perturbation of an entry that the check catches, full tries them all."""
-    from . import catalogue
+    from .._pipeline import catalogue
 
     cfg = PROFILES[profile]
     baselines = baselines or _Baselines(profile)
@@ -797,7 +797,7 @@ def component_coverage(checks: Sequence[Any], *, profile: str = "quick", baselin
                        ) -> dict[str, list[str]]:
     """For solvers with a dict output: the components whose relative error delta no usable check naming the entry
     catches ({entry: [component, ...]})."""
-    from . import catalogue
+    from .._pipeline import catalogue
 
     baselines = baselines or _Baselines(profile)
     out: dict[str, list[str]] = {}
@@ -863,7 +863,7 @@ def coverage(entries: Sequence[Entry]) -> list[EntryCoverage]:
     states for none (NO_STEP / NO_EVIDENCE, dicts {entry ID: reason} in the family's entries module)."""
     import importlib
 
-    from . import catalogue
+    from .._pipeline import catalogue
 
     checks = catalogue.checks()
     out = []

@@ -1697,7 +1697,7 @@ PARSE_FORMAT = 3
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
 the notation map, never by this module's code: an edit that changes no parse keeps them; a bump makes them stale, and
-tests/test_sources.py asks for them to be regenerated (`python -m theorylab.fidelity --rebuild`)."""
+tests/test_sources.py asks for them to be regenerated (`python -m theorylab._pipeline.fidelity --rebuild`)."""
 SHIPPED_SUFFIX = ".parses.json"
 
 
@@ -1830,7 +1830,7 @@ def write_parses(path: str | Path, entries: Mapping[str, dict], *, source: str =
     import json
 
     head = {"about": "theorylab's parses of this source's labelled displays (theorylab.sources.parse_display), keyed "
-                     "by sources.parse_key; regenerate with `python -m theorylab.fidelity --rebuild`",
+                     "by sources.parse_key; regenerate with `python -m theorylab._pipeline.fidelity --rebuild`",
             "format": PARSE_FORMAT, "parser": parser_version(parser), "source": source}
     lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()] + ['  "parses": {']
     body = [f"    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in entries.items()]

@@ -39,7 +39,7 @@ class Account:
     reason: str
 
     def __post_init__(self):
-        from .params import DomainError
+        from .._records.params import DomainError
 
         for arg in ("label", "status", "reason"):
             value = getattr(self, arg)
@@ -63,7 +63,7 @@ def check_accounts(paper: str, accounts: object, labels: Sequence[str] | None = 
     does not list (`labels`); an account for a label that a step also cites (naming the derivation and the step);
     a step citing a label the paper does not list (naming the derivation, the step and the label: a coverage
     declaration that matches nothing)."""
-    from .params import DomainError
+    from .._records.params import DomainError
 
     if isinstance(accounts, (str, bytes, Account)) or not isinstance(accounts, (tuple, list)):
         raise DomainError(f"paper {paper}: ACCOUNTS must be a tuple of Account(label, status, reason) records "

@@ -125,7 +125,7 @@ class Paper:
                              f"source_file={self.source_file!r}")
         if self.notation is not None and not (isinstance(self.notation, str) and self.notation.strip()) and not (
                 hasattr(self.notation, "rewrites") and hasattr(self.notation, "symbols")):
-            raise ValueError(f"Paper {self.name}: notation must be a theorylab.sources.NotationMap or 'module:ATTR' "
+            raise ValueError(f"Paper {self.name}: notation must be a theorylab.authoring.NotationMap or 'module:ATTR' "
                              f"naming one; got notation={self.notation!r}"[:300])
         object.__setattr__(self, "families", fams)
         object.__setattr__(self, "figures", figs)

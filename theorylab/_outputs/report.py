@@ -20,10 +20,10 @@ from typing import Iterable
 
 import numpy as np
 
-from . import catalogue
-from .figure import Figure, FigureData, pyplot
-from .params import DomainError
-from .record import EvidenceRecord, load
+from .._pipeline import catalogue
+from .._records.figure import Figure, FigureData, pyplot
+from .._records.params import DomainError
+from .._records.record import EvidenceRecord, load
 
 __all__ = ["build", "figures", "load_evidence", "mathml"]
 
@@ -121,7 +121,7 @@ def _table(headers: list[str], rows: list[list[tuple[str, str]]], cls: str = "")
 
 def _evidence_table(rows: list[dict]) -> str:
     """The evidence records, coarsest resolution first (a weak record is never shown as a pass)."""
-    from .evidence import RESOLUTION_NEEDED
+    from .._records.evidence import RESOLUTION_NEEDED
 
     res = [_resolution_of(r) for r in rows]
     order = sorted(range(len(rows)), key=lambda i: (res[i] is None, -(res[i] or 0.0)))
@@ -146,7 +146,7 @@ def _evidence_table(rows: list[dict]) -> str:
 def _resolution_of(r: dict) -> float | None:
     """The record's resolution (computed from its numbers for a record written before records carried it); None
     where the prediction is 0 or the record has no numbers."""
-    from .evidence import resolution
+    from .._records.evidence import resolution
 
     try:
         if "resolution" in r:
@@ -321,7 +321,7 @@ def _mutation_html(path: str | os.PathLike) -> str:
 
 def _accuracy_html(path: str | os.PathLike) -> str:
     """The per-entry accuracy table from `theorylab accuracy --json`."""
-    from .accuracy import worst_rows
+    from .._tools.accuracy import worst_rows
 
     try:
         data = json.loads(Path(path).read_text())

@@ -16,8 +16,8 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ._shared import write_json
-from .evidence import to_jsonable
+from .._shared import write_json
+from .._records.evidence import to_jsonable
 
 __all__ = ["grid", "task_key", "run_sweep", "load_results", "default_executor", "InlineExecutor"]
 

@@ -6,7 +6,7 @@ import time
 
 import sympy as sp
 
-from theorylab.derivation import NUMERIC_DIGITS, Step, check_equal
+from theorylab._decide.derivation import NUMERIC_DIGITS, Step, check_equal
 
 g = sp.Symbol("gamma", positive=True)
 x = sp.Symbol("x", positive=True)
@@ -49,7 +49,7 @@ def test_float64_cannot_decide_a_limit_so_50_digits_do():
 def test_high_precision_only_where_needed(monkeypatch):
     """Counted, not timed: with float64 one point pair goes to 50 digits (the guard); without it, every point does
     (the work the issue measured: 75 s for three integrals)."""
-    import theorylab.derivation as derivation
+    import theorylab._decide.derivation as derivation
 
     calls = []
     real_at = derivation._at

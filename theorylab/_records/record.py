@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Iterator
 
-from ._shared import write_json
+from .._shared import write_json
 from .params import DomainError
 
 __all__ = ["SCHEMA_VERSION", "EvidenceRecord", "StepRecord", "EvidenceItem", "load", "write_json"]

@@ -11,7 +11,7 @@ import keyword
 import re
 from pathlib import Path
 
-from .params import DomainError
+from .._records.params import DomainError
 
 __all__ = ["scaffold", "scaffold_from_source", "check_name", "module_name", "draft_code"]
 
@@ -42,7 +42,7 @@ def check_name(name: str) -> str:
     if found:
         raise DomainError(f"NAME must not be an importable module (the package {module} would shadow it or be "
                           f"shadowed); got NAME={name!r}")
-    from . import catalogue
+    from .._pipeline import catalogue
 
     taken = {p.name for p in catalogue.papers()} | {f.name for p in catalogue.papers() for f in p.families}
     if name in taken or module in taken:
@@ -127,7 +127,7 @@ def draft_code(relations, names: dict | None = None) -> tuple[list[tuple[str, st
     from sympy.core.function import AppliedUndef
     from sympy.printing.str import StrPrinter
 
-    from .fidelity import _normal
+    from .._pipeline.fidelity import _normal
 
     names = {} if names is None else names
     taken = {v[0] for v in names.values()}
@@ -251,7 +251,8 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     parses (Step(draft=True): check reports them as drafts, never as checked; edit each into the paper's derivation);
     a pyproject.toml registering the paper and a test file running the contract suite.
     Returns the files written. DomainError in one line for a bad name, folder or source."""
-    from . import fidelity, sources
+    from .._pipeline import fidelity
+    from .._sources import sources
 
     check_name(name)
     src = Path(source).expanduser()
@@ -343,7 +344,7 @@ pytest                              # the contract suite
 _FROM_INIT = '''\
 """__NAME__: the paper's declaration, scaffolded from its source __SOURCE__ (theorylab new --from)."""
 from theorylab.authoring import Family, Paper
-from theorylab.sources import NotationMap
+from theorylab.authoring import NotationMap
 
 # How the source's LaTeX maps to the SymPy symbols of your steps: rewrites of macros and printed sub-expressions, and
 # names -> SymPy objects (symbols unify by name already: a parsed \\gamma is your Symbol("gamma")). See
@@ -369,7 +370,7 @@ from its premises, each checked), drop `draft=True`, and add the paper's closed 
 import sympy as sp
 
 from theorylab.authoring import Derivation, Step
-from theorylab.derivation import AS_PRINTED
+from theorylab.authoring import AS_PRINTED
 
 SOURCE = "__SOURCE__"
 

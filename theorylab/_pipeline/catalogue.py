@@ -18,9 +18,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
-from .paper import Family
-from .paper import Paper
-from .params import DomainError
+from .._records.paper import Family
+from .._records.paper import Paper
+from .._records.params import DomainError
 
 __all__ = ["GROUP", "PaperError", "LoadedFamily", "use", "paper_specs", "papers", "paper_of", "families", "family",
            "get", "entries", "derivations", "errata", "ledger", "checks", "select"]
@@ -108,7 +108,7 @@ def _normal(name: str) -> str:
 
 
 def _checkout_entry_points() -> list[tuple[str, str]]:
-    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"  # theorylab/_pipeline/ -> the checkout
     if not pyproject.is_file():
         return []
     import tomllib
@@ -319,7 +319,7 @@ def errata() -> tuple:
 def ledger(names: Iterable[str] = (), *, evaluate: bool = True) -> list:
     """The ranked errata ledger (theorylab.ledger.LedgerItem) of the selected papers, families or entries (all
     when empty). Only each erratum's own step is decided (`evaluate=False`: none)."""
-    from . import ledger as _ledger
+    from .._decide import ledger as _ledger
 
     _, fams = select(list(names))
     pairs = [(f.paper.name, d) for f in families(fams) for d in f.derivations]
@@ -394,7 +394,7 @@ def printed_labels(p: Paper) -> "list | None":
     path = source_path(p)
     if path is None:
         return None
-    from . import sources
+    from .._sources import sources
 
     return list(sources.read_source(path))
 
@@ -422,7 +422,7 @@ def coverage_declarations(paper: str = "") -> list[tuple]:
                 raise DomainError(f"paper {p.name}: LABELS of {p.coverage} differ from the labels of its source "
                                   f"file (only in LABELS: {extra or 'none'}; only in the source: {lost or 'none'}; "
                                   "or the order): drop LABELS, the source file is the reference")
-        from .coverage import check_accounts
+        from .._decide.coverage import check_accounts
 
         derivs = [d for f in families([f.name for f in p.families]) for d in f.derivations]
         accounts = check_accounts(p.name, getattr(mod, "ACCOUNTS", ()), labels, derivs)

@@ -422,7 +422,7 @@ _DECIDING = ("Step._check", "check_equal", "check_inequality", "_high_precision"
              "_slack_at_precision", "_to_float", "_sympify", "_is_numeric_side")
 _DECIDING_CONSTANTS = ("SYMPY_TIMEOUT_S", "NUMERIC_DIGITS", "NUMERIC_POINTS", "FLOAT64_RTOL", "CERTIFY_MAX_VARIABLES",
                        "CERTIFY_MAX_BOXES", "CERTIFY_QUICK_BOXES", "CERTIFY_WORK", "_IV_FUNCS")
-_ENGINE_MODULES = ("theorylab.search",)  # every function, class and UPPER_CASE constant defined there
+_ENGINE_MODULES = ("theorylab._decide.search",)  # every function, class and UPPER_CASE constant defined there
 _ENGINE_MEMO: list = [None, ""]
 
 
@@ -578,7 +578,7 @@ class _StepCache:
         import dataclasses
         import os
 
-        from ._shared import write_json
+        from .._shared import write_json
 
         if not self.on:
             return
@@ -912,7 +912,7 @@ class _Timeout(Exception):
 def _with_timeout(fn: Callable[[], Any], seconds: int) -> Any:
     """fn() stopped by _Timeout after `seconds` of wall time where possible (main thread on POSIX; else unbounded):
     `_shared.with_timeout`."""
-    from ._shared import with_timeout
+    from .._shared import with_timeout
 
     return with_timeout(fn, seconds, error=_Timeout)
 

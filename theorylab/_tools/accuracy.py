@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._shared import fmt
-from .entry import Entry
-from .params import DomainError, Param
+from .._shared import fmt
+from .._decide.entry import Entry
+from .._records.params import DomainError, Param
 
 __all__ = ["Row", "EntryMap", "measure", "regions", "joint_points", "PROFILES"]
 
@@ -34,7 +34,7 @@ def _with_budget(fn: Callable[[], Any], seconds: float) -> Any:
     """fn() within a budget of CPU seconds of this process: TimeoutError past it (`_shared.with_timeout` on the CPU
     clock). CPU time (ITIMER_PROF), not wall time, so that which points are 'slow' does not depend on the machine's
     load (a wall-clock budget on a loaded machine skipped half of relu's points)."""
-    from ._shared import with_timeout
+    from .._shared import with_timeout
 
     return with_timeout(fn, seconds, clock="cpu")
 
@@ -193,7 +193,7 @@ def valid_example(entry) -> dict:
     Example: `entry(**valid_example(entry))` returns a value."""
     from hypothesis import given
 
-    from .params import generic_values
+    from .._records.params import generic_values
 
     found: list[dict] = []
 
@@ -213,8 +213,8 @@ def inside_every_branch(entry, kwargs: dict) -> bool:
     """Every branch of every Piecewise in the entry's kernel expression, and the value, finite at this point."""
     import sympy as sp
 
-    from . import kernels
-    from .params import DomainError
+    from .._numerics import kernels
+    from .._records.params import DomainError
 
     try:
         values = entry.validate(kwargs)
@@ -375,7 +375,7 @@ def _reference(entry: Entry, kw: Mapping[str, Any]) -> tuple[Any, str | None]:
 
 def _formula_route(entry: Entry, kw: Mapping[str, Any]) -> Any:
     """Route (b): the paper's formula in mpmath, where the entry's reference is a different route."""
-    from . import kernels
+    from .._numerics import kernels
 
     if entry.formula is None or entry.reference is None or entry.compute is not None:
         return None
@@ -536,7 +536,7 @@ def measure_all(entries: Sequence[Entry], profile: str = "quick", jobs: int | No
 
 
 def _measure_id(entry_id: str, profile: str) -> EntryMap:
-    from . import catalogue
+    from .._pipeline import catalogue
 
     return measure(catalogue.get(entry_id), profile)
 
@@ -614,7 +614,7 @@ def readme_section(data: Mapping[str, Any]) -> str:
     cpu = sum(m.get("cpu_seconds", 0.0) for m in entries)
     meets = sum(all(r["meets"] for r in worst_rows([m])) for m in entries)
     head = (f"The map of every built-in entry, profile {data.get('profile')}: `theorylab accuracy --jobs 2 --json "
-            f"{PUBLISHED_JSON}`, then `python -m theorylab.accuracy {PUBLISHED_JSON} README.md` writes this block "
+            f"{PUBLISHED_JSON}`, then `python -m theorylab._tools.accuracy {PUBLISHED_JSON} README.md` writes this block "
             f"(a test keeps it equal to the JSON and the JSON's entries equal to the built-in catalogue). {meets} of "
             f"{len(entries)} entries meet their bound. {cpu:.0f} CPU s in the workers, {data.get('seconds', 0):.0f} s "
             "wall (on a shared machine under load: on 2 free cores the wall time is about half the CPU time). Per "
@@ -636,14 +636,14 @@ def update_readme(text: str, data: Mapping[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """python -m theorylab.accuracy MAP.json [README.md]: print the README block, or rewrite it in README.md."""
+    """python -m theorylab._tools.accuracy MAP.json [README.md]: print the README block, or rewrite it in README.md."""
     import json
     import sys
     from pathlib import Path
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not 1 <= len(args) <= 2:
-        print("usage: python -m theorylab.accuracy MAP.json [README.md]", file=sys.stderr)
+        print("usage: python -m theorylab._tools.accuracy MAP.json [README.md]", file=sys.stderr)
         return 2
     data = json.loads(Path(args[0]).read_text())
     if len(args) == 1:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from . import catalogue
-from .derivation import RELATION_TEX as _REL  # the one relation table
-from .derivation import Derivation, Erratum, StepResult
-from .entry import Entry, _latex
+from .._pipeline import catalogue
+from .._decide.derivation import RELATION_TEX as _REL  # the one relation table
+from .._decide.derivation import Derivation, Erratum, StepResult
+from .._decide.entry import Entry, _latex
 
 __all__ = ["entry_block", "derivation_block", "document", "escape", "well_formed", "paper_html"]
 

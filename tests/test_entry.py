@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorylab import kernels
+from theorylab._numerics import kernels
 from theorylab.authoring import Derivation, Entry, EntryFunction, Source, Step, function, scalar
 
 LAM = scalar("lam", "ridge penalty", low=0, low_open=True, high=1e12, tex=r"\lambda")

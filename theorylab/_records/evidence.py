@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._shared import fmt
-from ._shared import rel_close as rel_close  # the one closeness rule (re-exported)
+from .._shared import fmt
+from .._shared import rel_close as rel_close  # the one closeness rule (re-exported)
 
 __all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "RESOLUTION_NEEDED", "compare", "compare_mc",
            "compare_scaling", "rel_close", "resolution", "to_jsonable"]

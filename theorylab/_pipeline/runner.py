@@ -82,7 +82,7 @@ def plan(ids: set[str], ctx: Any = None, sample: int = 0) -> list[Task]:
     then others spread over the list), for `verify --sample K`: they run for real and their timings give the
     estimates of the rest (a part whose `after` parts are not sampled runs on a stand-in of its inputs)."""
     from . import catalogue
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     ctx = ctx or Context()
     fams = catalogue.families({i.split(".", 1)[0] for i in ids})
@@ -187,7 +187,7 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     t0 = time.perf_counter()
     if kind == "derivation":
@@ -219,7 +219,7 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
 
 
 def _crashed(check, why: str):
-    from .evidence import Evidence
+    from .._records.evidence import Evidence
 
     return Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None, observed=None,
                     tolerance=0.0, tolerance_source="the check raised", detail=why)
@@ -230,7 +230,7 @@ def combine(task: Task, results: Sequence[dict], ctx: Any, parts: Sequence[Task]
     is a failed record naming it. A sample (fewer results than the check has parts, `verify --sample`) is one
     Finding with the parts' timings: a verdict needs every part."""
     from . import catalogue
-    from .evidence import Finding
+    from .._records.evidence import Finding
 
     check = next(c for c in catalogue.checks([task.family]) if c.name == task.key)
     seconds = round(sum(r.get("seconds") or 0.0 for r in results), 3)
@@ -268,7 +268,7 @@ def step_record(d, r) -> dict:
 
 def result_from_record(step, rec: Mapping[str, Any]):
     """The StepResult a step record stands for (the verdict as recorded; nothing is decided again)."""
-    from .derivation import Outcome, StepResult
+    from .._decide.derivation import Outcome, StepResult
 
     holds = rec["status"] in ("holds", "ERRATUM NOT REPRODUCED (step holds)")
     return StepResult(step, Outcome(holds, rec.get("method", ""), rec.get("detail", ""),
@@ -279,7 +279,8 @@ def result_from_record(step, rec: Mapping[str, Any]):
 def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
     """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
     is decided again): what the run record stores for `report` and `latex` to read."""
-    from . import catalogue, coverage, ledger
+    from . import catalogue
+    from .._decide import coverage, ledger
 
     by_step = {(r["derivation"], r["step"]): r for r in steps}
     chosen = catalogue.families(list(fams))
@@ -339,10 +340,10 @@ class SubmititExecutor(cf.Executor):
 def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slurm: Mapping[str, Any] | None = None
                   ) -> tuple[cf.Executor, Callable[[], None]]:
     """(executor, shutdown) for `--executor SPEC` (local, dask://HOST:PORT, slurm, submitit-local)."""
-    from .params import DomainError
+    from .._records.params import DomainError
 
     if spec in ("", "local"):
-        from .sweep import InlineExecutor, default_executor
+        from .._numerics.sweep import InlineExecutor, default_executor
 
         if jobs <= 1:
             return InlineExecutor(), lambda: None
@@ -385,14 +386,14 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
     `on_result` is called in plan order too (a task's output is shown once every task before it has finished).
     A part that is `after` other parts waits for them and gets their handoffs; if they are not in the plan (a
     sample), it runs on a stand-in. `inflight`: at most this many tasks submitted at once (a local pool)."""
-    from .sweep import load_results, run_sweep
+    from .._numerics.sweep import load_results, run_sweep
 
     if not resume and os.path.exists(journal):
         os.unlink(journal)
         import shutil
 
         shutil.rmtree(journal + ".handoff", ignore_errors=True)
-    from .evidence import Context
+    from .._records.evidence import Context
 
     labels = {(t.key, t.pid): i for i, t in enumerate(tasks) if t.pid is not None}
     params = [t.params(profile, device, seed, threads) for t in tasks]
@@ -496,7 +497,7 @@ def estimates(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[tuple[
 def _part_rates(task: Task, known: Mapping[str, float], profile: str, seed: int):
     """A function part -> seconds from the measured parts of the task's check at this profile (None: none
     measured, or the check has no parts)."""
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     check = _check(task)
     if check is None or check.parts is None:
@@ -596,7 +597,7 @@ def _check(task: Task):
 
 
 def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
-    from .evidence import Context
+    from .._records.evidence import Context
 
     check = _check(task)
     ctx = Context(profile=profile, seed=seed)
@@ -605,7 +606,7 @@ def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
 
 def _rate(task: Task, known: Mapping[str, float], seed: int) -> float | None:
     """Seconds per unit of declared cost, from the check's quick-profile timings on this machine."""
-    from .evidence import Context, to_jsonable
+    from .._records.evidence import Context, to_jsonable
 
     check = _check(task)
     if check is None or check.cost is None:
@@ -627,7 +628,7 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
     known = _known()
     for t, r in zip(tasks, results):
         known[f"{profile}|{t.kind}|{t.label}"] = r.get("seconds")
-    from ._shared import write_json
+    from .._shared import write_json
 
     try:
         write_json(_TIMINGS, known, indent=0, sort_keys=True, prefix=".timings-")
@@ -641,13 +642,13 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
 def resolve_device(choice: str) -> str:
     """"auto" (CUDA where torch sees it, else CPU), "cpu" (torch is not imported) or "cuda" (a one-line DomainError
     where there is none): `training.resolve_device`, by its name."""
-    from .params import DomainError
+    from .._records.params import DomainError
 
     if choice not in ("auto", "cpu", "cuda"):
         raise DomainError(f"--device must be one of auto, cpu, cuda; got --device={choice}")
     if choice == "cpu":
         return choice
-    from .training import resolve_device as torch_device
+    from .._numerics.training import resolve_device as torch_device
 
     try:
         return torch_device(choice).type
@@ -656,7 +657,7 @@ def resolve_device(choice: str) -> str:
 
 
 def _nonnegative(name: str, value: int, what: str) -> None:
-    from .params import DomainError
+    from .._records.params import DomainError
 
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise DomainError(f"--{name} must be {what}; got --{name}={value}")
@@ -692,9 +693,9 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
     import tempfile
 
     from . import catalogue
-    from .evidence import Context
-    from .params import DomainError
-    from .record import EvidenceItem, EvidenceRecord, StepRecord
+    from .._records.evidence import Context
+    from .._records.params import DomainError
+    from .._records.record import EvidenceItem, EvidenceRecord, StepRecord
 
     ids, fams = catalogue.select(list(select))
     if json_path is not None and os.path.isdir(json_path):  # found before minutes of work, not after
@@ -793,7 +794,7 @@ def check(select: Sequence[str] = (), *, jobs: int = 0,
     import tempfile
 
     from . import catalogue, fidelity
-    from .record import StepRecord
+    from .._records.record import StepRecord
 
     ids, fams = catalogue.select(list(select))
     derivs = derivations_for(ids, fams)
@@ -856,7 +857,7 @@ def dry_run(select: Sequence[str] = (), *, profile: str = "quick", seed: int = 0
     """verify's tasks with their estimated times (from timings measured here), the wall time on `jobs` workers
     (0: the Dask cluster's or the usable cores), the critical path and the parts above one CPU-hour; runs nothing."""
     from . import catalogue
-    from .evidence import Context
+    from .._records.evidence import Context
 
     ids, _ = catalogue.select(list(select))
     _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")

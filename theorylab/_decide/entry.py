@@ -13,8 +13,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import sympy as sp
 
-from . import kernels
-from .params import DomainError, Param
+from .._numerics import kernels
+from .._records.params import DomainError, Param
 
 __all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
 
@@ -111,7 +111,7 @@ class Entry:
                                  f"parameter (declared: {', '.join(self.param_names) or 'none'}){why}")
 
     def _check_types(self) -> None:
-        from .params import Param
+        from .._records.params import Param
 
         def name_of(x):
             return f"the {type(x).__name__} {x!r}" if len(repr(x)) <= 60 else f"a {type(x).__name__}"
@@ -437,7 +437,7 @@ def _latex(expr: Any, settings: Mapping[str, Any]) -> str:
 def _paper_printer(entry_id: str) -> Mapping[str, Any]:
     """The printer settings of the registered paper that holds this entry's family ({} for an unregistered one)."""
     try:
-        from . import catalogue
+        from .._pipeline import catalogue
 
         return catalogue.paper_of(entry_id.split(".")[0]).latex.get("printer", {})
     except Exception:  # noqa: BLE001 - an entry being written in a notebook belongs to no registered paper yet
@@ -531,7 +531,7 @@ class _Applied(sp.Function):
 
 
 def _as_symbol(x: Any, what: str) -> sp.Symbol:
-    from .params import Param
+    from .._records.params import Param
 
     if isinstance(x, Param):
         if x.kind not in ("scalar", "integer"):

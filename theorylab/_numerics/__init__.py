@@ -1,0 +1,1 @@
+"""Numerics: kernels (SymPy printers), the shared solvers, Monte Carlo, training, sweeps (private; imports records)."""

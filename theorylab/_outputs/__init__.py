@@ -1,0 +1,1 @@
+"""Outputs: LaTeX and the HTML report, which read records and entries (private)."""

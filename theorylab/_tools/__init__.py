@@ -1,0 +1,1 @@
+"""Tools over the pipeline: accuracy maps, mutation testing, engine mutants, the scaffold (private)."""
