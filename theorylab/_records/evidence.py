@@ -265,8 +265,8 @@ class Check:
     converted), and `combine(ctx, results)` turns the pieces' results, in the order of `parts(ctx)`, into the
     records (cheap: it runs in the main process). `evaluate(ctx)` runs either kind in this process.
     `cost(ctx)` (or `cost(ctx, part)`), optional, is the work in any consistent unit (e.g. steps x width^2 x
-    seeds): `verify --dry-run` estimates a profile never run here from the quick profile's measured seconds per
-    unit. `resolution`, optional, is the resolution its records need (a number, or {kind: number}); records that
+    seeds): `verify --dry-run` estimates a part never run here from a measured part of the same check and stage
+    (seconds per unit; `verify --sample K` measures K parts of each). `resolution`, optional, is the resolution its records need (a number, or {kind: number}); records that
     state their own `needs` keep it, and a paper states its own for all its checks with a module-level
     `RESOLUTION = {kind: number}` in the module that defines the checks' run functions (defaults:
     RESOLUTION_NEEDED).
