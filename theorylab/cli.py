@@ -107,7 +107,11 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
+    from ._pipeline import runner
+
     e = catalogue.get(args.id)
+    derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
+    steps = runner.recorded_steps([e.id], record=args.record, jobs=1, keys=[d.key for d in derivs]) if derivs else ()
     print(f"{e.id}: {e.title}\nsource: {_source(e.source)}\n")
     print(e.unicode() or "(defined by a numeric routine)")
     print(f"\nLaTeX: {e.latex()}")
@@ -120,14 +124,17 @@ def cmd_show(args) -> int:
         default = f" (default {p.default})" if p.has_default else ""
         print(f"  {p.name:10s} {p.domain}{default}" + (f" -- {p.doc}" if p.doc else ""))
     print(f"value: {e.value_doc}\n\n{e.doc}\n")
-    derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
     if not derivs:
         print("derivation: none recorded")
+    results = runner.results_from_steps(derivs, steps)
     for d in derivs:
-        results = d.check()
-        bad = sum(not r.ok for r in results)
-        errata = sum(r.step.erratum is not None for r in results)
-        print(f"derivation {d.key}: {len(results)} steps, {errata} errata of the paper, "
+        if d.key not in results:
+            print(f"derivation {d.key}: its steps are not in the run record {args.record}")
+            continue
+        results_d = results[d.key]
+        bad = sum(not r.ok for r in results_d)
+        errata = sum(r.step.erratum is not None for r in results_d)
+        print(f"derivation {d.key}: {len(results_d)} steps, {errata} errata of the paper, "
               + ("all as recorded" if not bad else f"{bad} UNEXPECTED"))
     return 0
 
@@ -162,8 +169,10 @@ def cmd_check(args) -> int:
 def cmd_errata(args) -> int:
     from ._decide import ledger as _ledger
 
+    from ._pipeline import runner
+
     try:
-        items = catalogue.ledger(args.select, evaluate=not args.no_eval)
+        items = runner.errata(args.select, record=args.record, evaluate=not args.no_eval)
     except _ledger.LedgerError as exc:
         raise DomainError(str(exc)) from None
     if args.json:
@@ -291,35 +300,15 @@ def cmd_verify(args) -> int:
 
 
 def cmd_latex(args) -> int:
+    from ._outputs.latex import from_steps
     from ._pipeline import runner
-    from ._outputs.latex import document
 
-    ids, fams = catalogue.select(args.select)
-    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
-    from ._decide import ledger
-
-    statuses, checked = {}, {}
-    paper_of = {d.key: f.paper.name for f in catalogue.families(fams) for d in f.derivations}
-    for d in runner.derivations_for(ids, fams):
-        results = d.check()
-        checked[d.key] = (d, results)
-        bad = sum(not r.ok for r in results)
-        text = f"{len(results)} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
-        for eid in d.entries:
-            statuses[eid] = "; ".join(filter(None, [statuses.get(eid), text]))
-
-    def verdict(d, step):  # the verdicts just computed: nothing is decided twice
-        r = next(r for r in checked[d.key][1] if r.step is step)
-        return ("confirmed" if r.status == "erratum confirmed" else "NOT REPRODUCED"), r.outcome.counterexample
-
-    errata = ledger.collect([(paper_of.get(k, ""), d) for k, (d, _) in checked.items()], verdict=verdict,
-                            strict=False)
-    tex = document(chosen, errata, statuses)
+    tex, errata, n = from_steps(args.select, runner.recorded_steps(args.select, record=args.record, jobs=args.jobs))
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(tex)
         kinds = [it.kind for it in errata]
-        print(f"wrote {args.output} ({len(chosen)} entries, {kinds.count('erratum')} errata, "
+        print(f"wrote {args.output} ({n} entries, {kinds.count('erratum')} errata, "
               f"{kinds.count('amendment')} amendments, {kinds.count('withdrawn')} withdrawn)")
     else:
         sys.stdout.write(tex)
@@ -521,6 +510,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_list)
     s = command("show", help="formula, parameters, source and derivation status of an entry")
     s.add_argument("id")
+    s.add_argument("--record", default=None, metavar="FILE",
+                   help="read the derivation status from this `theorylab verify --json` record (else checked now)")
     s.set_defaults(fn=cmd_show)
     s = command("eval", help="evaluate an entry: theorylab eval ID name=value ...")
     s.add_argument("id")
@@ -556,6 +547,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("latex", help="a standalone LaTeX document of the selected entries")
     s.add_argument("select", nargs="*")
     s.add_argument("-o", "--output")
+    s.add_argument("--record", default=None, metavar="FILE",
+                   help="read the verdicts from this `theorylab verify --json` record (else the derivations are "
+                        "checked now)")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes checking the derivations, without --record "
+                   "(default: the usable cores; 1: in-process)")
     s.set_defaults(fn=cmd_latex)
     s = command("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
     s.add_argument("select", nargs="*", help="families or entries to verify first (with --rerun)")
@@ -599,6 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("select", nargs="*", help="papers, families or entries (default: all)")
     s.add_argument("--json", action="store_true", help="{items: [...], summary: {...}} with severity and root")
     s.add_argument("--no-eval", action="store_true", help="list the ledger without deciding any step")
+    s.add_argument("--record", default=None, metavar="FILE",
+                   help="confirm the errata from this `theorylab verify --json` record (else each erratum's step is "
+                        "decided now)")
     s.add_argument("-v", "--verbose", action="store_true", help="print each item's note too")
     s.set_defaults(fn=cmd_errata)
     return p
