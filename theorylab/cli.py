@@ -371,8 +371,6 @@ def cmd_coverage(args) -> int:
 def cmd_mutate(args) -> int:
     from ._tools import mutate
 
-    ids, fams = catalogue.select(args.select)
-    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     layers = tuple(args.layers.split(",")) if args.layers else mutate.LAYERS
     bad = [x for x in layers if x not in mutate.LAYERS]
     if bad:
@@ -381,82 +379,11 @@ def cmd_mutate(args) -> int:
     bad = [x for x in views if x not in mutate.VIEWS]
     if bad:
         raise DomainError(f"--view must be a comma-separated subset of {','.join(mutate.VIEWS)}; got {args.view}")
-    print(f"theorylab mutate: profile {args.profile}, views {', '.join(views)}, layers {', '.join(layers)}, "
-          f"{len(chosen)} entries")
-    t0 = time.time()
-    baselines = mutate._Baselines(args.profile)
-    record: dict = {"profile": args.profile, "layers": list(layers), "families": fams, "views": list(views)}
-    status = 0
-    if "entries" in views:
-        def show(r):
-            state = ("equivalent (excluded)" if r.equivalent else
-                     f"caught by {', '.join(r.caught_by)}" if r.caught_by else "SURVIVED")
-            print(f"  {'ok ' if not r.survived else '!! '}{r.mutant.entry:32s} {r.mutant.target:11s} "
-                  f"{r.mutant.op:18s} {state}  [{r.detail[:140]}]")
-
-        results = mutate.run(chosen, profile=args.profile, progress=show, layers=layers, baselines=baselines,
-                             first_catch=args.first_catch)
-        print()
-        for fam in fams:
-            rs = [r for r in results if r.mutant.entry.split(".")[0] == fam]
-            caught, counted, frac = mutate.score(rs)
-            print(f"mutation score {fam}: {caught}/{counted} caught ({100 * frac:.0f}%)"
-                  f"{'' if caught == counted else ', ' + str(counted - caught) + ' SURVIVED'}"
-                  f"; {sum(r.equivalent for r in rs)} equivalent mutants excluded")
-        caught, counted, frac = mutate.score(results)
-        own = mutate.layer_scores(results, layers)
-        print(f"total: {caught}/{counted} caught ({100 * frac:.0f}%); each layer's own score (caught / mutants it ran "
-              "on): " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in own.items()))
-        record.update(mutants=[r.to_json() for r in results], score={"caught": caught, "counted": counted},
-                      layer_scores={k: {"caught": c, "ran": n} for k, (c, n) in own.items()})
-        status |= caught < counted
-    if "checks" in views:
-        checks = [c for c in catalogue.checks(fams) if set(c.entries) & ids]
-        print(f"\nper-check sensitivity: {len(checks)} checks, each entry it names perturbed by a relative error "
-              "delta (twice the resolution its records need, at most 1), then by the standard mutants"
-              + (" (quick: until one is caught)" if args.profile == "quick" else ""))
-
-        def show_check(c):
-            if not c.judged:
-                print(f"  -- {c.check[:60]:60s} [{c.kind}] {c.baseline}")
-                return
-            parts = []
-            for e in c.entries:
-                hit = next((p for p in c.tried if p.entry == e and p.caught), None)
-                parts.append(f"{e}: " + (f"caught ({hit.op}{', delta resolved' if c.delta_caught(e) else ''})"
-                                         if hit else f"INSENSITIVE (passed {sum(p.entry == e for p in c.tried)} "
-                                                     "perturbations)"))
-            print(f"  {'!! ' if c.insensitive else 'ok '}{c.check[:60]:60s} [{c.kind}, delta {c.delta:.3g}] "
-                  + "; ".join(parts) + (f"; {len(c.weak)} weak records" if c.weak else ""))
-
-        sens = mutate.sensitivity(checks, profile=args.profile, progress=show_check, baselines=baselines)
-        bad_checks = [c for c in sens if c.insensitive]
-        judged = [c for c in sens if c.judged]
-        blind_delta = [(c.check, e) for c in judged for e in c.entries if c.delta_caught(e) is False]
-        print(f"checks: {len(judged)} judged, {len(bad_checks)} insensitive"
-              + (" (" + "; ".join(f"{c.check}: {', '.join(c.blind_to)}" for c in bad_checks) + ")" if bad_checks
-                 else "") + f", {len(sens) - len(judged)} not judged; {len(blind_delta)} (check, entry) pairs do not "
-              f"resolve their delta; {sum(len(c.weak) for c in sens)} weak records (reported, not a full pass)")
-        record["checks"] = [c.to_json() for c in sens]
-        status |= bool(bad_checks)
-        blind = mutate.component_coverage(checks, profile=args.profile, baselines=baselines)
-        if blind:
-            print("components of a solver's output that no check catches off by its delta: "
-                  + "; ".join(f"{e}[{', '.join(ks)}]" for e, ks in blind.items()))
-        record["uncaught_components"] = blind
-    if "coverage" in views:
-        cov = mutate.coverage(chosen)
-        gaps = [c for c in cov if c.gaps]
-        print(f"\ncoverage: {len(cov) - len(gaps)}/{len(cov)} entries appear in a derivation step and an evidence "
-              f"check (or their paper states why not)" + (":" if gaps else ""))
-        for c in gaps:
-            print(f"  !! {c.entry:40s} {'; '.join(c.gaps)}")
-        record["coverage"] = [c.to_json() for c in cov]
-        status |= bool(gaps) and args.require_coverage
-    print(f"{time.time() - t0:.1f} s")
+    status, record = mutate.campaign(args.select, profile=args.profile, layers=layers, views=views,
+                                     first_catch=args.first_catch, require_coverage=args.require_coverage, say=print)
     if args.json:
         write_json(args.json, record)
-    return int(status)
+    return status
 
 
 def cmd_accuracy(args) -> int:
