@@ -31,3 +31,63 @@ def test_reporting_from_a_record_imports_no_torch_and_runs_no_check(tmp_path):
     line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT")), "")
     assert line == "RESULT 0 False []", (line, out.stderr[-2000:])
     assert (tmp_path / "out" / "index.html").exists()
+
+
+def test_latex_errata_and_show_render_a_record_without_deciding_a_step(tmp_path, monkeypatch):
+    """`latex`, `errata` and `show --record FILE` read the verdicts from a verify record: with every step decider
+    refusing, they print what the same commands print after checking now, and import no torch."""
+    from helpers import run_cli
+    from test_latex import TOY
+
+    toy, rec = tmp_path / "toy_paper.py", tmp_path / "rec.json"
+    toy.write_text(TOY)
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "toyarc")
+    code, _, err = run_cli("verify", "toyarc", "--paper", str(toy), "--json", str(rec), "--jobs", "1",
+                           "--device", "cpu")
+    assert code == 0, err
+    commands = {"latex": ["latex", "toyarc"], "errata": ["errata", "toyarc", "--json"], "show": ["show", "toyarc.f"]}
+    checked = {}
+    for name, argv in commands.items():  # checked now: the engine decides, the outputs render its record
+        code, out, err = run_cli(*argv, "--paper", str(toy))
+        assert code == 0, err
+        checked[name] = out
+    assert "erratum confirmed (refuted" in checked["latex"] and '"status": "confirmed"' in checked["errata"]
+    assert "derivation toyarc.f: 2 steps, 1 errata of the paper, all as recorded" in checked["show"]
+    script = textwrap.dedent(f"""
+        import contextlib, io, json, sys
+        import theorylab._decide.derivation as d
+
+        def refuse(*a, **k):
+            raise AssertionError("a derivation step was decided while rendering a record")
+
+        d.Step.check = d.Derivation.check = refuse
+        from theorylab.cli import main
+        outs, codes = {{}}, []
+        for name, argv in {commands!r}.items():
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                codes.append(main(argv + ["--paper", {str(toy)!r}, "--record", {str(rec)!r}]))
+            outs[name] = buf.getvalue()
+        checks = sorted(m for m in sys.modules if m.startswith("theorylab.verify."))
+        print("RESULT " + json.dumps({{"codes": codes, "torch": "torch" in sys.modules, "checks": checks,
+                                      "outs": outs}}))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert line is not None, out.stderr[-2000:]
+    got = json.loads(line[len("RESULT "):])
+    assert got["codes"] == [0, 0, 0] and got["torch"] is False and got["checks"] == [], (got, out.stderr[-2000:])
+    assert got["outs"] == checked  # the record renders exactly as the run that decided it
+
+
+def test_a_record_of_other_families_is_refused(tmp_path):
+    from helpers import run_cli
+
+    record = {"schema_version": 3, "profile": "quick", "device": "cpu", "seed": 0, "families": ["qpenalty"],
+              "derivation_steps": [], "evidence": [], "unexpected_steps": 0, "failed_evidence": 0, "seconds": 0.0}
+    path = tmp_path / "ev.json"
+    path.write_text(json.dumps(record))
+    for argv in (["latex", "relu"], ["errata", "relu"], ["show", "relu.penalty"]):
+        code, out, err = run_cli(*argv, "--record", str(path))
+        assert code == 2 and out == "" and err.startswith("error: --record must be a run record of the selected "
+                                                          "families") and "not relu" in err, (argv, err)

@@ -107,7 +107,11 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
+    from ._pipeline import runner
+
     e = catalogue.get(args.id)
+    derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
+    steps = runner.recorded_steps([e.id], record=args.record, jobs=1, keys=[d.key for d in derivs]) if derivs else ()
     print(f"{e.id}: {e.title}\nsource: {_source(e.source)}\n")
     print(e.unicode() or "(defined by a numeric routine)")
     print(f"\nLaTeX: {e.latex()}")
@@ -120,14 +124,17 @@ def cmd_show(args) -> int:
         default = f" (default {p.default})" if p.has_default else ""
         print(f"  {p.name:10s} {p.domain}{default}" + (f" -- {p.doc}" if p.doc else ""))
     print(f"value: {e.value_doc}\n\n{e.doc}\n")
-    derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
     if not derivs:
         print("derivation: none recorded")
+    results = runner.results_from_steps(derivs, steps)
     for d in derivs:
-        results = d.check()
-        bad = sum(not r.ok for r in results)
-        errata = sum(r.step.erratum is not None for r in results)
-        print(f"derivation {d.key}: {len(results)} steps, {errata} errata of the paper, "
+        if d.key not in results:
+            print(f"derivation {d.key}: its steps are not in the run record {args.record}")
+            continue
+        results_d = results[d.key]
+        bad = sum(not r.ok for r in results_d)
+        errata = sum(r.step.erratum is not None for r in results_d)
+        print(f"derivation {d.key}: {len(results_d)} steps, {errata} errata of the paper, "
               + ("all as recorded" if not bad else f"{bad} UNEXPECTED"))
     return 0
 
@@ -162,8 +169,10 @@ def cmd_check(args) -> int:
 def cmd_errata(args) -> int:
     from ._decide import ledger as _ledger
 
+    from ._pipeline import runner
+
     try:
-        items = catalogue.ledger(args.select, evaluate=not args.no_eval)
+        items = runner.errata(args.select, record=args.record, evaluate=not args.no_eval)
     except _ledger.LedgerError as exc:
         raise DomainError(str(exc)) from None
     if args.json:
@@ -291,35 +300,15 @@ def cmd_verify(args) -> int:
 
 
 def cmd_latex(args) -> int:
+    from ._outputs.latex import from_steps
     from ._pipeline import runner
-    from ._outputs.latex import document
 
-    ids, fams = catalogue.select(args.select)
-    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
-    from ._decide import ledger
-
-    statuses, checked = {}, {}
-    paper_of = {d.key: f.paper.name for f in catalogue.families(fams) for d in f.derivations}
-    for d in runner.derivations_for(ids, fams):
-        results = d.check()
-        checked[d.key] = (d, results)
-        bad = sum(not r.ok for r in results)
-        text = f"{len(results)} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
-        for eid in d.entries:
-            statuses[eid] = "; ".join(filter(None, [statuses.get(eid), text]))
-
-    def verdict(d, step):  # the verdicts just computed: nothing is decided twice
-        r = next(r for r in checked[d.key][1] if r.step is step)
-        return ("confirmed" if r.status == "erratum confirmed" else "NOT REPRODUCED"), r.outcome.counterexample
-
-    errata = ledger.collect([(paper_of.get(k, ""), d) for k, (d, _) in checked.items()], verdict=verdict,
-                            strict=False)
-    tex = document(chosen, errata, statuses)
+    tex, errata, n = from_steps(args.select, runner.recorded_steps(args.select, record=args.record, jobs=args.jobs))
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(tex)
         kinds = [it.kind for it in errata]
-        print(f"wrote {args.output} ({len(chosen)} entries, {kinds.count('erratum')} errata, "
+        print(f"wrote {args.output} ({n} entries, {kinds.count('erratum')} errata, "
               f"{kinds.count('amendment')} amendments, {kinds.count('withdrawn')} withdrawn)")
     else:
         sys.stdout.write(tex)
@@ -382,8 +371,6 @@ def cmd_coverage(args) -> int:
 def cmd_mutate(args) -> int:
     from ._tools import mutate
 
-    ids, fams = catalogue.select(args.select)
-    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     layers = tuple(args.layers.split(",")) if args.layers else mutate.LAYERS
     bad = [x for x in layers if x not in mutate.LAYERS]
     if bad:
@@ -392,82 +379,11 @@ def cmd_mutate(args) -> int:
     bad = [x for x in views if x not in mutate.VIEWS]
     if bad:
         raise DomainError(f"--view must be a comma-separated subset of {','.join(mutate.VIEWS)}; got {args.view}")
-    print(f"theorylab mutate: profile {args.profile}, views {', '.join(views)}, layers {', '.join(layers)}, "
-          f"{len(chosen)} entries")
-    t0 = time.time()
-    baselines = mutate._Baselines(args.profile)
-    record: dict = {"profile": args.profile, "layers": list(layers), "families": fams, "views": list(views)}
-    status = 0
-    if "entries" in views:
-        def show(r):
-            state = ("equivalent (excluded)" if r.equivalent else
-                     f"caught by {', '.join(r.caught_by)}" if r.caught_by else "SURVIVED")
-            print(f"  {'ok ' if not r.survived else '!! '}{r.mutant.entry:32s} {r.mutant.target:11s} "
-                  f"{r.mutant.op:18s} {state}  [{r.detail[:140]}]")
-
-        results = mutate.run(chosen, profile=args.profile, progress=show, layers=layers, baselines=baselines,
-                             first_catch=args.first_catch)
-        print()
-        for fam in fams:
-            rs = [r for r in results if r.mutant.entry.split(".")[0] == fam]
-            caught, counted, frac = mutate.score(rs)
-            print(f"mutation score {fam}: {caught}/{counted} caught ({100 * frac:.0f}%)"
-                  f"{'' if caught == counted else ', ' + str(counted - caught) + ' SURVIVED'}"
-                  f"; {sum(r.equivalent for r in rs)} equivalent mutants excluded")
-        caught, counted, frac = mutate.score(results)
-        own = mutate.layer_scores(results, layers)
-        print(f"total: {caught}/{counted} caught ({100 * frac:.0f}%); each layer's own score (caught / mutants it ran "
-              "on): " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in own.items()))
-        record.update(mutants=[r.to_json() for r in results], score={"caught": caught, "counted": counted},
-                      layer_scores={k: {"caught": c, "ran": n} for k, (c, n) in own.items()})
-        status |= caught < counted
-    if "checks" in views:
-        checks = [c for c in catalogue.checks(fams) if set(c.entries) & ids]
-        print(f"\nper-check sensitivity: {len(checks)} checks, each entry it names perturbed by a relative error "
-              "delta (twice the resolution its records need, at most 1), then by the standard mutants"
-              + (" (quick: until one is caught)" if args.profile == "quick" else ""))
-
-        def show_check(c):
-            if not c.judged:
-                print(f"  -- {c.check[:60]:60s} [{c.kind}] {c.baseline}")
-                return
-            parts = []
-            for e in c.entries:
-                hit = next((p for p in c.tried if p.entry == e and p.caught), None)
-                parts.append(f"{e}: " + (f"caught ({hit.op}{', delta resolved' if c.delta_caught(e) else ''})"
-                                         if hit else f"INSENSITIVE (passed {sum(p.entry == e for p in c.tried)} "
-                                                     "perturbations)"))
-            print(f"  {'!! ' if c.insensitive else 'ok '}{c.check[:60]:60s} [{c.kind}, delta {c.delta:.3g}] "
-                  + "; ".join(parts) + (f"; {len(c.weak)} weak records" if c.weak else ""))
-
-        sens = mutate.sensitivity(checks, profile=args.profile, progress=show_check, baselines=baselines)
-        bad_checks = [c for c in sens if c.insensitive]
-        judged = [c for c in sens if c.judged]
-        blind_delta = [(c.check, e) for c in judged for e in c.entries if c.delta_caught(e) is False]
-        print(f"checks: {len(judged)} judged, {len(bad_checks)} insensitive"
-              + (" (" + "; ".join(f"{c.check}: {', '.join(c.blind_to)}" for c in bad_checks) + ")" if bad_checks
-                 else "") + f", {len(sens) - len(judged)} not judged; {len(blind_delta)} (check, entry) pairs do not "
-              f"resolve their delta; {sum(len(c.weak) for c in sens)} weak records (reported, not a full pass)")
-        record["checks"] = [c.to_json() for c in sens]
-        status |= bool(bad_checks)
-        blind = mutate.component_coverage(checks, profile=args.profile, baselines=baselines)
-        if blind:
-            print("components of a solver's output that no check catches off by its delta: "
-                  + "; ".join(f"{e}[{', '.join(ks)}]" for e, ks in blind.items()))
-        record["uncaught_components"] = blind
-    if "coverage" in views:
-        cov = mutate.coverage(chosen)
-        gaps = [c for c in cov if c.gaps]
-        print(f"\ncoverage: {len(cov) - len(gaps)}/{len(cov)} entries appear in a derivation step and an evidence "
-              f"check (or their paper states why not)" + (":" if gaps else ""))
-        for c in gaps:
-            print(f"  !! {c.entry:40s} {'; '.join(c.gaps)}")
-        record["coverage"] = [c.to_json() for c in cov]
-        status |= bool(gaps) and args.require_coverage
-    print(f"{time.time() - t0:.1f} s")
+    status, record = mutate.campaign(args.select, profile=args.profile, layers=layers, views=views,
+                                     first_catch=args.first_catch, require_coverage=args.require_coverage, say=print)
     if args.json:
         write_json(args.json, record)
-    return int(status)
+    return status
 
 
 def cmd_accuracy(args) -> int:
@@ -521,6 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_list)
     s = command("show", help="formula, parameters, source and derivation status of an entry")
     s.add_argument("id")
+    s.add_argument("--record", default=None, metavar="FILE",
+                   help="read the derivation status from this `theorylab verify --json` record (else checked now)")
     s.set_defaults(fn=cmd_show)
     s = command("eval", help="evaluate an entry: theorylab eval ID name=value ...")
     s.add_argument("id")
@@ -556,6 +474,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("latex", help="a standalone LaTeX document of the selected entries")
     s.add_argument("select", nargs="*")
     s.add_argument("-o", "--output")
+    s.add_argument("--record", default=None, metavar="FILE",
+                   help="read the verdicts from this `theorylab verify --json` record (else the derivations are "
+                        "checked now)")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes checking the derivations, without --record "
+                   "(default: the usable cores; 1: in-process)")
     s.set_defaults(fn=cmd_latex)
     s = command("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
     s.add_argument("select", nargs="*", help="families or entries to verify first (with --rerun)")
@@ -599,6 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("select", nargs="*", help="papers, families or entries (default: all)")
     s.add_argument("--json", action="store_true", help="{items: [...], summary: {...}} with severity and root")
     s.add_argument("--no-eval", action="store_true", help="list the ledger without deciding any step")
+    s.add_argument("--record", default=None, metavar="FILE",
+                   help="confirm the errata from this `theorylab verify --json` record (else each erratum's step is "
+                        "decided now)")
     s.add_argument("-v", "--verbose", action="store_true", help="print each item's note too")
     s.set_defaults(fn=cmd_errata)
     return p

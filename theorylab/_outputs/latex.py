@@ -2,14 +2,14 @@
 (title and preface from the papers selected, their printer settings, an errata section)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 from .._pipeline import catalogue
 from .._decide.derivation import RELATION_TEX as _REL  # the one relation table
 from .._decide.derivation import Derivation, Erratum, StepResult
 from .._decide.entry import Entry, _latex
 
-__all__ = ["entry_block", "derivation_block", "document", "escape", "well_formed", "paper_html"]
+__all__ = ["entry_block", "derivation_block", "document", "from_steps", "escape", "well_formed", "paper_html"]
 
 
 def escape(text: str) -> str:
@@ -57,12 +57,14 @@ def _step_tex(step, settings: dict) -> str:
     return f"{_latex(step.lhs, settings)} {_REL[step.relation]} {_latex(step.rhs, settings)}"
 
 
-def derivation_block(derivation: Derivation, results: list[StepResult] | None = None,
-                     settings: dict | None = None) -> str:
+def derivation_block(derivation: Derivation, results: Sequence[StepResult], settings: dict | None = None) -> str:
     """A derivation as LaTeX: each step's relation (printed with the paper's settings; a step with numeric sides
-    in words), why it holds, its premises and the engine's verdict; an erratum is marked with what holds instead."""
+    in words), why it holds, its premises and the engine's verdict as a run recorded it (`results`, e.g.
+    `runner.results_from_steps`; nothing is decided here); an erratum is marked with what holds instead."""
+    if results is None:
+        raise TypeError("derivation_block reads the derivation's step results from a run record "
+                        "(runner.results_from_steps); got results=None")
     settings = dict(settings or {})
-    results = results if results is not None else derivation.check()
     lines = [rf"\subsubsection*{{Derivation \texttt{{{escape(derivation.key)}}}: {escape(derivation.title)}}}",
              f"From {escape(derivation.source)}, {escape(derivation.where)}; for "
              + ", ".join(rf"\texttt{{{escape(e)}}}" for e in derivation.entries) + ".", r"\begin{enumerate}"]
@@ -123,14 +125,17 @@ def _title(papers: list) -> tuple[str, str]:
 
 
 def document(entries: Iterable[Entry], errata: Iterable[Any], statuses: dict[str, str] | None = None,
-             counterexamples: dict[str, str] | None = None, *, derivations: bool = True) -> str:
+             counterexamples: dict[str, str] | None = None, *, derivations: bool = True,
+             results: Mapping[str, Sequence[StepResult]] | None = None) -> str:
     """A standalone LaTeX document of the given entries, grouped by family, with their derivations (steps,
-    relations, verdicts, errata marked; checked here, or taken from this process's cache of checked steps) and
+    relations, verdicts, errata marked; the verdicts read from `results`, derivation key -> StepResults of a run
+    record: a derivation not in it is named as not in the record, and nothing is decided here) and
     an errata section (ledger items in the ledger's order: roots by severity, consequences after their root,
     withdrawn last; plain Erratum records are listed as given). Title and preface come from the selected papers; each paper's `latex` settings apply
     (`preamble`: extra lines; `printer`: SymPy `latex()` settings; `preface`: text after the title)."""
     statuses = statuses or {}
     counterexamples = counterexamples or {}
+    results = results or {}
     chosen = list(entries)
     fams = catalogue.families({e.id.split(".")[0] for e in chosen})
     papers = list(dict.fromkeys(f.paper for f in fams))
@@ -158,8 +163,13 @@ def document(entries: Iterable[Entry], errata: Iterable[Any], statuses: dict[str
         if derivations:
             ids = {e.id for e in mine}
             for d in fam.derivations:
-                if set(d.entries) & ids:
-                    parts.append(derivation_block(d, d.check(), fam.paper.latex.get("printer", {})))
+                if not set(d.entries) & ids:
+                    continue
+                if d.key in results:
+                    parts.append(derivation_block(d, results[d.key], fam.paper.latex.get("printer", {})))
+                else:
+                    parts.append(rf"\subsubsection*{{Derivation \texttt{{{escape(d.key)}}}: {escape(d.title)}}}"
+                                 "\nIts steps are not in the run record this document was made from.\n")
     errs = list(errata)
     if errs:
         parts += [r"\section*{Errata}", r"\begin{enumerate}"]
@@ -172,6 +182,32 @@ def document(entries: Iterable[Entry], errata: Iterable[Any], statuses: dict[str
         parts.append(r"\end{enumerate}")
     parts.append(r"\end{document}")
     return "\n".join(parts) + "\n"
+
+
+def from_steps(select: Sequence[str], steps: Iterable[Mapping[str, Any]]) -> tuple[str, list, int]:
+    """(tex, errata ledger, number of entries): the LaTeX document of the selected papers, families or entries read
+    from a run's step records (`runner.check(select).steps`, or a verify record's `derivation_steps`): each
+    derivation's verdicts, the entries' statuses and the errata's confirmations come from the records; no step is
+    decided here."""
+    from .._pipeline import runner
+
+    steps = list(steps)
+    ids, fams = catalogue.select(list(select))
+    loaded = catalogue.families(fams)
+    chosen = [e for f in loaded for e in f.entries if e.id in ids]
+    paper_of = {d.key: f.paper.name for f in loaded for d in f.derivations}
+    derivs = runner.derivations_for(ids, fams)
+    results = runner.results_from_steps(derivs, steps)
+    statuses: dict[str, str] = {}
+    for d in derivs:
+        if d.key not in results:
+            continue
+        bad = sum(not r.ok for r in results[d.key])
+        text = f"{len(results[d.key])} steps machine-checked ({d.key})" + (f", {bad} unexpected" if bad else "")
+        for eid in d.entries:
+            statuses[eid] = "; ".join(filter(None, [statuses.get(eid), text]))
+    errata = runner.ledger_from_steps([(paper_of.get(d.key, ""), d) for d in derivs], steps)
+    return document(chosen, errata, statuses, results=results), errata, len(chosen)
 
 
 def paper_html(paper) -> str:

@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "resolve_device", "derivations_for",
            "Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
-           "schedule", "cluster_size", "step_record", "result_from_record", "ledger_and_coverage", "BOUND_SECONDS"]
+           "schedule", "cluster_size", "step_record", "result_from_record", "ledger_and_coverage", "results_from_steps",
+           "ledger_from_steps", "recorded_steps", "errata", "BOUND_SECONDS"]
 
 BOUND_SECONDS = 3600.0  # no task should take more than one CPU-hour: a check whose part does is named by --dry-run
 
@@ -276,14 +277,21 @@ def result_from_record(step, rec: Mapping[str, Any]):
                                     strength=rec.get("strength", "searched"), points=rec.get("points", 0)))
 
 
-def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
-    """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
-    is decided again): what the run record stores for `report` and `latex` to read."""
-    from . import catalogue
-    from .._decide import coverage, ledger
+def results_from_steps(derivations: Iterable[Any], steps: Iterable[Mapping[str, Any]]) -> dict[str, list]:
+    """derivation key -> its StepResults, in step order, as the step records say (nothing is decided again); a
+    derivation whose steps are not all in the records is left out."""
+    by_step = {(r["derivation"], r["step"]): r for r in steps}
+    return {d.key: [result_from_record(s, by_step[(d.key, s.label)]) for s in d.steps]
+            for d in derivations if all((d.key, s.label) in by_step for s in d.steps)}
+
+
+def ledger_from_steps(pairs: Iterable[tuple[str, Any]], steps: Iterable[Mapping[str, Any]], *,
+                      strict: bool = False) -> list:
+    """The ranked errata ledger (LedgerItems) of (paper name, derivation) pairs, each erratum confirmed or not by its
+    step's record (a step with no record: "not evaluated"); no step is decided again. strict: as ledger.collect."""
+    from .._decide import ledger
 
     by_step = {(r["derivation"], r["step"]): r for r in steps}
-    chosen = catalogue.families(list(fams))
 
     def verdict(d, step):
         r = by_step.get((d.key, step.label))
@@ -293,8 +301,19 @@ def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]])
         return ("confirmed" if res.status == "erratum confirmed" else
                 "not evaluated" if res.strength == "error" else "NOT REPRODUCED"), res.outcome.counterexample
 
-    items = ledger.collect([(f.paper.name, d) for f in chosen for d in f.derivations], verdict=verdict,
-                           strict=False)
+    return ledger.collect(pairs, verdict=verdict, strict=strict)
+
+
+def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
+    """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
+    is decided again): what the run record stores for `report` and `latex` to read."""
+    from . import catalogue
+    from .._decide import coverage
+
+    steps = list(steps)
+    by_step = {(r["derivation"], r["step"]): r for r in steps}
+    chosen = catalogue.families(list(fams))
+    items = ledger_from_steps([(f.paper.name, d) for f in chosen for d in f.derivations], steps)
     rows: list[dict] = []
     selected = {f.name for f in chosen}  # coverage of the papers selected whole (a part would show labels missing)
     names = {f.paper.name for f in chosen if all(g.name in selected for g in f.paper.families)}
@@ -302,8 +321,7 @@ def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]])
         if paper.name not in names:
             continue
         derivs = [d for f in chosen if f.paper is paper for d in f.derivations]
-        results = {d.key: [result_from_record(s, by_step[(d.key, s.label)]) for s in d.steps]
-                   for d in derivs if all((d.key, s.label) in by_step for s in d.steps)}
+        results = results_from_steps(derivs, steps)
         derivs = [d for d in derivs if d.key in results]
         from . import fidelity
 
@@ -787,17 +805,23 @@ def derivations_for(ids: set[str], fams: Sequence[str]) -> list:
 
 
 def check(select: Sequence[str] = (), *, jobs: int = 0,
-          on_derivation: Callable[[Any, list, Any], None] | None = None) -> CheckRun:
+          on_derivation: Callable[[Any, list, Any], None] | None = None, fidelity: bool = True,
+          keys: Iterable[str] | None = None) -> CheckRun:
     """Decide the steps of the selected derivations (on `jobs` worker processes; 0: the usable cores) and compare
-    the steps declared 'as printed' with the print. `on_derivation(d, step_records, weakest)` is called in order
-    with each derivation's typed step records and its weakest link (`Derivation.weakest`, a StepResult or None)."""
+    the steps declared 'as printed' with the print (printed on stdout; `fidelity=False`: not compared, differ 0).
+    `on_derivation(d, step_records, weakest)` is called in order with each derivation's typed step records and its
+    weakest link (`Derivation.weakest`, a StepResult or None). keys: only these derivations of the selection.
+    The record `latex` and `show` render (`recorded_steps`)."""
     import tempfile
 
-    from . import catalogue, fidelity
+    from . import catalogue
     from .._records.record import StepRecord
 
     ids, fams = catalogue.select(list(select))
     derivs = derivations_for(ids, fams)
+    if keys is not None:
+        keys = set(keys)
+        derivs = [d for d in derivs if d.key in keys]
     _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
     jobs = min(jobs or usable_cores(), max(1, len(derivs)))
     by_key = {d.key: d for d in derivs}
@@ -821,9 +845,51 @@ def check(select: Sequence[str] = (), *, jobs: int = 0,
                     journal=os.path.join(tmp, "tasks.jsonl"), resume=False, on_result=on_result)
         finally:
             shutdown()
-    papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
-    differ, _ = fidelity.check_section(derivs, papers=papers, families=fams)  # the print against the steps
+    differ = 0
+    if fidelity:
+        from . import fidelity as _fidelity
+
+        papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
+        differ, _ = _fidelity.check_section(derivs, papers=papers, families=fams)  # the print against the steps
     return CheckRun(derivations=tuple(derivs), steps=tuple(steps), differ=differ)
+
+
+def recorded_steps(select: Sequence[str] = (), *, record: str | os.PathLike | None = None, jobs: int = 0,
+                   keys: Iterable[str] | None = None) -> tuple:
+    """The step records that `latex`, `show` and `errata --record` render: read from a verify record (`record`, a
+    JSON file whose families hold the selection; nothing is decided), else decided now by `check` (no fidelity
+    section; `jobs` and `keys` as there)."""
+    from . import catalogue
+    from .._records.params import DomainError
+    from .._records.record import load
+
+    if record is None:
+        return check(select, jobs=jobs, fidelity=False, keys=keys).steps
+    rec = load(record)
+    _, fams = catalogue.select(list(select))
+    missing = [f for f in fams if f not in rec.families]
+    if missing:
+        raise DomainError(f"--record must be a run record of the selected families (`theorylab verify "
+                          f"{' '.join(select) + ' ' if select else ''}--json FILE`); {record} holds "
+                          f"{', '.join(rec.families) or 'no family'}, not {', '.join(missing)}")
+    return tuple(rec.derivation_steps)
+
+
+def errata(select: Sequence[str] = (), *, record: str | os.PathLike | None = None, evaluate: bool = True) -> list:
+    """The ranked errata ledger (LedgerItems) of the selected papers, families or entries (all when empty): each
+    erratum confirmed by its step's record in a verify record (`record`: nothing is decided), else by deciding
+    that step alone now (`evaluate=False`: none is decided, every erratum "not evaluated")."""
+    from . import catalogue
+    from .._records.params import DomainError
+
+    if record is None:
+        return catalogue.ledger(select, evaluate=evaluate)
+    if not evaluate:
+        raise DomainError(f"--no-eval lists the ledger without a record; got --no-eval with --record {record}")
+    steps = recorded_steps(select, record=record)
+    _, fams = catalogue.select(list(select))
+    pairs = [(f.paper.name, d) for f in catalogue.families(fams) for d in f.derivations]
+    return ledger_from_steps(pairs, steps, strict=not list(select))
 
 
 @dataclass(frozen=True, kw_only=True)

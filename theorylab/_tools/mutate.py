@@ -32,7 +32,7 @@ from .._shared import closeness, fmt
 from .._shared import representable as _representable  # one definition: the contract suite's too
 
 __all__ = ["Mutant", "MutantResult", "mutants", "run", "score", "layer_scores", "LAYERS", "PROFILES",
-           "CheckSensitivity", "sensitivity", "delta_mutant", "steps_using", "coverage", "VIEWS"]
+           "CheckSensitivity", "sensitivity", "delta_mutant", "steps_using", "coverage", "VIEWS", "campaign"]
 
 LAYERS = ("contract", "derivation", "evidence")
 VIEWS = ("entries", "checks", "coverage")
@@ -874,3 +874,91 @@ def coverage(entries: Sequence[Entry]) -> list[EntryCoverage]:
                                  str(getattr(module, "NO_STEP", {}).get(e.id, "")),
                                  str(getattr(module, "NO_EVIDENCE", {}).get(e.id, ""))))
     return out
+
+
+def campaign(select: Sequence[str] = (), *, profile: str = "quick", layers: Sequence[str] = LAYERS,
+             views: Sequence[str] = VIEWS, first_catch: bool = False, require_coverage: bool = False,
+             say: Callable[[str], None] = print) -> tuple[int, dict]:
+    """`theorylab mutate`: the selected papers, families or entries through the chosen views (entry mutants with each
+    layer's score, per-check sensitivity, coverage), each line of the account given to `say` as it comes; returns
+    (exit status: 1 when a mutant survives, a check is insensitive, or, with `require_coverage`, an entry is
+    uncovered; the JSON record of `mutate --json`)."""
+    from .._pipeline import catalogue
+
+    ids, fams = catalogue.select(list(select))
+    chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
+    layers, views = tuple(layers), tuple(views)
+    say(f"theorylab mutate: profile {profile}, views {', '.join(views)}, layers {', '.join(layers)}, "
+        f"{len(chosen)} entries")
+    t0 = time.time()
+    baselines = _Baselines(profile)
+    record: dict = {"profile": profile, "layers": list(layers), "families": fams, "views": list(views)}
+    status = 0
+    if "entries" in views:
+        def show(r):
+            state = ("equivalent (excluded)" if r.equivalent else
+                     f"caught by {', '.join(r.caught_by)}" if r.caught_by else "SURVIVED")
+            say(f"  {'ok ' if not r.survived else '!! '}{r.mutant.entry:32s} {r.mutant.target:11s} "
+                f"{r.mutant.op:18s} {state}  [{r.detail[:140]}]")
+
+        results = run(chosen, profile=profile, progress=show, layers=layers, baselines=baselines,
+                      first_catch=first_catch)
+        say("")
+        for fam in fams:
+            rs = [r for r in results if r.mutant.entry.split(".")[0] == fam]
+            caught, counted, frac = score(rs)
+            say(f"mutation score {fam}: {caught}/{counted} caught ({100 * frac:.0f}%)"
+                f"{'' if caught == counted else ', ' + str(counted - caught) + ' SURVIVED'}"
+                f"; {sum(r.equivalent for r in rs)} equivalent mutants excluded")
+        caught, counted, frac = score(results)
+        own = layer_scores(results, layers)
+        say(f"total: {caught}/{counted} caught ({100 * frac:.0f}%); each layer's own score (caught / mutants it ran "
+            "on): " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in own.items()))
+        record.update(mutants=[r.to_json() for r in results], score={"caught": caught, "counted": counted},
+                      layer_scores={k: {"caught": c, "ran": n} for k, (c, n) in own.items()})
+        status |= caught < counted
+    if "checks" in views:
+        checks = [c for c in catalogue.checks(fams) if set(c.entries) & ids]
+        say(f"\nper-check sensitivity: {len(checks)} checks, each entry it names perturbed by a relative error "
+            "delta (twice the resolution its records need, at most 1), then by the standard mutants"
+            + (" (quick: until one is caught)" if profile == "quick" else ""))
+
+        def show_check(c):
+            if not c.judged:
+                say(f"  -- {c.check[:60]:60s} [{c.kind}] {c.baseline}")
+                return
+            parts = []
+            for e in c.entries:
+                hit = next((p for p in c.tried if p.entry == e and p.caught), None)
+                parts.append(f"{e}: " + (f"caught ({hit.op}{', delta resolved' if c.delta_caught(e) else ''})"
+                                         if hit else f"INSENSITIVE (passed {sum(p.entry == e for p in c.tried)} "
+                                                     "perturbations)"))
+            say(f"  {'!! ' if c.insensitive else 'ok '}{c.check[:60]:60s} [{c.kind}, delta {c.delta:.3g}] "
+                + "; ".join(parts) + (f"; {len(c.weak)} weak records" if c.weak else ""))
+
+        sens = sensitivity(checks, profile=profile, progress=show_check, baselines=baselines)
+        bad_checks = [c for c in sens if c.insensitive]
+        judged = [c for c in sens if c.judged]
+        blind_delta = [(c.check, e) for c in judged for e in c.entries if c.delta_caught(e) is False]
+        say(f"checks: {len(judged)} judged, {len(bad_checks)} insensitive"
+            + (" (" + "; ".join(f"{c.check}: {', '.join(c.blind_to)}" for c in bad_checks) + ")" if bad_checks
+               else "") + f", {len(sens) - len(judged)} not judged; {len(blind_delta)} (check, entry) pairs do not "
+            f"resolve their delta; {sum(len(c.weak) for c in sens)} weak records (reported, not a full pass)")
+        record["checks"] = [c.to_json() for c in sens]
+        status |= bool(bad_checks)
+        blind = component_coverage(checks, profile=profile, baselines=baselines)
+        if blind:
+            say("components of a solver's output that no check catches off by its delta: "
+                + "; ".join(f"{e}[{', '.join(ks)}]" for e, ks in blind.items()))
+        record["uncaught_components"] = blind
+    if "coverage" in views:
+        cov = coverage(chosen)
+        gaps = [c for c in cov if c.gaps]
+        say(f"\ncoverage: {len(cov) - len(gaps)}/{len(cov)} entries appear in a derivation step and an evidence "
+            f"check (or their paper states why not)" + (":" if gaps else ""))
+        for c in gaps:
+            say(f"  !! {c.entry:40s} {'; '.join(c.gaps)}")
+        record["coverage"] = [c.to_json() for c in cov]
+        status |= bool(gaps) and require_coverage
+    say(f"{time.time() - t0:.1f} s")
+    return int(status), record
