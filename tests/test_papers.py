@@ -63,7 +63,7 @@ PAPER = textwrap.dedent('''
         return fig
 
 
-    CHECKS = (Check("partial sums", ("geometric.series",), "numeric", _partial_sums),)
+    CHECKS = (Check(name="partial sums", entries=("geometric.series",), kind="numeric", run=_partial_sums),)
     FIGURES = (Figure(family="geometric", name="geometric-series", caption="The geometric series and its partial sums.",
                       draw=_figure, draws=(SUMS,)),)
     PAPER = Paper(name="geometric", title="A geometric series", source="geometric.txt",
