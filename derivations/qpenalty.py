@@ -13,6 +13,7 @@ from theorylab.authoring import solvers
 from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
 from theorylab.authoring import Constraint, Entry, Source
 from theorylab.authoring import DomainError, scalar, matrix, vector
+from theorylab.authoring import interpolating_minimum
 
 SEED = "000_a994d0e1146a9c4a.txt"
 z = sp.Symbol("z", real=True)
@@ -646,17 +647,16 @@ def _direct_minimum(X, y, w1, w2):
     """||beta_d||_Q + margin: (22) at a direct minimizer (SLSQP, projected onto X b = y) plus both points'
     first-order shift from rounding-level infeasibility and 2 (4 + D) eps of float64 evaluation"""
     import mpmath as mp
-    from scipy.optimize import minimize
 
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     kk = np.asarray(w1) ** 2 + np.asarray(w2) ** 2
-    start = np.linalg.lstsq(X, y, rcond=None)[0]
-    res = minimize(lambda v: norm(beta=v, w1=w1, w2=w2), start, jac=lambda v: 2 * np.arcsinh(v / kk),
-                   method="SLSQP", constraints=[{"type": "eq", "fun": lambda v: X @ v - y, "jac": lambda v: X}],
-                   options={"ftol": 1e-16, "maxiter": 2000})
-    corr = _to_feasible(X, res.x, y)
+    # SLSQP from the least-squares start (the shared direct minimum); its float64 projection is not used: the
+    # point is moved onto X b = y at 50 digits instead
+    x, _ = interpolating_minimum(lambda v: norm(beta=v, w1=w1, w2=w2), lambda v: 2 * np.arcsinh(v / kk), X, y,
+                                 ftol=1e-16, maxiter=2000)
+    corr = _to_feasible(X, x, y)
     with mp.workdps(50):
-        direct = np.array([float(mp.mpf(float(res.x[d])) + corr[d]) for d in range(X.shape[1])])
+        direct = np.array([float(mp.mpf(float(x[d])) + corr[d]) for d in range(X.shape[1])])
     value = norm(beta=direct, w1=w1, w2=w2)
     beta = implicit_bias(X=X, y=y, w1=w1, w2=w2)
     # each term k q(2 beta/k) of the stable form to <= 4 ulps, a sum of D positive terms (D ulps), at both points

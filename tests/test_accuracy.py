@@ -2,6 +2,9 @@
 paper's formula is reported, and the published table covers the entries it is asked for."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import mpmath
 import numpy as np
 import pytest
@@ -11,6 +14,10 @@ from theorylab._tools import accuracy
 from theorylab._decide.entry import Entry, Source
 from theorylab._records.params import scalar
 from helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import readme_accuracy  # noqa: E402 - the dev script that writes README's accuracy block
 
 
 def _one_minus_cos(stable: bool, reference=None):
@@ -139,21 +146,24 @@ def test_the_table_shows_documented_bounds_and_failures():
 
 
 def test_readme_accuracy_block_is_the_published_map_of_every_built_in_entry():
-    """README's table is what `python -m theorylab._tools.accuracy benchmarks/accuracy_quick.json` writes, and that map
-    covers every built-in entry (one added since is a failure here until the map is rerun)."""
+    """README's table is what `python benchmarks/readme_accuracy.py benchmarks/accuracy_quick.json` writes (a dev
+    script: the engine never writes README.md), and that map covers every built-in entry (one added since is a
+    failure here until the map is rerun)."""
     import json
     import re
-    from pathlib import Path
 
     import theorylab
 
-    root = Path(__file__).resolve().parents[1]
-    data = json.loads((root / accuracy.PUBLISHED_JSON).read_text())
-    readme = (root / "README.md").read_text()
-    start, end = accuracy.README_MARKERS
+    data = json.loads((ROOT / readme_accuracy.PUBLISHED_JSON).read_text())
+    readme = (ROOT / "README.md").read_text()
+    start, end = readme_accuracy.README_MARKERS
     block = re.search(re.escape(start) + r"\n(.*?)\n" + re.escape(end), readme, flags=re.S)
     assert block, "README lacks the accuracy-table markers"
-    assert block.group(1) == accuracy.readme_section(data)
+    assert block.group(1) == readme_accuracy.readme_section(data)
+    assert readme_accuracy.update_readme(readme, data) == readme
+    assert not any(hasattr(accuracy, n) for n in ("README_MARKERS", "readme_section", "update_readme", "main"))
+    with pytest.raises(ValueError, match="README must contain <!-- accuracy-table:start -->"):
+        readme_accuracy.update_readme("# a README without the markers\n", data)
     builtin = {e.id for e in theorylab.entries() if e.id.split(".")[0] in
                {"qpenalty", "l12", "measure", "relu", "transfer", "omega"}}
     mapped = {m["entry"] for m in data["entries"]}
@@ -164,12 +174,10 @@ def test_readme_accuracy_block_is_the_published_map_of_every_built_in_entry():
 def test_the_published_rows_are_what_the_current_code_measures():
     """The grid regions (not the Hypothesis ones, which depend on Hypothesis's version) of a cheap entry, rerun."""
     import json
-    from pathlib import Path
 
     import theorylab
 
-    root = Path(__file__).resolve().parents[1]
-    data = json.loads((root / accuracy.PUBLISHED_JSON).read_text())
+    data = json.loads((ROOT / readme_accuracy.PUBLISHED_JSON).read_text())
     published = next(m for m in data["entries"] if m["entry"] == "qpenalty.q")
     fresh = accuracy.measure(theorylab.get("qpenalty.q")).to_json()
     grid = lambda m: {(r["output"], r["region"]): r for r in m["rows"] if ":" in r["region"]}  # noqa: E731

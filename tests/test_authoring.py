@@ -218,12 +218,14 @@ def test_a_plain_string_account_and_a_citation_of_no_label_are_one_line_errors()
     _one_line(info, "ACCOUNTS names (9)", "does not list")
     x = sp.Symbol("x", positive=True)
     d = Derivation(key="mini.d", title="t", source="mini.pdf", where="Sec. 1", entries=("mini.e",),
-                   steps=(Step("(3) as printed", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(3)",), fidelity="as printed"),))
+                   steps=(Step("(3) as printed", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, cites=("(3)",),
+                               fidelity="as printed"),))
     with pytest.raises(DomainError) as info:
         check_accounts("mini", (), labels, [d])
     _one_line(info, "step '(3) as printed' of mini.d cites (3)", "does not list")
     d2 = Derivation(key="mini.d", title="t", source="mini.pdf", where="Sec. 1", entries=("mini.e",),
-                    steps=(Step("(1) as printed", (x + 1) ** 2, x**2 + 2 * x + 1, cites=("(1)",), fidelity="as printed"),))
+                    steps=(Step("(1) as printed", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 1, cites=("(1)",),
+                                fidelity="as printed"),))
     with pytest.raises(DomainError) as info:
         check_accounts("mini", (Account("(1)", "definition", "notation"),), labels, [d2])
     _one_line(info, "(1) is both accounted for", "step '(1) as printed' of mini.d")

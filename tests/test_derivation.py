@@ -67,14 +67,14 @@ def test_verdicts_are_cached_by_content(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "1")
     cheap = sp.Integral(sp.exp(-g * x), (x, 0, 1))
-    step = Step("a Laplace integral", cheap, (1 - sp.exp(-g)) / g, domain=DOMAIN, symbolic=False)
+    step = Step("a Laplace integral", lhs=cheap, rhs=(1 - sp.exp(-g)) / g, domain=DOMAIN, symbolic=False)
     first = step.check()
     assert first.holds and "[cached]" not in first.method
     t0 = time.perf_counter()
-    again = Step("a Laplace integral", cheap, (1 - sp.exp(-g)) / g, domain=DOMAIN, symbolic=False).check()
+    again = Step("a Laplace integral", lhs=cheap, rhs=(1 - sp.exp(-g)) / g, domain=DOMAIN, symbolic=False).check()
     assert again.holds and again.method == first.method + " [cached]" and time.perf_counter() - t0 < 1.0
     # another content is another key: the cache cannot answer for a changed step
-    other = Step("a Laplace integral", cheap, 2 * (1 - sp.exp(-g)) / g, domain=DOMAIN, symbolic=False)
+    other = Step("a Laplace integral", lhs=cheap, rhs=2 * (1 - sp.exp(-g)) / g, domain=DOMAIN, symbolic=False)
     assert other.content_key() != step.content_key() and not other.check().holds
 
 
@@ -83,11 +83,11 @@ def test_steps_with_a_search_are_cached_by_their_points(tmp_path, monkeypatch):
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "1")
 
     def make(points):
-        return Step("x^2 + 1 >= 2x", x**2 + 1, 2 * x, relation=">=", symbolic=False,
+        return Step("x^2 + 1 >= 2x", lhs=x**2 + 1, rhs=2 * x, relation=">=", symbolic=False,
                     search=lambda: [{"x": p} for p in points])
 
     a, b = make([1, 2]), make([1, 3])
     assert a.content_key() is not None and a.content_key() != b.content_key()
     assert "[cached]" not in a.check().method and a.check().method.endswith("[cached]")
-    numeric = Step("numeric sides", lambda x: x, lambda x: x + 1, relation="<", search=lambda: [{"x": 1}])
+    numeric = Step("numeric sides", lhs=lambda x: x, rhs=lambda x: x + 1, relation="<", search=lambda: [{"x": 1}])
     assert numeric.content_key() is None    # code decides it: never cached

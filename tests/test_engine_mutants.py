@@ -175,7 +175,7 @@ def test_search_refutes_near_the_low_edge_of_the_positive_domain():
     """Positive symbols are searched down to 0.05: x >= 1/10 fails only below 0.1, and is refuted there."""
     assert _refuted(x, sp.Rational(1, 10), ">=")
     assert _refuted(x * y, sp.Rational(1, 50), ">=")
-    step = Step("a false lower bound, violated only near 0", x + x**2, sp.Rational(1, 5), relation=">=")
+    step = Step("a false lower bound, violated only near 0", lhs=x + x**2, rhs=sp.Rational(1, 5), relation=">=")
     assert not step.check().holds
 
 
@@ -192,7 +192,7 @@ def test_search_refutes_below_zero_for_a_real_symbol():
 
 
 def test_a_declared_domain_is_searched():
-    assert Step("x >= 4 where x in [5, 10]", x, 4, relation=">=", domain={x: (5, 10)}).check().holds
+    assert Step("x >= 4 where x in [5, 10]", lhs=x, rhs=4, relation=">=", domain={x: (5, 10)}).check().holds
     assert _refuted(x, 4, "<=", domain={x: (3, 10)})
 
 

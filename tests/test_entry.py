@@ -76,15 +76,15 @@ def test_its_kernels_are_composed_and_agree_with_the_inlined_formula():
 
 
 def test_the_engine_proves_through_the_definition():
-    steps = (Step("m solves its equation", g * z * M(z) ** 2 + (z - 1 + g) * M(z) + 1, 0),
-             Step("m' in terms of m", M.derivative()(z), M(z) * (1 + g * M(z)) / S),
-             Step("lambda -> 0 at gamma = 1/2", sp.Limit(RIDGE.subs(g, sp.Rational(1, 2)), lam, 0, "+"),
-                  sp.Rational(1, 2) / (1 - sp.Rational(1, 2))))
+    steps = (Step("m solves its equation", lhs=g * z * M(z) ** 2 + (z - 1 + g) * M(z) + 1, rhs=0),
+             Step("m' in terms of m", lhs=M.derivative()(z), rhs=M(z) * (1 + g * M(z)) / S),
+             Step("lambda -> 0 at gamma = 1/2", lhs=sp.Limit(RIDGE.subs(g, sp.Rational(1, 2)), lam, 0, "+"),
+                  rhs=sp.Rational(1, 2) / (1 - sp.Rational(1, 2))))
     results = Derivation(key="toy.ridge", title="t", source="p", where="Sec. 1", entries=("toy.ridge",),
                          steps=steps).check(cache=False)
     assert [r.strength for r in results] == ["proved"] * 3, results
     assert "m'(z)" in steps[1].latex() and "m(z)" in steps[1].latex()
-    wrong = Step("a wrong derivative", M.derivative()(z), M(z) ** 2 / S)
+    wrong = Step("a wrong derivative", lhs=M.derivative()(z), rhs=M(z) ** 2 / S)
     assert not wrong.check().holds            # the numeric test evaluates m through its definition too
     assert "EntryFunction('m'" in sp.srepr(M(z))   # a cached verdict is keyed by the definition
 

@@ -68,9 +68,9 @@ TOY = textwrap.dedent('''
                      display=sp.Add(x, sp.acos(x), evaluate=False)),)
     DERIVATIONS = (Derivation(key="toyarc.f", title="Arc cosine facts", source="toy2024", where="eqs (1)-(2)",
                               entries=("toyarc.f",), steps=(
-        Step("acos(x) + asin(x) = pi/2", sp.acos(x) + sp.asin(x), sp.pi / 2, why="complementary angles",
+        Step("acos(x) + asin(x) = pi/2", lhs=sp.acos(x) + sp.asin(x), rhs=sp.pi / 2, why="complementary angles",
              domain={x: (-1, 1)}),
-        Step("the paper's (2): acos(x) <= pi/2", sp.acos(x), sp.pi / 2, relation="<=",
+        Step("the paper's (2): acos(x) <= pi/2", lhs=sp.acos(x), rhs=sp.pi / 2, relation="<=",
              erratum=Erratum(key="toy-2", source="toy2024", where="(2)", says="acos(x) <= pi/2",
                              truth="only for x >= 0", severity="false-statement", at={"x": -1})),
     )),)

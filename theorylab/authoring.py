@@ -42,11 +42,11 @@ uses them:
     `sp.diff`), and the kernels call m's own kernels; `M(x).doit()` is m's formula at x.
 
 **Derivations**
-    `Step(label, lhs, rhs, why="", relation="==", domain={}, cites=(), premises=(), erratum=None, ...)`: the paper's
-    statement `lhs <relation> rhs` (==, <=, <, >=, >) between SymPy expressions, or between numeric sides
-    (callables evaluated at the points `search()` proposes). The engine decides it: proved (SymPy), certified on a
-    bounded box (interval arithmetic), searched (points and minimum slack stated) or refuted. A step whose two sides
-    are the same expression is refused (`TrivialStepError`).
+    `Step(label, lhs=, rhs=, why="", relation="==", domain={}, cites=(), premises=(), erratum=None, ...)`
+    (keyword-only after the label): the paper's statement `lhs <relation> rhs` (==, <=, <, >=, >) between SymPy
+    expressions, or between numeric sides (callables evaluated at the points `search()` proposes). The engine
+    decides it: proved (SymPy), certified on a bounded box (interval arithmetic), searched (points and minimum
+    slack stated) or refuted. A step whose two sides are the same expression is refused (`TrivialStepError`).
     A step that cites a label declares `fidelity="as printed"` (AS_PRINTED) or `fidelity=Amendment(key=, kind=,
     what=, why=, severity=, root=None)` (kind from AMENDMENT_KINDS); without one it is refused (`FidelityError`),
     and an amended step needs the printed statement as another step citing the same label.
@@ -55,19 +55,22 @@ uses them:
     `severity` one of SEVERITIES, `root` the ledger item it repeats); it is confirmed only when the engine refutes
     the step at the counterexample `at`. The rule deciding erratum, amendment, finding and note is in
     docs/authoring.md.
-    `Derivation(key=, title=, source=, where=, entries=, steps=, withdrawn=())` (keyword-only): the chain; `derivation.check()` returns the
-    verdicts; `withdrawn` keeps errata found wrong on re-reading, listed as withdrawn with why.
+    `Derivation(key=, title=, source=, where=, entries=, steps=, withdrawn=())` (keyword-only): the chain;
+    `derivation.check()` returns the verdicts; `withdrawn` keeps errata found wrong on re-reading, listed as
+    withdrawn with why.
 
 **Evidence**
-    `Check(name, entries, kind, run, doc="", parts=None, combine=None)`: a verify procedure; `run(ctx)` returns
-    records; a check (like a derivation) names entries of its own family only (`theorylab verify FAMILY` then finds
-    every check of the family): one naming another family's entries is refused when the family loads (PaperError
-    naming both); put it in the family whose entries it checks, and read any entry with `theorylab.get(ID)`; `ctx` is a `Context(profile, device, seed)` and `ctx.pick(quick=..., paper=...)` sizes the check per
-    profile. Records: `compare(entry, check, kind, predicted, observed, atol=, rtol=, source=)` (deterministic, the
-    tolerance an a-priori error bound named in `source`), `compare_mc(entry, check, predicted, mean, stderr,
-    samples, k=4, bias=0, bias_source="")` (Monte Carlo: k standard errors plus a stated finite-size bias),
-    `compare_scaling(...)` (a limit by a finite-size scaling fit over >= 3 sizes), `Evidence(...)` (keyword-only,
-    its verdict computed, never given) and `Finding(...)` (an observation, never a pass).
+    `Check(name=, entries=, kind=, run=, doc="", parts=None, combine=None, cost=None, resolution=None)`
+    (keyword-only): a verify procedure; `run(ctx)` returns records; a check (like a derivation) names entries of
+    its own family only (`theorylab verify FAMILY` then finds every check of the family): one naming another
+    family's entries is refused when the family loads (PaperError naming both); put it in the family whose entries
+    it checks, and read any entry with `theorylab.get(ID)`; `ctx` is a `Context(profile, device, seed)` and
+    `ctx.pick(quick=..., paper=...)` sizes the check per profile. Records: `compare(entry, check, kind, predicted,
+    observed, atol=, rtol=, source=)` (deterministic, the tolerance an a-priori error bound named in `source`),
+    `compare_mc(entry, check, predicted, mean, stderr, samples, k=4, bias=0, bias_source="")` (Monte Carlo: k
+    standard errors plus a stated finite-size bias), `compare_scaling(...)` (a limit by a finite-size scaling fit
+    over >= 3 sizes), `Evidence(...)` (keyword-only, its verdict computed, never given) and `Finding(...)` (an
+    observation, never a pass).
     Monte Carlo: `estimate(sampler, draws, seed=, key=)` returns an `Estimate(mean, stderr, samples)`, where
     `sampler(rng, size)` draws `size` i.i.d. samples; `rng_for(seed, *keys)` gives independent reproducible
     generators. Trained networks: `train(...)` with `TrainConfig`/`TrainResult` (imports torch when first used).
@@ -88,6 +91,8 @@ uses them:
 
 **Shared numerics and notation**
     `solvers`: the shared solvers (brackets, golden section, Newton, Sturm counts) the built-in papers use;
+    `interpolating_minimum(objective, gradient, X, y)`: the direct minimum of a penalty over X v = y (SLSQP, then
+    projected onto X v = y), as seed 000's eq (22) needs it;
     `NotationMap`: a paper's notation (its printed symbols -> the entries' symbols); `to_jsonable(x)`: a value
     as the JSON record stores it; `Estimate`: what `estimate` returns.
 
@@ -140,6 +145,7 @@ from ._numerics import solvers as solvers  # the shared solvers: brackets, golde
 from ._numerics.montecarlo import Estimate as Estimate
 from ._numerics.montecarlo import estimate as estimate
 from ._numerics.montecarlo import rng_for as rng_for
+from ._numerics.solvers import interpolating_minimum as interpolating_minimum  # the direct minimum of eq (22)
 from ._numerics.sweep import InlineExecutor as InlineExecutor
 from ._numerics.sweep import grid as grid
 from ._numerics.sweep import run_sweep as run_sweep

@@ -205,14 +205,232 @@ def _broadcastable(entry) -> bool:
             and all(p.kind in ("scalar", "integer") for p in entry.params))
 
 
+# -- the contract tests: one helper per kind (contract_tests binds each to its selection, parametrized by ID) ---------
+def _every_entry_has_an_independent_reference(entry) -> None:
+    """A reference that does not reuse the kernel's expression (quadrature, the defining optimization, a series,
+    exact arithmetic): without one, the value test would check rounding only."""
+    assert entry.reference is not None, f"{entry.id} has no independent reference"
+    assert (entry.reference.__doc__ or "").strip(), f"{entry.id}: the reference's docstring must name its route"
+
+
+def _stable_form_equals_the_papers_formula(entry) -> None:
+    """The float64 kernel (stable form) against the paper's formula in mpmath, wherever the latter is finite."""
+    from hypothesis import given
+
+    from ._numerics import kernels
+
+    @given(cases(entry))
+    @_settings(max_examples=40)
+    def check(kwargs):
+        values = entry.validate(kwargs)
+        args = [values[p.name] for p in entry.kernel_params]
+        paper = np.asarray(kernels.mp_reference_array(entry.mpmath, args), dtype=float)
+        if not np.all(np.isfinite(paper)):
+            return
+        got = entry.numpy(*args)
+        assert close(got, paper, _STABLE_RTOL), (kwargs, got, paper)
+
+    check()
+
+
+def _value_matches_reference(entry, max_examples: int | None = None) -> None:
+    """float64 value vs the independent high-precision reference, relative error <= entry.rtol."""
+    import pytest
+    from hypothesis import given
+
+    from ._records.params import DomainError
+
+    @given(cases(entry))
+    @_settings(max_examples)
+    def check(kwargs):
+        ref = entry.reference_value(**kwargs)
+        if not _representable(ref):  # the contract: a value float64 cannot hold is a DomainError, never inf
+            with pytest.raises(DomainError, match="not representable"):
+                entry(**kwargs)
+            return
+        value = entry(**kwargs)
+        assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, kwargs)
+
+    for ex in entry.examples:  # pinned inputs always run, whatever Hypothesis draws
+        value, ref = entry(**ex), entry.reference_value(**ex)
+        assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, ex)
+    check()
+
+
+def _scalar_parameters_broadcast(entry) -> None:
+    """Scalar parameters given as arrays (one point per element) give the pointwise values."""
+    from hypothesis import assume, given
+    from hypothesis import strategies as st
+
+    from ._records.params import DomainError
+
+    @given(st.lists(entry.strategy(), min_size=2, max_size=4))
+    @_settings(max_examples=20)
+    def check(points):
+        try:
+            pointwise = np.array([entry(**kw) for kw in points], dtype=float)
+        except DomainError:  # a point whose value float64 cannot hold: the value test covers it
+            assume(False)
+        arrays = {p.name: np.array([kw[p.name] for kw in points]) for p in entry.params if p.name in points[0]}
+        got = entry(**arrays)
+        assert np.shape(got) == (len(points),), (points, got)
+        assert close(got, pointwise, _BROADCAST_RTOL), (points, got, pointwise)
+
+    check()
+
+
+def _torch_kernel_equals_numpy(entry) -> None:
+    """Both kernels evaluate the same stable form in float64: agreement to 1e-12 relative (libm ulps)."""
+    import torch as _torch
+    from hypothesis import given
+
+    @given(entry.strategy())
+    @_settings(max_examples=50)
+    def check(kwargs):
+        values = entry.validate(kwargs)
+        args = [values[p.name] for p in entry.kernel_params]
+        expected = entry.numpy(*args)
+        got = entry.torch(*[_torch.as_tensor(np.asarray(a, dtype=float)) for a in args]).numpy()
+        np.testing.assert_allclose(got, expected, rtol=_TORCH_RTOL, atol=0)
+
+    check()
+
+
+def _torch_kernel_is_differentiable(entry) -> None:
+    """Gradients of the torch kernel exist and are finite at a generic valid point, inside every branch's domain
+    (torch differentiates through the unused branches of a Piecewise too)."""
+    import torch as _torch
+
+    values = entry.validate(valid_example(entry))  # a generic point: pinned examples sit at boundaries
+    args = [_torch.tensor(np.asarray(values[p.name], dtype=float), requires_grad=True)
+            for p in entry.kernel_params]
+    entry.torch(*args).sum().backward()
+    for a in args:
+        assert a.grad is not None and _torch.all(_torch.isfinite(a.grad)), (values, a.grad)
+
+
+def _bad_input_raises_domain_error_naming_the_parameter(entry) -> None:
+    """Each bad input raises DomainError; the one-line message names the parameter."""
+    import pytest
+
+    from ._records.params import DomainError
+
+    for kwargs, pname in bad_cases(entry):
+        with pytest.raises(DomainError) as info:
+            entry(**kwargs)
+        message = str(info.value)
+        assert pname in message and "\n" not in message, (kwargs, message)
+
+
+def _cli_bad_input_rule(entry) -> None:
+    """Exit status 2, one stderr line starting `error:` that names the parameter, nothing on stdout."""
+    for kwargs, pname in bad_cases(entry):
+        args = _cli_args(kwargs)
+        code, out, err = run_cli("eval", entry.id, *args)
+        assert code == 2 and out == "", (args, code, out, err)
+        assert err.startswith("error:") and err.count("\n") == 1 and pname in err, (args, err)
+
+
+def _cli_eval_round_trips(entry) -> None:
+    """`theorylab eval ID name=value ...` prints the value the Python call returns, bit for bit."""
+    kwargs = valid_example(entry)
+    code, out, err = run_cli("eval", entry.id, *_cli_args(kwargs))
+    assert code == 0 and err == "", err
+    record = json.loads(out)
+    assert record["id"] == entry.id
+    assert rel_error(record["value"], entry(**kwargs)) == 0.0
+
+
+def _latex_renders(entry) -> None:
+    """The entry's LaTeX is non-empty with balanced braces; its LaTeX block balances its environments."""
+    from ._outputs.latex import entry_block
+
+    text = entry.latex()
+    assert text and text.count("{") == text.count("}") and "None" not in text
+    assert entry._repr_latex_().startswith("$$")
+    block = entry_block(entry)
+    assert block.count(r"\begin{") == block.count(r"\end{")
+
+
+def _derivation_is_as_recorded(derivation) -> None:
+    """Unmarked steps hold and every step marked as an erratum fails (the ledger cannot go stale)."""
+    results = derivation.check()
+    bad = [(r.step.label, r.status, r.outcome.detail) for r in results if not r.ok]
+    assert not bad, bad
+
+
+def _derivation_declares_fidelity(derivation, derivations: Sequence = ()) -> None:
+    """Each citing step says whether it checks the print or an amendment; the ledger's roots resolve."""
+    from ._decide.derivation import AS_PRINTED, Amendment
+    from ._decide.ledger import collect
+
+    undeclared = [s.label for s in derivation.steps
+                  if s.cites and not (s.fidelity == AS_PRINTED or isinstance(s.fidelity, Amendment))]
+    assert not undeclared, f"{derivation.key}: steps citing a label without a fidelity declaration: {undeclared}"
+    mine = [d for d in derivations if d.source == derivation.source]
+    collect([("paper", d) for d in mine], verdict=None)  # LedgerError names an unknown root or a cycle
+
+
+# (test name, helper, the records it runs over, the suite's context it takes, the option that includes it), in the
+# order of the suite's class; the records: "entries", "stable" (a stable form other than the formula), "broadcast"
+# (scalar parameters only), "kernel" (a formula and no custom compute) or "derivations"
+_CONTRACT = (
+    ("test_every_entry_has_an_independent_reference", _every_entry_has_an_independent_reference, "entries", (), None),
+    ("test_stable_form_equals_the_papers_formula", _stable_form_equals_the_papers_formula, "stable", (), None),
+    ("test_value_matches_reference", _value_matches_reference, "entries", ("max_examples",), None),
+    ("test_scalar_parameters_broadcast", _scalar_parameters_broadcast, "broadcast", (), None),
+    ("test_bad_input_raises_domain_error_naming_the_parameter", _bad_input_raises_domain_error_naming_the_parameter,
+     "entries", (), None),
+    ("test_latex_renders", _latex_renders, "entries", (), None),
+    ("test_derivation_is_as_recorded", _derivation_is_as_recorded, "derivations", (), None),
+    ("test_derivation_declares_fidelity", _derivation_declares_fidelity, "derivations", ("derivations",), None),
+    ("test_torch_kernel_equals_numpy", _torch_kernel_equals_numpy, "kernel", (), "torch"),
+    ("test_torch_kernel_is_differentiable", _torch_kernel_is_differentiable, "kernel", (), "torch"),
+    ("test_cli_bad_input_rule", _cli_bad_input_rule, "entries", (), "cli"),
+    ("test_cli_eval_round_trips", _cli_eval_round_trips, "entries", (), "cli"),
+)
+
+
+def _bound_test(name: str, helper: Any, arg: str, context: Mapping[str, Any]) -> Any:
+    """A fresh test function `name(entry)` (or `name(derivation)`) calling `helper` with the suite's `context`: fresh
+    so that each suite's parametrize marks stay its own; its docstring is the helper's."""
+    if arg == "entry":
+        def test(entry):
+            return helper(entry, **context)
+    else:
+        def test(derivation):
+            return helper(derivation, **context)
+    test.__name__ = test.__qualname__ = name
+    test.__doc__ = helper.__doc__
+    return test
+
+
+def _parametrize(test: Any, chosen: Sequence, arg: str, known: Mapping[str, str], used: set[str]) -> Any:
+    """`test` parametrized over `chosen` by entry ID (or derivation key); an ID in `known` (`test_name[ID]`) is a
+    strict xfail with its reason, and recorded in `used`."""
+    import pytest
+
+    params = []
+    for x in chosen:
+        ident = getattr(x, "id", None) or x.key
+        key = f"{test.__name__}[{ident}]"
+        marks = ()
+        if key in known:
+            used.add(key)
+            marks = (pytest.mark.xfail(reason=known[key], strict=True),)
+        params.append(pytest.param(x, id=ident, marks=marks))
+    return pytest.mark.parametrize(arg, params)(test)
+
+
 def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = True, torch: bool = True,
                    known_failures: Mapping[str, str] | None = None, name: str = "TestContract") -> type:
     """A pytest test class holding the contract tests of the selected entries, parametrized by entry ID.
 
     Arguments:
         select: paper names, family names or entry IDs, as `theorylab verify` takes them (none: every registered
-            paper), or Entry and Derivation records (then pass cli=False unless they are registered). Resolved when called, i.e. when pytest imports the test module: an unknown name fails the
-            collection with a one-line error.
+            paper), or Entry and Derivation records (then pass cli=False unless they are registered). Resolved when
+            called, i.e. when pytest imports the test module: an unknown name fails the collection with a one-line
+            error.
         max_examples: Hypothesis examples of the value test (default: the loaded Hypothesis profile's).
         cli: include the command-line tests (bad input rule, `eval` round trip).
         torch: include the torch tests (they import torch).
@@ -227,199 +445,21 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
         from theorylab.testing import contract_tests
         TestMyPaper = contract_tests("mypaper")
     """
-    import pytest
-
     entries, derivations = contract_entries(*select)
     kernel = [e for e in entries if e.compute is None and e.formula is not None]
-    stable = [e for e in kernel if e.stable_form is not None and e.stable_form != e.formula]
-    broadcast = [e for e in entries if _broadcastable(e)]
-
+    records = {"entries": entries, "kernel": kernel, "derivations": derivations,
+               "stable": [e for e in kernel if e.stable_form is not None and e.stable_form != e.formula],
+               "broadcast": [e for e in entries if _broadcastable(e)]}
+    suite_context = {"max_examples": max_examples, "derivations": derivations}
+    included = {None: True, "torch": torch, "cli": cli}
     known = dict(known_failures or {})
     used: set[str] = set()
-
-    def over(chosen: Sequence, arg: str = "entry"):
-        def mark(fn):
-            params = []
-            for x in chosen:
-                ident = getattr(x, "id", None) or x.key
-                key = f"test_{fn.__name__}[{ident}]"
-                marks = ()
-                if key in known:
-                    used.add(key)
-                    marks = (pytest.mark.xfail(reason=known[key], strict=True),)
-                params.append(pytest.param(x, id=ident, marks=marks))
-            return pytest.mark.parametrize(arg, params)(fn)
-        return mark
-
-    def every_entry_has_an_independent_reference(entry):
-        """A reference that does not reuse the kernel's expression (quadrature, the defining optimization, a series,
-        exact arithmetic): without one, the value test would check rounding only."""
-        assert entry.reference is not None, f"{entry.id} has no independent reference"
-        assert (entry.reference.__doc__ or "").strip(), f"{entry.id}: the reference's docstring must name its route"
-
-    def stable_form_equals_the_papers_formula(entry):
-        """The float64 kernel (stable form) against the paper's formula in mpmath, wherever the latter is finite."""
-        from hypothesis import given
-
-        from ._numerics import kernels
-
-        @given(cases(entry))
-        @_settings(max_examples=40)
-        def check(kwargs):
-            values = entry.validate(kwargs)
-            args = [values[p.name] for p in entry.kernel_params]
-            paper = np.asarray(kernels.mp_reference_array(entry.mpmath, args), dtype=float)
-            if not np.all(np.isfinite(paper)):
-                return
-            got = entry.numpy(*args)
-            assert close(got, paper, _STABLE_RTOL), (kwargs, got, paper)
-
-        check()
-
-    def value_matches_reference(entry):
-        """float64 value vs the independent high-precision reference, relative error <= entry.rtol."""
-        from hypothesis import given
-
-        from ._records.params import DomainError
-
-        @given(cases(entry))
-        @_settings(max_examples)
-        def check(kwargs):
-            ref = entry.reference_value(**kwargs)
-            if not _representable(ref):  # the contract: a value float64 cannot hold is a DomainError, never inf
-                with pytest.raises(DomainError, match="not representable"):
-                    entry(**kwargs)
-                return
-            value = entry(**kwargs)
-            assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, kwargs)
-
-        for ex in entry.examples:  # pinned inputs always run, whatever Hypothesis draws
-            value, ref = entry(**ex), entry.reference_value(**ex)
-            assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, ex)
-        check()
-
-    def scalar_parameters_broadcast(entry):
-        """Scalar parameters given as arrays (one point per element) give the pointwise values."""
-        from hypothesis import assume, given
-        from hypothesis import strategies as st
-
-        from ._records.params import DomainError
-
-        @given(st.lists(entry.strategy(), min_size=2, max_size=4))
-        @_settings(max_examples=20)
-        def check(points):
-            try:
-                pointwise = np.array([entry(**kw) for kw in points], dtype=float)
-            except DomainError:  # a point whose value float64 cannot hold: the value test covers it
-                assume(False)
-            arrays = {p.name: np.array([kw[p.name] for kw in points]) for p in entry.params if p.name in points[0]}
-            got = entry(**arrays)
-            assert np.shape(got) == (len(points),), (points, got)
-            assert close(got, pointwise, _BROADCAST_RTOL), (points, got, pointwise)
-
-        check()
-
-    def torch_kernel_equals_numpy(entry):
-        """Both kernels evaluate the same stable form in float64: agreement to 1e-12 relative (libm ulps)."""
-        import torch as _torch
-        from hypothesis import given
-
-        @given(entry.strategy())
-        @_settings(max_examples=50)
-        def check(kwargs):
-            values = entry.validate(kwargs)
-            args = [values[p.name] for p in entry.kernel_params]
-            expected = entry.numpy(*args)
-            got = entry.torch(*[_torch.as_tensor(np.asarray(a, dtype=float)) for a in args]).numpy()
-            np.testing.assert_allclose(got, expected, rtol=_TORCH_RTOL, atol=0)
-
-        check()
-
-    def torch_kernel_is_differentiable(entry):
-        """Gradients of the torch kernel exist and are finite at a generic valid point, inside every branch's domain
-        (torch differentiates through the unused branches of a Piecewise too)."""
-        import torch as _torch
-
-        values = entry.validate(valid_example(entry))  # a generic point: pinned examples sit at boundaries
-        args = [_torch.tensor(np.asarray(values[p.name], dtype=float), requires_grad=True)
-                for p in entry.kernel_params]
-        entry.torch(*args).sum().backward()
-        for a in args:
-            assert a.grad is not None and _torch.all(_torch.isfinite(a.grad)), (values, a.grad)
-
-    def bad_input_raises_domain_error_naming_the_parameter(entry):
-        """Each bad input raises DomainError; the one-line message names the parameter."""
-        from ._records.params import DomainError
-
-        for kwargs, pname in bad_cases(entry):
-            with pytest.raises(DomainError) as info:
-                entry(**kwargs)
-            message = str(info.value)
-            assert pname in message and "\n" not in message, (kwargs, message)
-
-    def cli_bad_input_rule(entry):
-        """Exit status 2, one stderr line starting `error:` that names the parameter, nothing on stdout."""
-        for kwargs, pname in bad_cases(entry):
-            args = _cli_args(kwargs)
-            code, out, err = run_cli("eval", entry.id, *args)
-            assert code == 2 and out == "", (args, code, out, err)
-            assert err.startswith("error:") and err.count("\n") == 1 and pname in err, (args, err)
-
-    def cli_eval_round_trips(entry):
-        """`theorylab eval ID name=value ...` prints the value the Python call returns, bit for bit."""
-        kwargs = valid_example(entry)
-        code, out, err = run_cli("eval", entry.id, *_cli_args(kwargs))
-        assert code == 0 and err == "", err
-        record = json.loads(out)
-        assert record["id"] == entry.id
-        assert rel_error(record["value"], entry(**kwargs)) == 0.0
-
-    def latex_renders(entry):
-        """The entry's LaTeX is non-empty with balanced braces; its LaTeX block balances its environments."""
-        from ._outputs.latex import entry_block
-
-        text = entry.latex()
-        assert text and text.count("{") == text.count("}") and "None" not in text
-        assert entry._repr_latex_().startswith("$$")
-        block = entry_block(entry)
-        assert block.count(r"\begin{") == block.count(r"\end{")
-
-    def derivation_is_as_recorded(derivation):
-        """Unmarked steps hold and every step marked as an erratum fails (the ledger cannot go stale)."""
-        results = derivation.check()
-        bad = [(r.step.label, r.status, r.outcome.detail) for r in results if not r.ok]
-        assert not bad, bad
-
-    def derivation_declares_fidelity(derivation):
-        """Each citing step says whether it checks the print or an amendment; the ledger's roots resolve."""
-        from ._decide.derivation import AS_PRINTED, Amendment
-        from ._decide.ledger import collect
-
-        undeclared = [s.label for s in derivation.steps
-                      if s.cites and not (s.fidelity == AS_PRINTED or isinstance(s.fidelity, Amendment))]
-        assert not undeclared, f"{derivation.key}: steps citing a label without a fidelity declaration: {undeclared}"
-        mine = [d for d in derivations if d.source == derivation.source]
-        collect([("paper", d) for d in mine], verdict=None)  # LedgerError names an unknown root or a cycle
-
-    tests: dict[str, Any] = {
-        "test_every_entry_has_an_independent_reference": over(entries)(every_entry_has_an_independent_reference),
-        "test_stable_form_equals_the_papers_formula": over(stable)(stable_form_equals_the_papers_formula),
-        "test_value_matches_reference": over(entries)(value_matches_reference),
-        "test_scalar_parameters_broadcast": over(broadcast)(scalar_parameters_broadcast),
-        "test_bad_input_raises_domain_error_naming_the_parameter":
-            over(entries)(bad_input_raises_domain_error_naming_the_parameter),
-        "test_latex_renders": over(entries)(latex_renders),
-        "test_derivation_is_as_recorded": over(derivations, "derivation")(derivation_is_as_recorded),
-        "test_derivation_declares_fidelity": over(derivations, "derivation")(derivation_declares_fidelity),
-    }
-    if torch:
-        tests["test_torch_kernel_equals_numpy"] = over(kernel)(torch_kernel_equals_numpy)
-        tests["test_torch_kernel_is_differentiable"] = over(kernel)(torch_kernel_is_differentiable)
-    if cli:
-        tests["test_cli_bad_input_rule"] = over(entries)(cli_bad_input_rule)
-        tests["test_cli_eval_round_trips"] = over(entries)(cli_eval_round_trips)
-    for key, fn in tests.items():
-        fn.__name__ = fn.__qualname__ = key
+    tests: dict[str, Any] = {}
+    for test_name, helper, over, needs, option in _CONTRACT:
+        if included[option]:
+            arg = "derivation" if over == "derivations" else "entry"
+            test = _bound_test(test_name, helper, arg, {k: suite_context[k] for k in needs})
+            tests[test_name] = _parametrize(test, records[over], arg, known, used)
     stale = sorted(set(known) - used)
     if stale:
         raise ValueError(f"known_failures names no test of this suite: {', '.join(stale)} (a test ID is "

@@ -7,9 +7,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 import theorylab
-from theorylab.authoring import solvers
-interpolating_minimum = solvers.interpolating_minimum
-from theorylab.authoring import Check, Context, Evidence, Finding, compare
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, interpolating_minimum
 
 from .diagonal_networks import CHECKS_QPENALTY as TRAINED_CHECKS
 

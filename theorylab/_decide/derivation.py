@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -197,7 +197,8 @@ def _name(k: Any) -> str:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a derivation: `lhs <relation> rhs`, as the paper states it.
+    """One step of a derivation: `lhs <relation> rhs`, as the paper states it. The label may be positional, every
+    other field is keyword-only: `Step("(3) as printed", lhs=..., rhs=..., cites=("(3)",), fidelity=AS_PRINTED)`.
 
     lhs, rhs     SymPy expressions (or matrices) in the derivation's symbols, or numeric sides: callables
                  `side(**point) -> number or array` that evaluate the paper's expression on numbers (a solver's
@@ -236,6 +237,7 @@ class Step:
     """
 
     label: str
+    _: KW_ONLY  # everything after the label is keyword-only: Step("label", lhs=..., rhs=..., why=...)
     lhs: Any = None
     rhs: Any = None
     why: str = ""

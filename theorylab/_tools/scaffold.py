@@ -577,18 +577,18 @@ DERIVATIONS = (Derivation(
     where="eqs (1)-(3)",
     entries=(MGF.id,),
     steps=(
-        Step("(1)-(2): M(t) is the integral of exp(t u) over [0, 1]", sp.Integral(sp.exp(t * u), (u, 0, 1)),
-             FORMULA, why="integrate exp(t u) from 0 to 1", cites=("(1)", "(2)"), fidelity="as printed"),
-        Step("the stable form equals (2)", STABLE, FORMULA, why="2 e^(t/2) sinh(t/2) = e^t - 1"),
+        Step("(1)-(2): M(t) is the integral of exp(t u) over [0, 1]", lhs=sp.Integral(sp.exp(t * u), (u, 0, 1)),
+             rhs=FORMULA, why="integrate exp(t u) from 0 to 1", cites=("(1)", "(2)"), fidelity="as printed"),
+        Step("the stable form equals (2)", lhs=STABLE, rhs=FORMULA, why="2 e^(t/2) sinh(t/2) = e^t - 1"),
         # the paper's (3) exactly as printed: it fails, so it is an erratum, with its counterexample and severity
-        Step("the paper's (3): M(t) <= exp(t/2)", FORMULA, sp.exp(t / 2), relation="<=", cites=("(3)",),
-             erratum=ERRATUM_3),
+        Step("the paper's (3): M(t) <= exp(t/2)", lhs=FORMULA, rhs=sp.exp(t / 2), relation="<=",
+             cites=("(3)",), erratum=ERRATUM_3),
         # what holds instead, checked beside the printed (3) and declared as an amendment of it (never in its
         # place): certified by interval arithmetic on boxes either side of t = 0, where eq. (2) is 0/0
-        Step("Jensen: M(t) >= exp(t/2) on [1/2, 20]", FORMULA, sp.exp(t / 2), relation=">=",
+        Step("Jensen: M(t) >= exp(t/2) on [1/2, 20]", lhs=FORMULA, rhs=sp.exp(t / 2), relation=">=",
              domain={t: (0.5, 20.0)}, why="exp(t u) is convex in u and E[U] = 1/2", cites=("(3)",),
              fidelity=JENSEN),
-        Step("Jensen: M(t) >= exp(t/2) on [-20, -1/2]", FORMULA, sp.exp(t / 2), relation=">=",
+        Step("Jensen: M(t) >= exp(t/2) on [-20, -1/2]", lhs=FORMULA, rhs=sp.exp(t / 2), relation=">=",
              domain={t: (-20.0, -0.5)}, why="exp(t u) is convex in u and E[U] = 1/2", cites=("(3)",),
              fidelity=JENSEN),
     ),
