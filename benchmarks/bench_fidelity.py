@@ -44,7 +44,8 @@ def main() -> None:
         total[1] += rep["displays"]
         print(f"{paper.name}: parse {parse_s:.1f} s, compare {cold_s:.1f} s cold / {warm_s:.1f} s warm; "
               f"{rep['displays']} displays, {rep['parsed']} parse, {rep['displays_compared']} machine-compared "
-              f"({rep['compared_share_of_displays']:.0%}: {rep['matches']} match, {rep['differs']} differ)")
+              f"({rep['compared_share_of_displays']:.0%}: {rep['matches']} match, {rep.get('partly', 0)} partly, "
+              f"{rep['differs']} differ; {rep.get('not_decisive', 0)} differ not decisively, not counted)")
         for reason, n in rep["reasons"][:args.reasons]:
             print(f"    {n:3d}  {reason}")
     if total[1]:

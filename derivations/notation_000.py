@@ -23,6 +23,11 @@ _R = _XT * _A.multiply_elementwise(_C) - sp.Matrix(sp.symbols("y_1 y_2", real=Tr
 _LOSS = (_R.T * _R)[0]
 
 
+def _q23(z):
+    """q of (23) as printed: q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z/2)"""
+    return 2 - sp.sqrt(4 + z**2) + z * sp.asinh(z / 2)
+
+
 def _d_a1(e):
     """the first coordinate of the gradient in w(1): d/da_1"""
     return sp.Derivative(e, _A[0])
@@ -56,10 +61,12 @@ NOTATION = NotationMap(rewrites=(
     (re.compile(r"w_([+-])\^\{\(2\)\}\(t\)"), r"(s_\1 - d_\1)"),
     (re.compile(r"([sd])_([+-])\^\{\\vec\{\}\}\(t\)"), r"\1_\2"),
     # (22) per unit, as its step 'stable per-unit form equals (22)'s summand' reads it: k = ((w0)^(1)_d)^2 +
-    # ((w0)^(2)_d)^2 (the step's shorthand), the summand of unit d (beta_d: the step's beta), q of (23) at 2 beta/k
+    # ((w0)^(2)_d)^2 (the step's shorthand), the summand of unit d (beta_d: the step's beta); q stays the printed
+    # q, the name (23) defines (`symbols` below), never (23) pasted into (22)
     (r"((w_0)_d^{(1)})^2 + ((w_0)_d^{(2)})^2", "k"),
-    (r"\|\beta_d\|_Q := \sum_{d=1}^D \left(k \right) q \left(\frac{2\beta_d}{k} \right)",
-     r"\|\beta_d\|_Q := k \cdot \left(2 - \sqrt{4 + (2\beta/k)^2} + (2\beta/k) \cdot \operatorname{arcsinh}(\beta/k)\right)"),
+    (r"\|\beta_d\|_Q := \sum_{d=1}^D \left(k \right) q \left(",
+     r"\|\beta_d\|_Q := \left(k \right) q \left("),
+    (r"\frac{2\beta_d}{k}", r"\frac{2\beta}{k}"),
     # (21) prints "\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)": one parenthesis too many, as laid out
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
@@ -72,4 +79,6 @@ NOTATION = NotationMap(rewrites=(
     (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
     (re.compile(r"z_[dh](?![A-Za-z])"), "z"),
 ), symbols={"L": _LOSS, "\\ell": _LOSS, "G_{1}": (_XT.T * _R)[0],
-            "\\nabla_{a_1}": _d_a1, "\\nabla_{c_1}": _d_c1})
+            "\\nabla_{a_1}": _d_a1, "\\nabla_{c_1}": _d_c1,
+            # q: "q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z/2)", the name the paper defines at (23) (used by (22))
+            "q": _q23})

@@ -22,9 +22,8 @@ NOTATION = NotationMap(rewrites=(
     # the conditioning bar of r~(w_hat, m | w_0, gamma) and R(w | w_0, gamma): the arguments are names
     (re.compile(r"\\tilde\{([rR])\}\(.*?\|.*?\\gamma\)"), r"\tilde{\1}"),
     (re.compile(r"(?<![A-Za-z\\])R\(w\s*\|.*?\\gamma\)"), "R"),
-    # (1) for one unit (H = 1), as its step '(1) for one unit' reads it: w_h^(2) is w_2, w_h^(1) = u w_hat with
-    # u = ||w_h^(1)|| (the parameterization (3) uses) and z = <w_hat, x>, so <w_h^(1), x> = u z; ( )_+ = max(0, .)
-    (r"\sum_{h=1}^{H} w_h^{(2)}(\langle \boldsymbol{w}_h^{(1)}, x \rangle)_+", r"w_2 \max(0, u z)"),
+    # (1): no entry. Its step '(1) for one unit' writes w_h^(1) = u w_hat (the parameterization of (3)), so
+    # <w_h^(1), x> = u z is mathematics, not notation: a map that put it in compared the step with itself
     # (2) for one unit (H = 1, the h-th term, "the objective of (5) is the h-th term of (2)") in the steps' d = 2:
     # w_h^(2) is their w_2, w_h^(1) = (w_11, w_12), w_0h^(1) = (y_1, y_2) as above
     (r"\sum_{h=1}^{H} (w_h^{(2)} - \gamma)^2 + \|w_h^{(1)} - w_{0h}^{(1)}\|_2^2",

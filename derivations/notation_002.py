@@ -14,12 +14,7 @@ from . import notation_002_b
 __all__ = ["NOTATION"]
 
 _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
-_t, _n = sp.Symbol("t", positive=True), sp.Symbol("n", integer=True, positive=True)
-
-
-def _chi2_mean(h):
-    """E h(t) for t ~ chi^2_n (the law of ||z||^2, z ~ N(0, I_n)), as an integral over (0, oo)."""
-    return sp.Integral(h * _t ** (_n / 2 - 1) * sp.exp(-_t / 2) / (2 ** (_n / 2) * sp.gamma(_n / 2)), (_t, 0, sp.oo))
+_n = sp.Symbol("n", integer=True, positive=True)
 
 
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
@@ -45,8 +40,8 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # times E b, not the cosine of a product)
     (r"\mathbb{E}_{\boldsymbol{X},\boldsymbol{\epsilon}} b^2", r"m_{b2}"),
     (r"2\cos\theta \mathbb{E}_{\boldsymbol{X},\boldsymbol{\epsilon}} b", r"2\cos(\theta) m_{b1}"),
-    # (112)-(113): E_z 1/||z||_2^2 for z ~ N(0, I_n), the text's z = X beta_s (before (109)): the mean of 1/t under
-    # the law chi^2_n of t = ||z||^2
+    # (112)-(113): E_z 1/||z||_2^2 for z ~ N(0, I_n), the text's z = X beta_s (before (109)), as one name (a name
+    # only: its value is the steps')
     (r"\mathbb{E}_{\boldsymbol{z}}\frac{1}{\|\boldsymbol{z}\|_2^2}", r"\mathcal{M}"),
     (r"\mathbb{E}_{\boldsymbol{z}} \frac{1}{\|\boldsymbol{z}\|_{2}^{2}}", r"\mathcal{M}"),
     # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
@@ -69,11 +64,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     "g_{x}": sp.Symbol("g_x", real=True),                           # (24)-(25): g's value at one x
     "c_{1}": sp.Symbol("c1", real=True), "c_{2}": sp.Symbol("c2", real=True),  # (107): beta_hat - beta_t, d = 2
     "m_{b1}": sp.Symbol("m_b1", real=True), "m_{b2}": sp.Symbol("m_b2", nonnegative=True),  # (108): E b, E b^2
-    # (112)-(113): E_z 1/||z||^2 = int_0^oo (1/t) chi^2_n(t) dt
-    "\\mathcal{M}": _chi2_mean(1 / _t),
-    # (125)-(127): I_1(m, lambda) = E_z ||z||^{m-n+2}/(||z||^2 + n lambda)^2 and I_2(m, lambda) = E_z ||z||^{m-n+2}/
-    # (||z||^2 + n lambda), as (126)-(127) define them, z ~ N(0, I_n): means under the law chi^2_n of t = ||z||^2
-    "I_{1}": lambda m, lam: _chi2_mean(_t ** ((m - _n + 2) / 2) / (_t + _n * lam) ** 2),
-    "I_{2}": lambda m, lam: _chi2_mean(_t ** ((m - _n + 2) / 2) / (_t + _n * lam)),
+    # \mathcal{M} (E_z 1/||z||^2, (112)-(113)) and I_1, I_2 ((125)-(127)) have no value here: their value under the
+    # chi^2_n law of ||z||^2 is a probability law, mathematics a step states, never notation
     **notation_002_b.SYMBOLS,
 })

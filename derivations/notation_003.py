@@ -17,14 +17,11 @@ NOTATION = NotationMap(rewrites=(
      r"\widetilde{\Omega}(b)=2|b|=2|b|"),
     # (9) in the C = 1, P = 2 instance of its step ('(9)/(32): ... (C = 1, P = 2)'): rows g, h of grad f0 at x, x';
     # K_0 "We correspondingly define the initial kernel K_0(x,x') = grad f0(x) grad f0(x')^T" (Sec. 2.2) is g.h;
-    # beta-hat = (beta_1, beta_2); f_theta-hat(x) - f_theta0(x) = grad f0(x) M-hat (theta-hat - theta0) (the model
-    # (2)/(6), average tangent features grad f0 M), and by (8) M-hat (theta-hat - theta0) = s^-1 M-hat beta-hat =
-    # beta-hat (beta-hat is M-hat's eigenvector of eigenvalue s), so it is g.beta (at x', h.beta)
+    # beta-hat = (beta_1, beta_2). K_y-hat = (f_theta-hat - f_theta0)(x)(f_theta-hat - f_theta0)(x')^T is left as
+    # printed: reading it as (g.beta)(h.beta) takes the linearised model and (8)'s eigen-relation, mathematics that
+    # a step must state, never the map
     (r"=K_{0}(\mathbf{x},\mathbf{x}^{\prime})+(s^{2}-1)\|\widehat{{\bm{\beta}}}\|_{2}^{-2}",
      r"=(g_1 h_1+g_2 h_2)+(s^{2}-1)(\beta_1^2+\beta_2^2)^{-1}"),
-    (r"(f_{\widehat{{\bm{\theta}}}}(\mathbf{x})-f_{{\bm{\theta}}_{0}}(\mathbf{x}))(f_{\widehat{{\bm{\theta}}}}"
-     r"(\mathbf{x}^{\prime})-f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime}))^{\mathsf{T}}",
-     r"(g_1\beta_1+g_2\beta_2)(h_1\beta_1+h_2\beta_2)"),
     # (32) in the same instance: its left side grad f0(x) M-hat^2 grad f0(x')^T is K(x, x') by (7) ("K(x,x') :=
     # ... = grad f0(x) M-hat^2 grad f0(x')^T"), grad f0(x) grad f0(x')^T = g.h, and the row products
     # grad f0(x) beta-hat beta-hat^T grad f0(x')^T = (g.beta)(h.beta) in coordinates (no use of (8))

@@ -277,10 +277,20 @@ _PRINTED = {
 }
 
 
+class _StatePoint(dict):
+    """A point whose values `state_values` are computed from the same state as the step's sides (theorylab's
+    fidelity comparison reports a printed side that is one such symbol as circular, never as compared)."""
+
+    state_values: frozenset = frozenset()
+
+
 def printed(point, *names):
-    """The point with the values of the printed symbols `names` (of notation_002_b) at its state."""
+    """The point with the values of the printed symbols `names` (of notation_002_b) at its state (`state_values`
+    names them)."""
     st = _S(point)
-    return dict(point, **{k: _PRINTED[k](st, point) for k in names})
+    out = _StatePoint(point, **{k: _PRINTED[k](st, point) for k in names})
+    out.state_values = frozenset(names) | frozenset(getattr(point, "state_values", ()))
+    return out
 
 
 def _printed_pts(points, *names):
@@ -293,6 +303,7 @@ class _PrintedAt(Mapping):
 
     def __init__(self, point, *names):
         self._point, self._names, self._full = dict(point), names, None
+        self.state_values = frozenset(names)
 
     def _get(self):
         if self._full is None:
