@@ -6,7 +6,7 @@ Public API: `get(ID)` returns a catalogue entry (call it with keyword arguments 
 entries and returns the typed run record (`theorylab verify` calls it), `check(selection)` decides the derivations
 only (`theorylab.verify` is the package of the built-in checks, hence the name `run`). (`theorylab.derivations` is
 the package of the built-in papers; the derivations of all registered papers are
-`theorylab.catalogue.derivations()`.)
+`theorylab._pipeline.catalogue.derivations()`.)
 """
 import importlib.util as _util
 import os as _os

@@ -100,7 +100,7 @@ def _why(value: Any, reference: Any, rtol: float, where: Any) -> str:
 def run_cli(*argv: str) -> tuple[int, str, str]:
     """Run `theorylab argv...` in this process; return (exit status, stdout, stderr).
 
-    Papers registered in this process with `theorylab.catalogue.use([...])` (the `--paper` option) stay
+    Papers registered in this process with `theorylab._pipeline.catalogue.use([...])` (the `--paper` option) stay
     registered: they are passed on as `--paper` options of the subcommand.
     Example: `code, out, err = run_cli("eval", "mypaper.risk", "n=3")`."""
     from ._pipeline import catalogue

@@ -123,7 +123,7 @@ def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation
              printed: Mapping[str, str] | None = None, compared: Mapping[str, dict] | None = None) -> list[dict]:
     """One row per label: {paper, label, status, how, reason, printed, checks, compared}. `printed` maps labels to
     the paper's printed text (the display's LaTeX, the statement's sentence); `checks` lists the citing steps (their
-    relation in LaTeX, fidelity, verdict); `compared` (theorylab.fidelity.compared_rows) maps labels to their machine
+    relation in LaTeX, fidelity, verdict); `compared` (theorylab._pipeline.fidelity.compared_rows) maps labels to their machine
     comparison with the print ({status, reason, compared, steps}; None where not given). A label whose citing steps
     are all drafts (`theorylab new --from`) has the status `draft`. Steps are checked (cached) unless `results` are
     given."""

@@ -208,7 +208,7 @@ class Step:
     domain       symbol -> (low, high): where the search samples, certification works and SymPy-side inequalities
                  hold. Default from the symbol's assumptions: positive (0.05, 3), nonnegative (0, 3), real (-3, 3).
                  A bound may be unbounded (None, sympy.oo or math.inf): "for all lambda > 0" is
-                 {lam: (0, sp.oo)}. How a variable is searched (theorylab.search): a positive interval spanning two
+                 {lam: (0, sp.oo)}. How a variable is searched (theorylab._decide.search): a positive interval spanning two
                  decades or more in log coordinates (lambda = 10^u); an unbounded one in log coordinates from its
                  finite end, clipped (lambda = lo + 10^u, u in [-9, 9]); (-oo, oo) as x = sinh(u), |x| <= 1e9; and,
                  for at most three variables, certified through the compactifying change of variables
@@ -983,7 +983,7 @@ def _interval(sym: sp.Symbol, domain: dict) -> tuple[float, float]:
 def _candidate_points(syms: Sequence[sp.Symbol], domain: dict, rng: random.Random, points: int = NUMERIC_POINTS):
     """Simple points first (so a counterexample is small), then random real points in the domain: uniform on a
     linear interval (rounded to 1/1000), uniform in the search coordinate elsewhere (log coordinates for a
-    multi-decade or unbounded interval, theorylab.search), rounded to 4 significant digits."""
+    multi-decade or unbounded interval, theorylab._decide.search), rounded to 4 significant digits."""
     simple = (1, 2, sp.Rational(1, 2), 3, -1, -2)
     coords = {s: _search.coordinate(s, *_interval(s, domain)) for s in syms}
 
@@ -1468,7 +1468,7 @@ def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None =
     1. proved: SymPy shows the slack nonnegative (positive for a strict relation) from the assumptions;
     2. simple points, random points of the domain (log coordinates on multi-decade and unbounded intervals) and the
        step's own `search` points, at NUMERIC_DIGITS digits;
-    3. the float64 search of theorylab.search: corners and faces of the box, differential evolution on the relative
+    3. the float64 search of theorylab._decide.search: corners and faces of the box, differential evolution on the relative
        slack (seeded; its budget grows with the variables and the decades), Nelder-Mead from several starts; the
        best distinct points are re-evaluated at NUMERIC_DIGITS digits (float64 never refutes on its own);
     4. certified: interval arithmetic with bisection on boxes of at most CERTIFY_MAX_VARIABLES variables, an

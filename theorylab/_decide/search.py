@@ -1,6 +1,6 @@
 """The search behind an inequality step's "searched": where it looks, how hard, and what it covered.
 
-`check_inequality` (theorylab.derivation) proves a step with SymPy where it can; otherwise it evaluates the step at
+`check_inequality` (theorylab._decide.derivation) proves a step with SymPy where it can; otherwise it evaluates the step at
 simple and random points at 50 digits, tries a quick certification (at most three variables, 200 boxes), runs the
 search here on the float64 slack, re-evaluates the search's best points at 50 digits, and then certifies (at most
 three variables) or reports "searched" with what was covered. Only a 50-digit evaluation refutes: float64 only

@@ -68,7 +68,7 @@ def _map_keeping_order(expr: sp.Basic, fn) -> sp.Basic:
 
 
 def _named(e: sp.Basic) -> bool:
-    """An applied named function (theorylab.entry.EntryFunction): composed from its own kernels."""
+    """An applied named function (theorylab._decide.entry.EntryFunction): composed from its own kernels."""
     return hasattr(type(e), "_tl_kernel")
 
 

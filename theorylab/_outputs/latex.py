@@ -97,7 +97,7 @@ def derivation_block(derivation: Derivation, results: Sequence[StepResult], sett
 
 
 def _erratum_block(e: Any) -> str:
-    """One ledger item (a theorylab.ledger.LedgerItem, or an Erratum) as an \\item: severity, kind, root."""
+    """One ledger item (a theorylab._decide.ledger.LedgerItem, or an Erratum) as an \\item: severity, kind, root."""
     severity = getattr(e, "severity", "")
     kind = getattr(e, "kind", "erratum")
     tag = {"withdrawn": "withdrawn", "amendment": f"amendment: {getattr(e, 'amendment_kind', '')}"}.get(kind, "")

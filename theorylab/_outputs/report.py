@@ -246,7 +246,7 @@ def _coverage_html(rows: list[dict]) -> str:
         printed = (_math_or_text(r["printed"]) if r.get("printed") and not r["label"][0].isalpha() else
                    html.escape(r.get("printed", "")))
         cmp = r.get("compared") or {}
-        if cmp:  # the machine comparison of the print with the citing steps (theorylab.fidelity)
+        if cmp:  # the machine comparison of the print with the citing steps (theorylab._pipeline.fidelity)
             printed += (f"<br><small>machine-compared: {html.escape(cmp['status'])}</small>" if cmp.get("compared")
                         else f"<br><small>{html.escape(cmp['status'])}: {html.escape(cmp.get('reason', '')[:160])}"
                              "</small>")

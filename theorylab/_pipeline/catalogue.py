@@ -317,7 +317,7 @@ def errata() -> tuple:
 
 
 def ledger(names: Iterable[str] = (), *, evaluate: bool = True) -> list:
-    """The ranked errata ledger (theorylab.ledger.LedgerItem) of the selected papers, families or entries (all
+    """The ranked errata ledger (theorylab._decide.ledger.LedgerItem) of the selected papers, families or entries (all
     when empty). Only each erratum's own step is decided (`evaluate=False`: none)."""
     from .._decide import ledger as _ledger
 
@@ -389,7 +389,7 @@ def source_path(p: Paper) -> Path | None:
 
 
 def printed_labels(p: Paper) -> "list | None":
-    """The labelled displays and numbered statements of the paper's source file (theorylab.sources.Printed), in
+    """The labelled displays and numbered statements of the paper's source file (theorylab._sources.sources.Printed), in
     order; None when the paper names no source file."""
     path = source_path(p)
     if path is None:

@@ -1,6 +1,6 @@
 """Fidelity by machine: each step that cites a label is compared with the relations the paper prints there.
 
-The printed display (theorylab.sources: read from the paper's source file, parsed through the paper's NotationMap)
+The printed display (theorylab._sources.sources: read from the paper's source file, parsed through the paper's NotationMap)
 and the step's relation are compared symbolically, else as a numeric identity at sampled real points of the
 step's declared domains (tolerance stated). Symbols are unified by name (a parsed Symbol('gamma') is the step's
 gamma, with its assumptions); a chain display matches a step that states one link or a composition of links

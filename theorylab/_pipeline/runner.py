@@ -2,7 +2,7 @@
 
 Executors: in-process (`jobs=1`), a spawn process pool (`jobs=N`), Dask distributed (`dask://HOST:PORT`), SLURM
 through submitit (`slurm`, or `submitit-local` to run the same path on this machine). Finished tasks are appended
-to a journal beside the JSON record as they complete (theorylab.sweep), so `--resume` recomputes only what a
+to a journal beside the JSON record as they complete (theorylab._numerics.sweep), so `--resume` recomputes only what a
 killed run had not finished; records are assembled in plan order, whatever order the executor finishes in.
 """
 from __future__ import annotations
@@ -700,7 +700,7 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
            on_start: Callable[[RunStart], None] | None = None,
            on_task: Callable[[Task, list, float], None] | None = None, progress: bool = False):
     """Run the derivations and evidence checks of the selected papers, families or entries (all: `()`) and return
-    the typed run record (`theorylab.record.EvidenceRecord`: steps and evidence as typed frozen records).
+    the typed run record (`theorylab._records.record.EvidenceRecord`: steps and evidence as typed frozen records).
 
     jobs: worker processes (0: the usable cores; 1: in-process); executor: "local", "dask://HOST:PORT", "slurm",
     "submitit-local"; threads: BLAS/torch threads per task (0: the task's share of the cores); sample=K: K parts of
@@ -772,7 +772,7 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
 @dataclass(frozen=True, kw_only=True)
 class CheckRun:
     """The outcome of `check`: the step records of the selected derivations and how many declared 'as printed'
-    differ from the paper's print (theorylab.fidelity)."""
+    differ from the paper's print (theorylab._pipeline.fidelity)."""
 
     derivations: tuple[Any, ...]
     steps: tuple[Any, ...]

@@ -80,8 +80,8 @@ class Paper:
             family's entries module). Its labels, with their printed text, are what coverage accounts for.
         latex: LaTeX settings (`preamble`: extra preamble lines, e.g. macros the paper's formulas use).
         notation: how the source's LaTeX maps to the SymPy symbols of the paper's steps (a
-            `theorylab.sources.NotationMap`, or "module:ATTR" naming one, imported when needed): its displays are
-            parsed with it and compared with the steps that cite them (`theorylab.fidelity`). None: names alone.
+            `theorylab._sources.sources.NotationMap`, or "module:ATTR" naming one, imported when needed): its displays are
+            parsed with it and compared with the steps that cite them (`theorylab._pipeline.fidelity`). None: names alone.
         doc: a paragraph on the paper.
     Example::
 

@@ -127,7 +127,7 @@ class EvidenceRecord:
     papers: tuple[str, ...] = ()
     derivation_steps: tuple[StepRecord, ...]
     evidence: tuple[EvidenceItem, ...]
-    ledger: tuple[dict, ...] = ()      # theorylab.ledger items, ranked (schema 3)
+    ledger: tuple[dict, ...] = ()      # theorylab._decide.ledger items, ranked (schema 3)
     coverage: tuple[dict, ...] = ()    # per label: printed text, citing steps, status (schema 3)
     unexpected_steps: int = 0
     failed_evidence: int = 0

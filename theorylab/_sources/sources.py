@@ -1,6 +1,6 @@
 """Paper sources: every labelled display and numbered statement of a .tex or .md source, with its printed text.
 Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (125 of the four papers' 228 labelled
-displays with their notation maps; theorylab.fidelity compares them with the steps that cite them). Parses are data
+displays with their notation maps; theorylab._pipeline.fidelity compares them with the steps that cite them). Parses are data
 too (`parse_key`, `relations_to_json`): the built-in papers ship theirs beside their sources (`<source>.parses.json`,
 keyed by PARSE_FORMAT, the parser's version, the text and the notation), so no machine parses them again."""
 from __future__ import annotations
@@ -1829,7 +1829,7 @@ def write_parses(path: str | Path, entries: Mapping[str, dict], *, source: str =
     line (diffs stay readable)."""
     import json
 
-    head = {"about": "theorylab's parses of this source's labelled displays (theorylab.sources.parse_display), keyed "
+    head = {"about": "theorylab's parses of this source's labelled displays (theorylab._sources.sources.parse_display), keyed "
                      "by sources.parse_key; regenerate with `python -m theorylab._pipeline.fidelity --rebuild`",
             "format": PARSE_FORMAT, "parser": parser_version(parser), "source": source}
     lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()] + ['  "parses": {']

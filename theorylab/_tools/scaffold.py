@@ -348,7 +348,7 @@ from theorylab.authoring import NotationMap
 
 # How the source's LaTeX maps to the SymPy symbols of your steps: rewrites of macros and printed sub-expressions, and
 # names -> SymPy objects (symbols unify by name already: a parsed \\gamma is your Symbol("gamma")). See
-# theorylab.sources.NotationMap.
+# theorylab.authoring.NotationMap.
 NOTATION = NotationMap(rewrites=(), symbols={})
 
 PAPER = Paper(
