@@ -45,6 +45,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import sympy as sp
 
+from .._decide.derivation import RELATION_TEX
+from .._shared import fmt, with_timeout, write_json
 from .._sources import sources
 from .._sources.sources import NotationMap, ParseFailure, Printed, notation_key
 
@@ -263,26 +265,6 @@ class _Timeout(Exception):
     pass
 
 
-def _with_budget(fn, seconds: float):
-    """fn() stopped after `seconds` where this thread can take a timer signal (the main thread); else unbounded."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return fn()
-
-    def handler(signum, frame):
-        raise _Timeout()
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def _number(x: Any):
     """x as an mpmath number (real), or None when it is not a finite real number."""
     import mpmath
@@ -477,7 +459,6 @@ def _stand_in(name: str, rng: random.Random):
 # -- the printed relations as a graph: links and their compositions --------------------------------------------------
 
 _FLIP = {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "=="}
-_TEX_REL = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
 
 
 def _graph(relations: Sequence) -> tuple[list, list[tuple[int, int, str]]]:
@@ -627,15 +608,16 @@ def relations_latex(relations: Any) -> str:
     """The parsed relations as LaTeX, ';'-separated (a ParseFailure as its one line)."""
     if isinstance(relations, ParseFailure) or relations is None:
         return str(relations or "")
-    return "; ".join(f"{_tex(r.lhs)} {_TEX_REL[r.rel_op]} {_tex(r.rhs)}"
+    return "; ".join(f"{_tex(r.lhs)} {RELATION_TEX[r.rel_op]} {_tex(r.rhs)}"
                      if isinstance(r, sp.core.relational.Relational) else _tex(r) for r in relations)
 
 
 def _fmt(v) -> str:
     try:
-        return f"{float(v):.10g}"
+        v = float(v)                     # a SymPy or mpmath number, as a float
     except (TypeError, ValueError):
-        return str(v)
+        pass
+    return fmt(v, 10)
 
 
 def _fmt_point(pt: Mapping) -> str:
@@ -761,17 +743,11 @@ def _cached_comparison(key: str | None) -> Comparison | None:
 def _store_comparison(key: str | None, c: Comparison) -> None:
     if key is None or not PARSES.on:
         return
-    import json
-
     try:
-        folder = os.path.join(PARSES.dir, "compared", key[:2])
-        os.makedirs(folder, exist_ok=True)
-        tmp = os.path.join(folder, f".{key}.{os.getpid()}")
-        with open(tmp, "w") as fh:
-            json.dump({k: getattr(c, k) for k in c.__dataclass_fields__}, fh)
-        os.replace(tmp, os.path.join(folder, key + ".json"))
-    except OSError:
-        pass
+        write_json(os.path.join(PARSES.dir, "compared", key[:2], key + ".json"),
+                   {k: getattr(c, k) for k in c.__dataclass_fields__}, indent=None)
+    except (OSError, TypeError, ValueError):
+        pass                                                 # the cache is a convenience
 
 
 def compare_step(label: str, relations: Any, step, *, derivation: str = "", points: int = POINTS,
@@ -811,7 +787,7 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
         return Comparison(**base, verdict="not compared", how="the step's sides are matrices (the print's are "
                                                                "scalar expressions)")
     try:
-        return _with_budget(lambda: _compare_cases(base, nodes, edges, step, points), budget_s)
+        return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points), budget_s, error=_Timeout)
     except _Timeout:
         return Comparison(**base, verdict="not compared", how=f"evaluating the sides took over {budget_s:g} s")
 
@@ -1043,10 +1019,10 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list 
         fresh, same, link, i, j, pop = max(scored, key=lambda t: (t[0], t[1], t[2]))
         if not fresh:
             rejected.append(f"circular: the printed side is the step's own value ({_tex(nodes[i])} "
-                            f"{_TEX_REL[pop]} {_tex(nodes[j])}: each side is one symbol whose value the step's points "
+                            f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is one symbol whose value the step's points "
                             f"supply from the state the step computes its sides from)")
         else:
-            how = (f"the step states {_tex(nodes[i])} {_TEX_REL[pop]} {_tex(nodes[j])}"
+            how = (f"the step states {_tex(nodes[i])} {RELATION_TEX[pop]} {_tex(nodes[j])}"
                    + (" (a printed relation)" if link else " (the printed chain composed)")
                    + (": symbolically identical sides" if same[1] == 2 and not numeric else ": numerically")
                    + f"; {how_points}")
@@ -1122,7 +1098,7 @@ def _identical(step, a, b, small: int) -> tuple[int, int]:
         return (sum(sp.sympify(s) == n for s, n in zip(sides, (a, b))),
                 sum(sp.expand(sp.sympify(s) - n) == 0 for s, n in zip(sides, (a, b))))
     try:
-        return _with_budget(same, 2.0)
+        return with_timeout(same, 2.0, error=_Timeout)
     except (_Timeout, Exception):  # noqa: BLE001 - expansion failed: the numeric comparison stands
         return (0, 0)
 
@@ -1167,7 +1143,7 @@ def _decisive(nodes, edges, paths, evaluable, node_vals, step_vals, used, step, 
     which = ("the step's relation holds there and the print's fails" if step_holds
              else "the print's relation holds there and the step's fails")
     return True, (f"at {_fmt_point(pt)}, {which} (the step: {_fmt(a)} {sop} {_fmt(b)}; the print: "
-                  f"{_tex(nodes[i])} = {_fmt(x)} {_TEX_REL[pop]} {_tex(nodes[j])} = {_fmt(y)})")
+                  f"{_tex(nodes[i])} = {_fmt(x)} {RELATION_TEX[pop]} {_tex(nodes[j])} = {_fmt(y)})")
 
 
 # -- per label, per paper --------------------------------------------------------------------------------------------
