@@ -483,7 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("report", help="an offline HTML report (MathML, SVG figures) from the evidence JSON")
     s.add_argument("select", nargs="*", help="families or entries to verify first (with --rerun)")
     s.add_argument("-o", "--output", default="report", help="the folder to write index.html and figures/ into")
-    s.add_argument("--evidence", default="theorylab-evidence.json", help="the record `theorylab verify` wrote")
+    s.add_argument("--evidence", "--record", dest="evidence", default="theorylab-evidence.json",
+                   help="the record `theorylab verify` wrote (--record: the same name latex, show and errata take)")
     s.add_argument("--rerun", action="store_true", help="run `theorylab verify` first (else nothing is rerun)")
     s.add_argument("--mutants", default="", help="add the mutation score from `theorylab mutate --json FILE`")
     s.add_argument("--accuracy", default="", help="add the accuracy table from `theorylab accuracy --json FILE`")
