@@ -1,5 +1,5 @@
 """Paper sources: every labelled display and numbered statement of a .tex or .md source, with its printed text.
-Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (125 of the four papers' 228 labelled
+Displays parse to SymPy relations via a NotationMap and latex2sympy2_extended (201 of the four papers' 228 labelled
 displays with their notation maps; theorylab._pipeline.fidelity compares them with the steps that cite them). Parses are data
 too (`parse_key`, `relations_to_json`): the built-in papers ship theirs beside their sources (`<source>.parses.json`,
 keyed by PARSE_FORMAT, the parser's version, the text and the notation), so no machine parses them again."""
@@ -452,40 +452,81 @@ def _read_tex(text: str) -> Printout:
     (shared counters `\\newtheorem{lemma}[theorem]{Lemma}`, per-section `\\newtheorem{theorem}{Theorem}[section]`)
     are numbered statements. An environment that is neither math, theorem-like nor a known text environment is
     reported in `warnings`, as is a \\label on an unnumbered line."""
-    text = _strip_comments(text)
-    lines = _Lines(text)
-    out: list[Printed] = []
-    warnings: list[SourceWarning] = []
-    refs: dict[str, str] = {}
-    seen: set[str] = set()
-    sec = [0, 0]                                   # section, subsection
-    appendix = False
-    within: dict[str, str] = {}                    # counter -> section | subsection
-    counters: Counter = Counter()
-    theorems: dict[str, tuple[str, str | None]] = {}          # env -> (title, counter or None when unnumbered)
-    declared: set[str] = set()
-    sub: list = []                                 # [parent number, letters used] inside subequations
+    return _TexReader(text).run()
 
-    def prefix(counter: str) -> str:
-        w = within.get(counter)
-        s = (chr(64 + sec[0]) if appendix and sec[0] else str(sec[0]))
-        return {"section": f"{s}.", "subsection": f"{s}.{sec[1]}."}.get(w, "")
 
-    def next_eq() -> str:
-        if sub:
-            sub[1] += 1
-            return f"({sub[0]}{chr(96 + sub[1])})"
-        counters["equation"] += 1
-        return f"({prefix('equation')}{counters['equation']})"
+class _TexReader:
+    """`_read_tex` in named parts: the counters and what was read (state), `display` (a math environment's lines),
+    and one handler per token of `_TEX_TOKEN` (`begin`, `end`, `section`, `newtheorem`, `math`)."""
 
-    def add(p: Printed):
-        if p.label in seen:
-            warnings.append(SourceWarning(p.line, p.label, "the label is printed twice; the first is kept"))
+    def __init__(self, text: str):
+        self.text = _strip_comments(text)
+        self.lines = _Lines(self.text)
+        self.out: list[Printed] = []
+        self.warnings: list[SourceWarning] = []
+        self.refs: dict[str, str] = {}
+        self.seen: set[str] = set()
+        self.sec = [0, 0]                                          # section, subsection
+        self.appendix = False
+        self.within: dict[str, str] = {}                           # counter -> section | subsection
+        self.counters: Counter = Counter()
+        self.theorems: dict[str, tuple[str, str | None]] = {}      # env -> (title, counter or None when unnumbered)
+        self.declared: set[str] = set()
+        self.sub: list = []                                        # [parent number, letters used] in subequations
+
+    def run(self) -> Printout:
+        text, pos = self.text, 0
+        while True:
+            m = _TEX_TOKEN.search(text, pos)
+            if not m:
+                break
+            pos = m.end()
+            g = m.lastgroup
+            if m.group("begin") is not None:
+                pos = self.begin(m, pos)
+            elif m.group("end") is not None:
+                if m.group("end").strip() == "subequations":
+                    self.sub.clear()
+            elif g == "star" or m.group("sec"):
+                self.section(m)
+            elif g == "appendix":
+                self.appendix, self.sec[0], self.sec[1] = True, 0, 0
+            elif m.group("nw_counter") is not None:
+                self.within[m.group("nw_counter").strip()] = m.group("nw_within").strip()
+            elif m.group("nt_env") is not None:
+                self.newtheorem(m)
+            elif m.group("sc_counter") is not None:
+                if m.group("sc_counter").strip() == "equation":
+                    self.counters["equation"] = int(m.group("sc_value"))
+            elif g in ("bracket", "dollars"):
+                pos = self.math(m, g, pos)
+        return Printout(self.out, warnings=sorted(self.warnings, key=lambda w: w.line), refs=self.refs, fmt="tex")
+
+    # -- numbering ---------------------------------------------------------------------------------------------------
+
+    def prefix(self, counter: str) -> str:
+        w = self.within.get(counter)
+        s = (chr(64 + self.sec[0]) if self.appendix and self.sec[0] else str(self.sec[0]))
+        return {"section": f"{s}.", "subsection": f"{s}.{self.sec[1]}."}.get(w, "")
+
+    def next_eq(self) -> str:
+        if self.sub:
+            self.sub[1] += 1
+            return f"({self.sub[0]}{chr(96 + self.sub[1])})"
+        self.counters["equation"] += 1
+        return f"({self.prefix('equation')}{self.counters['equation']})"
+
+    def add(self, p: Printed):
+        if p.label in self.seen:
+            self.warnings.append(SourceWarning(p.line, p.label, "the label is printed twice; the first is kept"))
             return
-        seen.add(p.label)
-        out.append(p)
+        self.seen.add(p.label)
+        self.out.append(p)
 
-    def display(env: str, body: str, at: int, starred: bool):
+    # -- displays ----------------------------------------------------------------------------------------------------
+
+    def display(self, env: str, body: str, at: int, starred: bool):
+        """A math environment's body: each numbered line (align-like) or the display, with its label and lead."""
         rows = _split_rows(body) if env in _ROWS else [(0, body)]
         before = []
         for off, row in rows:
@@ -499,108 +540,111 @@ def _read_tex(text: str) -> Printout:
             if tag:
                 label = tag.group(2) if tag.group(1) else f"({tag.group(2)})"
             elif not starred and not _NONUMBER.search(row) and env not in _UNNUMBERED:
-                label = next_eq()
+                label = self.next_eq()
             else:
                 label = None
             pos = at + off + (len(row) - len(row.lstrip()))
             if label:
                 lead = before[-1] if before and re.match(r"&?\s*&?\s*(?:=|\\le|\\ge|<|>|\\approx)", clean) else ""
-                add(Printed(label=label, kind="display", text=clean, line=lines(pos), lead=lead))
+                self.add(Printed(label=label, kind="display", text=clean, line=self.lines(pos), lead=lead))
                 for k in keys:
-                    refs[k] = label
+                    self.refs[k] = label
             elif keys:
-                warnings.append(SourceWarning(lines(pos), f"\\label{{{keys[0]}}}",
-                                              "a label on an unnumbered line refers to no number here"))
+                self.warnings.append(SourceWarning(self.lines(pos), f"\\label{{{keys[0]}}}",
+                                                   "a label on an unnumbered line refers to no number here"))
             before.append(clean)
 
-    pos = 0
-    while True:
-        m = _TEX_TOKEN.search(text, pos)
-        if not m:
-            break
-        pos = m.end()
-        g = m.lastgroup
-        if m.group("begin") is not None:
-            env = m.group("begin").strip()
-            base, starred = env.rstrip("*"), env.endswith("*")
-            if base in _ROWS or base in _ONE:
-                end = text.find(f"\\end{{{env}}}", m.end())
-                if end < 0:
-                    warnings.append(SourceWarning(lines(m.start()), f"\\begin{{{env}}}", "never ended; not read"))
-                    continue
-                start = m.end()
-                if base in ("alignat", "xalignat"):
-                    arg = re.match(r"\s*\{[^}]*\}", text[start:end])
-                    start += arg.end() if arg else 0
-                display(base, text[start:end], start, starred)
-                pos = end + len(f"\\end{{{env}}}")
-            elif env == "subequations":
-                counters["equation"] += 1
-                sub[:] = [f"{prefix('equation')}{counters['equation']}", 0]
-                head = text[m.end():m.end() + 200]
-                lab = re.match(r"\s*\\label\s*\{([^}]*)\}", head)
-                if lab:
-                    refs[lab.group(1)] = f"({sub[0]})"
-            elif env in theorems or (env in _DEFAULT_THEOREMS and env not in declared):
-                title, counter = theorems.get(env, (_DEFAULT_THEOREMS.get(env), env))
-                end = text.find(f"\\end{{{env}}}", m.end())
-                body = text[m.end():end if end >= 0 else len(text)]
-                opt = re.match(r"\s*\[[^\]]*\]", body)
-                body = body[opt.end():] if opt else body
-                if counter is None:
-                    continue
-                counters[counter] += 1
-                label = f"{title} {prefix(counter)}{counters[counter]}"
-                head = re.split(r"\\begin\s*\{", body, maxsplit=1)[0]
-                for k in _LABEL.findall(head)[:1]:
-                    refs[k] = label
-                add(Printed(label=label, kind="statement", line=lines(m.start()),
-                            text=_statement_text(_LABEL.sub(" ", body), 0)))
-            elif env not in _TEXT_ENVS and env.rstrip("*") not in _TEXT_ENVS:
-                warnings.append(SourceWarning(lines(m.start()), f"\\begin{{{env}}}",
-                                              "an environment theorylab does not know: its contents are read as text "
-                                              "(no display or statement in it is numbered by it)"))
-        elif m.group("end") is not None:
-            if m.group("end").strip() == "subequations":
-                sub.clear()
-        elif g == "star" or m.group("sec"):
-            if not m.group("star"):
-                if m.group("sec") == "section":
-                    sec[0], sec[1] = sec[0] + 1, 0
-                    resets = ("section", "subsection")
-                else:
-                    sec[1] += 1
-                    resets = ("subsection",)
-                for c, w in within.items():
-                    if w in resets:
-                        counters[c] = 0
-        elif g == "appendix":
-            appendix, sec[0], sec[1] = True, 0, 0
-        elif m.group("nw_counter") is not None:
-            within[m.group("nw_counter").strip()] = m.group("nw_within").strip()
-        elif m.group("nt_env") is not None:
-            env, title = m.group("nt_env").strip(), m.group("nt_title").strip()
-            declared.add(env)
-            if m.group("nt_star"):
-                theorems[env] = (title, None)
-                continue
-            shared = (m.group("nt_shared") or "").strip()
-            counter = theorems[shared][1] if shared in theorems and theorems[shared][1] else (shared or env)
-            theorems[env] = (title, counter)
-            if m.group("nt_within"):
-                within[counter] = m.group("nt_within").strip()
-        elif m.group("sc_counter") is not None:
-            if m.group("sc_counter").strip() == "equation":
-                counters["equation"] = int(m.group("sc_value"))
-        elif g in ("bracket", "dollars"):
-            close = "\\]" if g == "bracket" else "$$"
-            end = text.find(close, m.end())
+    def math(self, m: re.Match, g: str, pos: int) -> int:
+        """\\[ ... \\] or $$ ... $$: an unnumbered display (numbered only by its \\tag)."""
+        text = self.text
+        close = "\\]" if g == "bracket" else "$$"
+        end = text.find(close, m.end())
+        if end < 0:
+            self.warnings.append(SourceWarning(self.lines(m.start()), m.group(0), "a display never closed; not read"))
+            return pos
+        self.display("displaymath", text[m.end():end], m.end(), True)
+        return end + len(close)
+
+    # -- environments, sections, theorem declarations ----------------------------------------------------------------
+
+    def begin(self, m: re.Match, pos: int) -> int:
+        """\\begin{env}: a math environment, subequations, a theorem-like statement, or a known or unknown text
+        environment; the position to read on from."""
+        text = self.text
+        env = m.group("begin").strip()
+        base, starred = env.rstrip("*"), env.endswith("*")
+        if base in _ROWS or base in _ONE:
+            end = text.find(f"\\end{{{env}}}", m.end())
             if end < 0:
-                warnings.append(SourceWarning(lines(m.start()), m.group(0), "a display never closed; not read"))
-                continue
-            display("displaymath", text[m.end():end], m.end(), True)
-            pos = end + len(close)
-    return Printout(out, warnings=sorted(warnings, key=lambda w: w.line), refs=refs, fmt="tex")
+                self.warnings.append(SourceWarning(self.lines(m.start()), f"\\begin{{{env}}}",
+                                                   "never ended; not read"))
+                return pos
+            start = m.end()
+            if base in ("alignat", "xalignat"):
+                arg = re.match(r"\s*\{[^}]*\}", text[start:end])
+                start += arg.end() if arg else 0
+            self.display(base, text[start:end], start, starred)
+            return end + len(f"\\end{{{env}}}")
+        if env == "subequations":
+            self.counters["equation"] += 1
+            self.sub[:] = [f"{self.prefix('equation')}{self.counters['equation']}", 0]
+            head = text[m.end():m.end() + 200]
+            lab = re.match(r"\s*\\label\s*\{([^}]*)\}", head)
+            if lab:
+                self.refs[lab.group(1)] = f"({self.sub[0]})"
+        elif env in self.theorems or (env in _DEFAULT_THEOREMS and env not in self.declared):
+            self.statement(m, env)
+        elif env not in _TEXT_ENVS and env.rstrip("*") not in _TEXT_ENVS:
+            self.warnings.append(SourceWarning(self.lines(m.start()), f"\\begin{{{env}}}",
+                                               "an environment theorylab does not know: its contents are read as text "
+                                               "(no display or statement in it is numbered by it)"))
+        return pos
+
+    def statement(self, m: re.Match, env: str):
+        """A theorem-like environment: a numbered statement (its counter, its \\label)."""
+        text = self.text
+        title, counter = self.theorems.get(env, (_DEFAULT_THEOREMS.get(env), env))
+        end = text.find(f"\\end{{{env}}}", m.end())
+        body = text[m.end():end if end >= 0 else len(text)]
+        opt = re.match(r"\s*\[[^\]]*\]", body)
+        body = body[opt.end():] if opt else body
+        if counter is None:
+            return
+        self.counters[counter] += 1
+        label = f"{title} {self.prefix(counter)}{self.counters[counter]}"
+        head = re.split(r"\\begin\s*\{", body, maxsplit=1)[0]
+        for k in _LABEL.findall(head)[:1]:
+            self.refs[k] = label
+        self.add(Printed(label=label, kind="statement", line=self.lines(m.start()),
+                         text=_statement_text(_LABEL.sub(" ", body), 0)))
+
+    def section(self, m: re.Match):
+        """\\section / \\subsection (unstarred): the counters numbered within them reset."""
+        if m.group("star"):
+            return
+        if m.group("sec") == "section":
+            self.sec[0], self.sec[1] = self.sec[0] + 1, 0
+            resets = ("section", "subsection")
+        else:
+            self.sec[1] += 1
+            resets = ("subsection",)
+        for c, w in self.within.items():
+            if w in resets:
+                self.counters[c] = 0
+
+    def newtheorem(self, m: re.Match):
+        """\\newtheorem{env}[shared]{Title}[within] (starred: unnumbered)."""
+        env, title = m.group("nt_env").strip(), m.group("nt_title").strip()
+        self.declared.add(env)
+        if m.group("nt_star"):
+            self.theorems[env] = (title, None)
+            return
+        shared = (m.group("nt_shared") or "").strip()
+        counter = (self.theorems[shared][1] if shared in self.theorems and self.theorems[shared][1]
+                   else (shared or env))
+        self.theorems[env] = (title, counter)
+        if m.group("nt_within"):
+            self.within[counter] = m.group("nt_within").strip()
 
 
 # -- parsing ---------------------------------------------------------------------------------------------------------
@@ -1136,197 +1180,257 @@ def _run_placeholder(s: str, j: int, names: _Names, emit, at: int) -> int:
 def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
     """A term's LaTeX with every symbol (a letter or Greek letter, its accents and fonts, name-like sub- and
     superscripts) replaced by a placeholder; operators, numbers, grouping and known functions pass through."""
-    s, out, i = t.s, [], 0
+    return _Converter(t, names, in_integral).run()
 
-    def emit(text: str, at: int):
-        out.append(_T(text, [t.at(at)] * len(text)))
 
-    while i < len(s):
-        c = s[i]
-        start = i
-        base = None
-        if c == "\\":
-            m = re.match(r"\\([A-Za-z]+)", s[i:])
-            if not m:
-                emit(s[i:i + 2], i)
-                i += 2
-                continue
-            cmd = m.group(1)
-            j = i + m.end()
-            if cmd in ("nrm", "inn", "relu"):
-                arg = _brace_arg(s, j) if cmd == "nrm" or s[j:j + 1] == "{" else ("", j)
-                sub = arg[0].strip() if arg else ""
-                j = arg[1] if arg else j
-                base = {"nrm": "\\|\\cdot\\|" + (f"_{{{sub}}}" if sub else ""), "inn": "\\langle\\cdot,\\cdot\\rangle",
-                        "relu": "(\\cdot)_{+}"}[cmd]
-                i = j
-                m = re.match(r"\s*\(", s[i:])
-                k = i + m.end() - 1 if m else -1
-                close = _match_close(s, k, "(", ")") if m else -1
-                if close > 0:
-                    args = [a for a, _ in _split_top(t[k + 1:close], re.compile(r"[,;]"))]
-                    if cmd == "inn":                       # <a, b>_{L_2}, <x>_{L_2}: the subscript names the form
-                        base = _inner_name(len(args), sub)
-                    emit(names.app(names.placeholder(base), args), start)
-                    i = close + 1
-                else:
-                    emit(names.placeholder(base), start)
-                continue
-            if cmd == "pdiff":
-                parts, k = [], j
-                for _ in range(3):
-                    a = k
-                    while a < len(s) and s[a] == " ":
-                        a += 1
-                    close = _match_close(s, a, "{", "}") if a < len(s) and s[a] == "{" else -1
-                    if close < 0:
-                        raise _Fail("a derivative the parsers do not read", "\\frac{\\partial", t.at(i))
-                    parts.append(t[a + 1:close])
-                    k = close + 1
-                order, var, body = parts
-                emit(names.app("\\diff", [body, var, order]), i)
-                i = k
-                continue
-            if cmd == "nabla":
-                # a gradient: an opaque named operator applied to its operand (\nabla_{w} L is \nabla_{w}(L)), which
-                # a notation map may define (symbols={"\\nabla_{w}": callable})
-                sc, k = _scripts(s, j)
-                sub = _tidy(s[sc["_"][0]:sc["_"][1]]) if "_" in sc else ""
-                if "^" in sc:
-                    raise _Fail("a gradient with a superscript", "\\nabla^", t.at(i))
-                a = k
-                while a < len(s) and s[a] == " ":
-                    a += 1
-                end = _operand_end(s, a)
-                if end is None:
-                    raise _Fail("a gradient (\\nabla) with no operand it can read", "\\nabla", t.at(i))
-                body = t[a + 1:end - 1] if s[a] == "(" else t[a:end]
-                emit(names.app(names.placeholder("\\nabla" + (f"_{{{sub}}}" if sub else "")), [body]), i)
-                i = end
-                continue
-            if cmd in _OPTIMA and re.match(r"\s*_", s[j:]):
-                # an optimum over a variable: an opaque named value of its objective, which runs to the end of the
-                # side (or of the group it stands in): \min_{u > 0} p(u) + c is the minimum of p(u) + c
-                sc, k = _scripts(s, j)
-                sub = _untoken(_tidy(s[sc["_"][0]:sc["_"][1]]))
-                end = len(s)
-                for p, c in _depth_scan(s, k):
-                    end = p + 1
-                if k >= len(s) or not s[k:end].strip():
-                    raise _Fail("an optimum with no objective", "\\" + cmd + "_", t.at(i))
-                fname = f"\\{cmd}_{{{sub}}}" + (f"^{{{_tidy(s[sc['^'][0]:sc['^'][1]])}}}" if "^" in sc else "")
-                emit(names.app(names.placeholder(fname), [t[k:end]]), i)
-                i = end
-                continue
-            if cmd == "copt":
-                # constructs.constrained: \copt{\min_{S}}{objective}{constraint}...: the named constrained value
-                parts, k = [], j
-                while re.match(r"\s*\{", s[k:]):
-                    a = k + re.match(r"\s*\{", s[k:]).end() - 1
-                    close = _match_close(s, a, "{", "}")
-                    parts.append(t[a + 1:close])
-                    k = close + 1
-                sc, _k = _scripts(parts[0].s, len(re.match(r"\\[A-Za-z]+\s*", parts[0].s).group(0)))
-                opt = re.match(r"\\[A-Za-z]+", parts[0].s).group(0)
-                fname = opt + "".join(f"{p}{{{_untoken(_tidy(parts[0].s[sc[p][0]:sc[p][1]]))}}}" for p in "_^" if p in sc)
-                key = names.placeholder(fname + "\\text{ s.t. }")
-                emit(names.app("\\copt", [_T(key, [t.at(i)] * len(key)), *parts[1:]]), i)
-                i = k
-                continue
-            if cmd == "qcomp":
-                i = _component_app(t, j, names, emit, in_integral, i)
-                continue
-            if cmd in ("sum", "prod") and _named_sum(s, j):
-                args, end = _named_sum(t, j, body=True)
-                sc, _k = _scripts(s, j)
-                fname = "\\" + cmd + "".join(f"{p}{{{_tidy(s[sc[p][0]:sc[p][1]])}}}" for p in "_^" if p in sc)
-                emit(names.app(names.placeholder(fname), args), i)
-                i = end
-                continue
-            if cmd == "dotsrun":
-                i = _run_placeholder(s, j, names, emit, t.at(i))
-                continue
-            if cmd == "pwcases":
-                args, k = [], j
-                while True:
-                    m2 = re.match(r"\s*\{", s[k:])
-                    if not m2:
-                        break
-                    a = k + m2.end() - 1
-                    close = _match_close(s, a, "{", "}")
-                    if close < 0:
-                        raise _Fail("an unclosed case distinction", "\\begin{cases}", t.at(i))
-                    args.append(t[a + 1:close])
-                    k = close + 1
-                if not args or len(args) % 2:
-                    raise _Fail("a case distinction without conditions", "\\begin{cases}", t.at(i))
-                emit(names.app("\\cases", args), i)
-                i = k
-                continue
-            if cmd in ("int", "lim"):
-                found = (_integral if cmd == "int" else _limit)(t, j)
-                if found:
-                    args, end = found
-                    emit(names.app("\\" + cmd, args), i)
-                    i = end
-                    continue
-                emit(s[i:j] + " ", i)
-                i = j
-                continue
-            if cmd in _ACCENTS:
-                arg = _brace_arg(s, j)
-                if arg is None:
-                    raise _Fail("an accent or font with no argument", "\\" + cmd, t.at(i))
-                inner, j = arg
-                inner = inner.strip()
-                if cmd in ("text", "mathrm", "operatorname", "mathit", "mathsf") and re.fullmatch(r"[A-Za-z]{2,}",
-                                                                                                   inner):
-                    base = f"\\operatorname{{{inner}}}" if cmd == "operatorname" else f"\\{cmd}{{{inner}}}"
-                    if cmd == "text":
-                        base = f"\\text{{{inner}}}"
-                elif re.fullmatch(r"\\?[A-Za-z]+", inner) and (not inner.startswith("\\")
-                                                             or inner[1:] in _GREEK):
-                    if cmd in ("mathrm", "mathit", "text") and len(inner) == 1:
-                        base = inner
-                    else:
-                        base = f"\\{_ACCENTS[cmd]}{{{inner}}}"
-                else:
-                    inner_t = _convert(_T(inner, [t.at(i)] * len(inner)), names, in_integral)
-                    if re.fullmatch(r"Q_\{z[a-z]{3}\}", inner_t.s.strip()):
-                        nm, idx = names.table["Q" + inner_t.s.strip()[3:-1]]
-                        base = f"\\{_ACCENTS[cmd]}{{{nm}}}" if not idx else None
-                    if base is None and _ACCENTS[cmd] in ("tilde", "hat", "bar"):
-                        # an accent over an expression, \overline{\nabla f_\theta}(x): one name (a map may bind it)
-                        base = f"\\{_ACCENTS[cmd]}{{{_tidy(' '.join(inner.split()))}}}"
-                    if base is None:
-                        raise _Fail("an accent or font over an expression", f"\\{cmd}{{{inner}}}", t.at(i))
-            elif cmd == "qname":
-                inner, j = _brace_arg(s, j)
-                base = _tidy(inner)
-            elif cmd in _GREEK:
-                base = "\\" + cmd
-            elif cmd in _APPLIED and re.match(r"\s*\(", s[j:]):
-                base = "\\" + cmd                              # \sinh(x): an application, never sinh(x - ...)
-            elif cmd in _PASS:
-                emit(s[i:j] + " ", i)
-                i = j
-                continue
+class _Converter:
+    """One term's conversion (`_convert`), in named parts: `command` (a backslash command: the constructs read before
+    parsing, operators, accents and fonts), `letter`, and `symbol` (a symbol's scripts and its application to a
+    parenthesized group). Each part returns the index after what it read."""
+
+    def __init__(self, t: _T, names: _Names, in_integral: bool):
+        self.t, self.s, self.names, self.in_integral = t, t.s, names, in_integral
+        self.out: list[_T] = []
+
+    def emit(self, text: str, at: int):
+        self.out.append(_T(text, [self.t.at(at)] * len(text)))
+
+    def run(self) -> _T:
+        s, i = self.s, 0
+        while i < len(s):
+            c = s[i]
+            start = i
+            if c == "\\":
+                i, base = self.command(i)
+            elif c.isalpha():
+                i, base = self.letter(i)
             else:
-                raise _Fail("a command the parsers do not read", "\\" + cmd, t.at(i))
-            i = j
-        elif c.isalpha():
-            if c == "d" and in_integral and re.match(r"d\s*(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+)", s[i:]) \
-                    and (i == 0 or not s[i - 1].isalpha() or s[i - 1] in "dxyzst"):
-                emit("d ", i)
+                self.emit(c, i)
                 i += 1
                 continue
-            base = c
-            i += 1
+            if base is not None:
+                i = self.symbol(start, i, base)
+        res = _T("", [])
+        for piece in self.out:
+            res = res + piece
+        return res
+
+    # -- commands ----------------------------------------------------------------------------------------------------
+
+    def command(self, i: int) -> tuple[int, str | None]:
+        """The command at s[i]: (index after it, the base name of the symbol it starts, or None where it emitted
+        all it read)."""
+        s, t = self.s, self.t
+        m = re.match(r"\\([A-Za-z]+)", s[i:])
+        if not m:
+            self.emit(s[i:i + 2], i)
+            return i + 2, None
+        cmd = m.group(1)
+        j = i + m.end()
+        part = self._PARTS.get(cmd)
+        if part is not None:
+            end = getattr(self, part)(i, j, cmd)
+            if end is not None:
+                return end, None
+        if cmd in _OPTIMA and re.match(r"\s*_", s[j:]):
+            return self.optimum(i, j, cmd), None
+        if cmd in ("sum", "prod") and _named_sum(s, j):
+            return self.named_sum(i, j, cmd), None
+        if cmd in _ACCENTS:
+            return self.accent(i, j, cmd)
+        if cmd == "qname":
+            inner, j = _brace_arg(s, j)
+            return j, _tidy(inner)
+        if cmd in _GREEK:
+            return j, "\\" + cmd
+        if cmd in _APPLIED and re.match(r"\s*\(", s[j:]):
+            return j, "\\" + cmd                               # \sinh(x): an application, never sinh(x - ...)
+        if cmd in _PASS:
+            self.emit(s[i:j] + " ", i)
+            return j, None
+        raise _Fail("a command the parsers do not read", "\\" + cmd, t.at(i))
+
+    _PARTS = {"nrm": "operator", "inn": "operator", "relu": "operator", "pdiff": "derivative", "nabla": "gradient",
+              "copt": "constrained", "qcomp": "component", "dotsrun": "run_", "pwcases": "cases", "int": "int_or_lim",
+              "lim": "int_or_lim"}
+
+    def operator(self, i: int, j: int, cmd: str) -> int:
+        r"""\nrm{sub}(x), \inn{sub}(a, b), \relu(x) (the cleanup's norms, inner products, positive parts): the named
+        function applied to its arguments."""
+        s, t, names = self.s, self.t, self.names
+        arg = _brace_arg(s, j) if cmd == "nrm" or s[j:j + 1] == "{" else ("", j)
+        sub = arg[0].strip() if arg else ""
+        j = arg[1] if arg else j
+        base = {"nrm": "\\|\\cdot\\|" + (f"_{{{sub}}}" if sub else ""), "inn": "\\langle\\cdot,\\cdot\\rangle",
+                "relu": "(\\cdot)_{+}"}[cmd]
+        m = re.match(r"\s*\(", s[j:])
+        k = j + m.end() - 1 if m else -1
+        close = _match_close(s, k, "(", ")") if m else -1
+        if close > 0:
+            args = [a for a, _ in _split_top(t[k + 1:close], re.compile(r"[,;]"))]
+            if cmd == "inn":                               # <a, b>_{L_2}, <x>_{L_2}: the subscript names the form
+                base = _inner_name(len(args), sub)
+            self.emit(names.app(names.placeholder(base), args), i)
+            return close + 1
+        self.emit(names.placeholder(base), i)
+        return j
+
+    def derivative(self, i: int, j: int, cmd: str) -> int:
+        r"""\pdiff{k}{v}{X} (`_derivatives`): Derivative(X, (v, k)) once parsed."""
+        s, t = self.s, self.t
+        parts, k = [], j
+        for _ in range(3):
+            a = k
+            while a < len(s) and s[a] == " ":
+                a += 1
+            close = _match_close(s, a, "{", "}") if a < len(s) and s[a] == "{" else -1
+            if close < 0:
+                raise _Fail("a derivative the parsers do not read", "\\frac{\\partial", t.at(i))
+            parts.append(t[a + 1:close])
+            k = close + 1
+        order, var, body = parts
+        self.emit(self.names.app("\\diff", [body, var, order]), i)
+        return k
+
+    def gradient(self, i: int, j: int, cmd: str) -> int:
+        r"""A gradient: an opaque named operator applied to its operand (\nabla_{w} L is \nabla_{w}(L)), which a
+        notation map may define (symbols={"\\nabla_{w}": callable})."""
+        s, t, names = self.s, self.t, self.names
+        sc, k = _scripts(s, j)
+        sub = _tidy(s[sc["_"][0]:sc["_"][1]]) if "_" in sc else ""
+        if "^" in sc:
+            raise _Fail("a gradient with a superscript", "\\nabla^", t.at(i))
+        a = k
+        while a < len(s) and s[a] == " ":
+            a += 1
+        end = _operand_end(s, a)
+        if end is None:
+            raise _Fail("a gradient (\\nabla) with no operand it can read", "\\nabla", t.at(i))
+        body = t[a + 1:end - 1] if s[a] == "(" else t[a:end]
+        self.emit(names.app(names.placeholder("\\nabla" + (f"_{{{sub}}}" if sub else "")), [body]), i)
+        return end
+
+    def optimum(self, i: int, j: int, cmd: str) -> int:
+        r"""An optimum over a variable: an opaque named value of its objective, which runs to the end of the side (or
+        of the group it stands in): \min_{u > 0} p(u) + c is the minimum of p(u) + c."""
+        s, t, names = self.s, self.t, self.names
+        sc, k = _scripts(s, j)
+        sub = _untoken(_tidy(s[sc["_"][0]:sc["_"][1]]))
+        end = len(s)
+        for p, c in _depth_scan(s, k):
+            end = p + 1
+        if k >= len(s) or not s[k:end].strip():
+            raise _Fail("an optimum with no objective", "\\" + cmd + "_", t.at(i))
+        fname = f"\\{cmd}_{{{sub}}}" + (f"^{{{_tidy(s[sc['^'][0]:sc['^'][1]])}}}" if "^" in sc else "")
+        self.emit(names.app(names.placeholder(fname), [t[k:end]]), i)
+        return end
+
+    def constrained(self, i: int, j: int, cmd: str) -> int:
+        r"""constructs.constrained: \copt{\min_{S}}{objective}{constraint}...: the named constrained value."""
+        s, t, names = self.s, self.t, self.names
+        parts, k = [], j
+        while re.match(r"\s*\{", s[k:]):
+            a = k + re.match(r"\s*\{", s[k:]).end() - 1
+            close = _match_close(s, a, "{", "}")
+            parts.append(t[a + 1:close])
+            k = close + 1
+        sc, _k = _scripts(parts[0].s, len(re.match(r"\\[A-Za-z]+\s*", parts[0].s).group(0)))
+        opt = re.match(r"\\[A-Za-z]+", parts[0].s).group(0)
+        fname = opt + "".join(f"{p}{{{_untoken(_tidy(parts[0].s[sc[p][0]:sc[p][1]]))}}}" for p in "_^" if p in sc)
+        key = names.placeholder(fname + "\\text{ s.t. }")
+        self.emit(names.app("\\copt", [_T(key, [t.at(i)] * len(key)), *parts[1:]]), i)
+        return k
+
+    def component(self, i: int, j: int, cmd: str) -> int:
+        return _component_app(self.t, j, self.names, self.emit, self.in_integral, i)
+
+    def named_sum(self, i: int, j: int, cmd: str) -> int:
+        s = self.s
+        args, end = _named_sum(self.t, j, body=True)
+        sc, _k = _scripts(s, j)
+        fname = "\\" + cmd + "".join(f"{p}{{{_tidy(s[sc[p][0]:sc[p][1]])}}}" for p in "_^" if p in sc)
+        self.emit(self.names.app(self.names.placeholder(fname), args), i)
+        return end
+
+    def run_(self, i: int, j: int, cmd: str) -> int:
+        return _run_placeholder(self.s, j, self.names, self.emit, self.t.at(i))
+
+    def cases(self, i: int, j: int, cmd: str) -> int:
+        r"""\pwcases{value}{condition}... (`_cases`): a Piecewise once parsed."""
+        s, t = self.s, self.t
+        args, k = [], j
+        while True:
+            m2 = re.match(r"\s*\{", s[k:])
+            if not m2:
+                break
+            a = k + m2.end() - 1
+            close = _match_close(s, a, "{", "}")
+            if close < 0:
+                raise _Fail("an unclosed case distinction", "\\begin{cases}", t.at(i))
+            args.append(t[a + 1:close])
+            k = close + 1
+        if not args or len(args) % 2:
+            raise _Fail("a case distinction without conditions", "\\begin{cases}", t.at(i))
+        self.emit(self.names.app("\\cases", args), i)
+        return k
+
+    def int_or_lim(self, i: int, j: int, cmd: str) -> int:
+        r"""\int ... dx and \lim_{x \to a} ...: an Integral or Limit once parsed; a sign without its differential (or
+        limit) passes through."""
+        found = (_integral if cmd == "int" else _limit)(self.t, j)
+        if found:
+            args, end = found
+            self.emit(self.names.app("\\" + cmd, args), i)
+            return end
+        self.emit(self.s[i:j] + " ", i)
+        return j
+
+    def accent(self, i: int, j: int, cmd: str) -> tuple[int, str]:
+        r"""An accent or font over its argument: the base name it gives ("\hat{x}", "\mathcal{L}", "\operatorname{tr}";
+        over an expression, \overline{\nabla f_\theta}, one name "\bar{\nabla f_{\theta}}")."""
+        s, t, names = self.s, self.t, self.names
+        base = None
+        arg = _brace_arg(s, j)
+        if arg is None:
+            raise _Fail("an accent or font with no argument", "\\" + cmd, t.at(i))
+        inner, j = arg
+        inner = inner.strip()
+        if cmd in ("text", "mathrm", "operatorname", "mathit", "mathsf") and re.fullmatch(r"[A-Za-z]{2,}", inner):
+            base = f"\\operatorname{{{inner}}}" if cmd == "operatorname" else f"\\{cmd}{{{inner}}}"
+            if cmd == "text":
+                base = f"\\text{{{inner}}}"
+        elif re.fullmatch(r"\\?[A-Za-z]+", inner) and (not inner.startswith("\\") or inner[1:] in _GREEK):
+            if cmd in ("mathrm", "mathit", "text") and len(inner) == 1:
+                base = inner
+            else:
+                base = f"\\{_ACCENTS[cmd]}{{{inner}}}"
         else:
-            emit(c, i)
-            i += 1
-            continue
-        # scripts attached to the symbol: name-like parts join its name, single letters become indices
+            inner_t = _convert(_T(inner, [t.at(i)] * len(inner)), names, self.in_integral)
+            if re.fullmatch(r"Q_\{z[a-z]{3}\}", inner_t.s.strip()):
+                nm, idx = names.table["Q" + inner_t.s.strip()[3:-1]]
+                base = f"\\{_ACCENTS[cmd]}{{{nm}}}" if not idx else None
+            if base is None and _ACCENTS[cmd] in ("tilde", "hat", "bar"):
+                # an accent over an expression, \overline{\nabla f_\theta}(x): one name (a map may bind it)
+                base = f"\\{_ACCENTS[cmd]}{{{_tidy(' '.join(inner.split()))}}}"
+            if base is None:
+                raise _Fail("an accent or font over an expression", f"\\{cmd}{{{inner}}}", t.at(i))
+        return j, base
+
+    # -- letters and symbols -----------------------------------------------------------------------------------------
+
+    def letter(self, i: int) -> tuple[int, str | None]:
+        """A letter: a symbol's base, or an integral's differential d."""
+        s, c = self.s, self.s[i]
+        if c == "d" and self.in_integral and re.match(r"d\s*(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+)", s[i:]) \
+                and (i == 0 or not s[i - 1].isalpha() or s[i - 1] in "dxyzst"):
+            self.emit("d ", i)
+            return i + 1, None
+        return i + 1, c
+
+    def symbol(self, start: int, i: int, base: str) -> int:
+        """The symbol whose base ends at s[i]: its scripts (name-like parts join its name, single letters become
+        indices), then its placeholder, applied to a parenthesized group that follows it (f(x, y))."""
+        s, t, names = self.s, self.t, self.names
         indices: list[str] = []
         subs: list[str] = []
         sups: list[str] = []
@@ -1354,8 +1458,7 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 continue
             # a name-like superscript (^{ft}, ^{(1)}, ^T, ^*) joins the name; letters followed by an argument
             # (e^{nf(t)}) or over the exponential's e (e^{nt}) are a power
-            sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\\perp|\\parallel|\+|\\dagger|\\text\{[^}]*\}|"
-                              r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,}(?![A-Za-z]|\s*\())(.*)", content)
+            sm = _NAME_SUP.fullmatch(content)
             if sm and base == "e" and re.fullmatch(r"[A-Za-z]{2,}", sm.group(1)):
                 sm = None
             if not sm:
@@ -1365,17 +1468,13 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
             if rest:
                 # "^{*2}": the name takes the star, the rest is a power
                 pre = len(s[:j]) - 1 - len(rest) if s[j - 1] == "}" else j
-                i = j
                 out_name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
-                emit(names.placeholder(out_name, tuple(indices)), start)
-                emit("^{", j)
-                out.append(_convert(_T(rest, [t.at(pre)] * len(rest)), names, in_integral))
-                emit("}", j)
-                base = None
-                break
+                self.emit(names.placeholder(out_name, tuple(indices)), start)
+                self.emit("^{", j)
+                self.out.append(_convert(_T(rest, [t.at(pre)] * len(rest)), names, self.in_integral))
+                self.emit("}", j)
+                return j
             i = j
-        if base is None:
-            continue
         name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
         m = re.match(r"\s*\(", s[i:])
         if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]) \
@@ -1385,14 +1484,14 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
             if j > k + 1 and s[k + 1:j].strip():
                 # a symbol followed by a parenthesized group is applied to it: f(x, y), \Gamma(n/2), w_h(t)
                 args = [a for a, _ in _split_top(t[k + 1:j], re.compile(r"[,;]"))]
-                emit(names.app(names.placeholder(name, tuple(indices)), args), start)
-                i = j + 1
-                continue
-        emit(names.placeholder(name, tuple(indices)), start)
-    res = _T("", [])
-    for piece in out:
-        res = res + piece
-    return res
+                self.emit(names.app(names.placeholder(name, tuple(indices)), args), start)
+                return j + 1
+        self.emit(names.placeholder(name, tuple(indices)), start)
+        return i
+
+
+_NAME_SUP = re.compile(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\\perp|\\parallel|\+|\\dagger|\\text\{[^}]*\}|"
+                       r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,}(?![A-Za-z]|\s*\())(.*)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1664,8 +1763,24 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
     evaluation bar ending a side, X|_{v=a}, as Subs(X, v, a); \\nabla_{w} X as the undefined function "\\nabla_{w}"
     applied to its operand (a notation map may define it); \\min_{S} / \\max / \\inf / \\sup / argmin / minimize
     over a subscript as the undefined function "\\min_{S}" applied to the objective, which runs to the end of its
-    side (an optimum with a constraint, s.t., is reported: the constraint is part of its value); a run of
-    differentials, \\int f dx dy, as a multiple integral."""
+    side; a run of differentials, \\int f dx dy, as a multiple integral.
+
+    PARSE_FORMAT 5 adds (theorylab._sources.constructs; each a name a notation map binds, never a guessed meaning):
+    a run of indexed factors with an ellipsis, W_1 W_2 \\dots W_{L-1}, as ONE Symbol "W_{1}\\cdots W_{L-1}" (first and
+    last factor), a run of transposes W_{L-1}^T \\dots W_1^T as "(W_{1}\\cdots W_{L-1})^{T}" (the transpose of the
+    map's object where the map binds the run to a matrix or a noncommutative object; noncommutative where the map
+    declares the base, "W", one); (A \\oplus B)(v) as the function "A\\oplus B" applied to v, (A \\otimes B) as
+    "\\otimes"(A, B); an accent over an expression, \\overline{\\nabla f_\\theta}(x), as the name
+    "\\bar{\\nabla f_{\\theta}}"; \\operatorname{tr}(X), \\det(X), \\mathrm{vec}(X), \\operatorname{diag}(X) as the
+    functions "\\operatorname{tr}" etc. (not applied to a group: reported); (X)_k as "(\\cdot)" indexed by k applied
+    to X (a map binds "(\\cdot)" to lambda k, x: ...; unmapped: "(\\cdot)_{k}"); \\sum_{i \\in A} X and
+    \\sum_{ij}^{M} X (a range left to the reader) as the named operator "\\sum_{i \\in A}" applied to the body (to
+    the next top-level + or -); <a, b>_{L_2} and <x>_{L_2} as "\\langle\\cdot,\\cdot\\rangle_{L_2}" and
+    "\\langle\\cdot\\rangle_{L_2}"; D(p \\| q) as D(p, q); x^{\\perp} a name; x^T (A + B) a product, never an
+    application; \\left| x \\right| an absolute value; an optimum with constraints, \\min_{S} f \\text{ s.t. } g = c,
+    as "\\min_{S}\\text{ s.t. }"(f, Eq(g, c), ...) (quantified constraints, \\forall i, and several values on the
+    left are reported). A side whose parentheses do not balance says so; a continuation whose previous display is
+    only a label ($$\\tag{89}$$) takes the display before that as its lead."""
     notation = notation or _NO_NOTATION
     parser = parser or DEFAULT_PARSER
     try:
@@ -1886,7 +2001,7 @@ def parse_report(printed: Iterable[Printed], notation: NotationMap | None = None
 
 # -- parse results as data: keyed, written and read (the built-in papers ship theirs) --------------------------------
 
-PARSE_FORMAT = 3
+PARSE_FORMAT = 5
 """The version of the parsing rules: what this module makes of a display's LaTeX (reading, cleanup, placeholders,
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
