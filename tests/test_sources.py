@@ -503,3 +503,16 @@ def test_absolute_value_bars_and_a_differential_first():
     assert rel.rhs == sp.Function(r"\sup_{\|h\|_{BL} \le 1}")(sp.Abs(a * b))
     f = parse_display(r"T f = \int dx' p(x') f(x')")
     assert isinstance(f, ParseFailure) and "differential before its integrand" in f.reason
+
+
+def test_an_evaluation_bar_is_never_dropped():
+    """adaptive-tangent (20): (M_{\\theta'} - I)|_{\\theta'=(1-t)\\theta_0+t\\theta} inside an integral: the variable
+    is only inside a name, so a substitution would change nothing and the bar would vanish: reported instead (the
+    old engine read it as the integral of M_{\\theta'} - I over t, a wrong value)."""
+    _parser()
+    f = parse_display(r"y = \int_0^1 (M_{\theta^{\prime}} - I)\big{|}_{\theta^{\prime}=(1-t)a+tb} dt")
+    assert isinstance(f, ParseFailure) and "evaluation bar" in f.reason
+    f = parse_display(r"y = M_{\theta} \Big|_{\theta=0}")
+    assert isinstance(f, ParseFailure) and "only inside a name" in f.reason
+    v = sp.Symbol("v")
+    assert parse_display(r"y = 2 v + 1 \Big|_{v=0}")[0].rhs == sp.Subs(2 * v + 1, v, 0)

@@ -1,10 +1,14 @@
-"""Printed constructs read before a display is parsed (#24), beside theorylab._sources.sources: each finds a construct in
-a display's cleaned LaTeX (a `sources._T`, positions kept) and writes it as a command `sources._convert` turns into a
-named placeholder, so the parse names it and a paper's NotationMap can give it meaning.
+"""Printed constructs read before a display is parsed (#24), beside theorylab._sources.sources. Each finds a
+construct in a display's cleaned LaTeX (a `sources._T`: positions kept) and writes it as a command that
+`sources._convert` turns into a named placeholder, so the parse names it and a paper's NotationMap gives it meaning:
 
 - `runs`: a product of indexed factors with an ellipsis, W_1 W_2 \\dots W_{L-1} (same base, consecutive indices at
-  each explicit end), is ONE name, "W_{1}\\cdots W_{L-1}" (first and last factor, canonical, joined by "\\cdots ");
-  a run of transposes, W_{L-1}^T \\dots W_1^T, is the transpose of the reversed run, "(W_{1}\\cdots W_{L-1})^{T}".
+  each explicit end), is ONE name, "W_{1}\\cdots W_{L-1}" (first and last factor, joined by "\\cdots "); a run of
+  transposes, W_{L-1}^T \\dots W_1^T, is the transpose of the reversed run, "(W_{1}\\cdots W_{L-1})^{T}".
+- `binary_ops`: (A \\oplus B)(v) is the function "A\\oplus B" applied to v; (A \\otimes B) is "\\otimes"(A, B).
+- `components`: (x)_k is the name "(\\cdot)" indexed by k applied to x.
+- `divergence_bars`: D(p \\| q) is D(p, q).
+- `constrained`: \\min_{S} f \\text{ s.t. } g = c is "\\min_{S}\\text{ s.t. }"(f, Eq(g, c)).
 """
 from __future__ import annotations
 
@@ -73,8 +77,8 @@ def runs(t: _T, greek: set) -> _T:
     r"""Each run `A_i A_{i+1} \dots A_j` (factors side by side, no operator between; the same base and the same
     transpose mark on every factor, explicit neighbours one index apart in one direction) as
     \dotsrun{A}{first}{last}{T?}, the run run_name(A, first, last) (sources._convert names it), for a run of
-    transposes the reversed run (W_{L-1}^T \dots W_1^T is (W_1 \dots W_{L-1})^T) with T marking the transpose. An ellipsis that is not in such a run (a sum
-    a_1 + \dots + a_n, a list) is left as it is (then reported)."""
+    transposes the reversed run (W_{L-1}^T \dots W_1^T is (W_1 \dots W_{L-1})^T) with T marking the transpose. An
+    ellipsis that is not in such a run (a sum a_1 + \dots + a_n, a list) is left as it is (then reported)."""
     for _ in range(20):
         s = t.s
         factors = [_F(m) for m in _FACTOR.finditer(s)]
@@ -267,7 +271,8 @@ def constrained(t: _T) -> _T:
     if "_" not in sc:
         return t
     head = s[:m.start()]
-    rel = _top_level(head, re.compile(r"=|:=|\\triangleq|\\coloneqq|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|\\in(?![A-Za-z])"))
+    rel = _top_level(head, re.compile(r"=|:=|\\triangleq|\\coloneqq|\\le(?![A-Za-z])|\\ge(?![A-Za-z])"
+                                      r"|\\in(?![A-Za-z])"))
     if rel and _top_level(head[:rel[-1].start()], re.compile(",")):
         raise _Fail("a constrained optimum with several values on its left (a, b = argmin ... s.t. ...)",
                     s[m.start():m.end()], t.at(m.start()))
@@ -280,7 +285,8 @@ def constrained(t: _T) -> _T:
     if not cons or not s[k:st.start()].strip():
         raise _Fail("a constrained optimum with no objective or no constraint", m.group(0), t.at(m.start()))
     name = s[m.start():k]
-    out = _T("\\copt{" + name + "}{", [t.at(m.start())] * (len(name) + 8)) + t[k:st.start()] + _T("}", [t.at(st.start())])
+    out = (_T("\\copt{" + name + "}{", [t.at(m.start())] * (len(name) + 8)) + t[k:st.start()]
+           + _T("}", [t.at(st.start())]))
     for c in cons:
         c = c.sub(re.compile(r"[\s.,;]+$"), "")
         out = out + _T("{", [c.at(0)]) + c + _T("}", [c.at(len(c.s) - 1)])

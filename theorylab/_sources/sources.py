@@ -1564,6 +1564,7 @@ def _unbalanced(s: str) -> int | None:
     return stack[0] if stack else None
 
 
+_INNER_BAR = re.compile(r"\|\s*_\s*\{")
 _EVAL_BAR = re.compile(r"\|\s*_\s*\{([^{}=]+)=([^{}]+)\}\s*$")
 
 
@@ -1577,8 +1578,19 @@ def _parse_term(t: _T, names: _Names, parser: str):
         var = _parse_term(t[bar.start(1):bar.end(1)], names, parser)
         if not isinstance(var, sp.Symbol):
             raise _Fail("an evaluation bar at something other than a variable", bar.group(0), t.at(bar.start()))
-        return sp.Subs(_parse_term(t[:bar.start()], names, parser), var, _parse_term(t[bar.start(2):bar.end(2)],
-                                                                                      names, parser))
+        body = _parse_term(t[:bar.start()], names, parser)
+        if var not in body.free_symbols:
+            # M_{\theta'}|_{\theta'=...}: the variable only inside a name; Subs would drop the bar silently
+            raise _Fail("an evaluation bar at a variable the side shows only inside a name (or not at all)",
+                        bar.group(0), t.at(bar.start()))
+        return sp.Subs(body, var, _parse_term(t[bar.start(2):bar.end(2)], names, parser))
+    inner_bar = next((m for m in _INNER_BAR.finditer(t.s)
+                      if "=" in t.s[m.end() - 1:max(_match_close(t.s, m.end() - 1, "{", "}"), m.end())]), None)
+    if inner_bar:
+        # X|_{v=a} inside a side: the parser would put a into X's free symbols only, and a v inside a name
+        # (M_{\theta'}) is none of them: the substitution would be dropped silently
+        raise _Fail("an evaluation bar the parse cannot place (X|_{v=a} inside a side, or its value braced)",
+                    inner_bar.group(0), t.at(inner_bar.start()))
     conv = _convert(t, names, "\\int" in t.s).strip()
     try:
         fn = PARSERS[parser]
