@@ -73,6 +73,42 @@ def _relu_min_param_norm_reference(m):
     return _per_vector_min(m, 1)
 
 
+class _StatePoint(dict):
+    """A search point some of whose values (`state_values`: here the minimizer z) are computed from the same state as
+    the step's side, so the machine comparison (#24) knows that the print's z is the step's minimizer, not an input."""
+    state_values: frozenset = frozenset()
+
+
+def _argmin_z(sq):
+    """The minimizer z* > 0 of (28), z^2 + sq/z^2 (sq = ||b||_2^2 > 0 an mpf), by golden section over t = log z at
+    60 digits to a bracket of 1e-28 in t (so z* to ~1e-28 relative; the objective is convex in t). No closed form of
+    the minimizer (29) is used."""
+    with mpmath.workdps(60):
+        f = lambda t: mpmath.exp(2 * t) + sq * mpmath.exp(-2 * t)  # noqa: E731
+        return mpmath.exp(solvers.golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
+
+
+def _argmin_sq(*coords):
+    """z*^2 for (28) with ||b||_2^2 the sum of the coordinates' squares (60-digit arithmetic; a float)"""
+    with mpmath.workdps(60):
+        return float(_argmin_z(mpmath.fsum(mpmath.mpf(float(c)) ** 2 for c in coords)) ** 2)
+
+
+def _argmin_points(names):
+    """(29)/(34) in the two-output instance: points (name_1, name_2) with the minimizer z* of (28)/(33) as the print's
+    z (a state value)"""
+    for a, b in ((1.0, 0.0), (0.3, -0.4), (2.5, 1.5), (-7.0, 0.01), (1e-3, 2e-3), (40.0, -9.0)):
+        with mpmath.workdps(60):
+            zs = float(_argmin_z(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2))
+        pt = _StatePoint({names[0]: a, names[1]: b, "z": zs})
+        pt.state_values = frozenset({"z"})
+        yield pt
+
+
+ARGMIN_SOURCE = ("z* by golden section over log z at 60 digits to a bracket of 1e-28 (z*^2 to ~1e-27 relative), "
+                 "the norm from the float inputs; the float64 result rounds at 1.1e-16")
+
+
 def _strategy(rows: str, cols: str, name: str):
     def make():
         from hypothesis import strategies as st
@@ -358,6 +394,19 @@ DERIVATIONS = (
              lhs=sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), rhs=0,
              why="(29) and (34) as printed: B = ||beta_d||_2 (or ||m_h||_2), z = z_d (or z_h)", cites=('(29)', '(34)'),
              fidelity=AS_PRINTED),
+        Step("(29) as printed: the minimizer z* of (28) over z > 0, solved directly, has z*^2 = ||beta_d||_2 "
+             "(O = 2: beta_d = (beta_1, beta_2))",
+             lhs=lambda beta_1, beta_2, z: _argmin_sq(beta_1, beta_2), rhs=sp.sqrt(b1**2 + b2**2),
+             search=lambda: _argmin_points(("beta_1", "beta_2")), rtol=4e-16, tol_source=ARGMIN_SOURCE,
+             why="(29) as printed, z = z_d the minimizer 'setting the derivative to zero' selects; the point carries z* "
+                 "(the print's z_d) and the step's left side is the minimization itself, not (29)'s closed form",
+             cites=('(29)',), fidelity=AS_PRINTED),
+        Step("(34) as printed: the minimizer z* of (33) over z > 0, solved directly, has z*^2 = ||m_h||_2 "
+             "(O = 2: m_h = (m_1, m_2))",
+             lhs=lambda m_1, m_2, z: _argmin_sq(m_1, m_2), rhs=sp.sqrt(m1**2 + m2**2),
+             search=lambda: _argmin_points(("m_1", "m_2")), rtol=4e-16, tol_source=ARGMIN_SOURCE,
+             why="(34) as printed, z = z_h the minimizer of (33) (its right side z^2 + ||m_h||^2/z^2 is (28)'s); the "
+                 "point carries z* (the print's z_h)", cites=('(34)',), fidelity=AS_PRINTED),
         Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", lhs=P - 2 * Bn, rhs=(z - Bn / z) ** 2,
              why="theorylab's completion of (29): the text only sets the derivative to zero"),
         Step("(30): the value of (28) at z^2 = ||beta_d|| is 2||beta_d||", lhs=sp.Subs(P, z, sp.sqrt(Bn)), rhs=2 * Bn,

@@ -67,6 +67,9 @@ NOTATION = NotationMap(rewrites=(
     (r"\|\beta_d\|_Q := \sum_{d=1}^D \left(k \right) q \left(",
      r"\|\beta_d\|_Q := \left(k \right) q \left("),
     (r"\frac{2\beta_d}{k}", r"\frac{2\beta}{k}"),
+    # (23) defines q ("q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z/2)"): its left side is the name being defined and stays
+    # a name; the `symbols` entry q below (this function) serves the displays that use q, as (22)
+    (re.compile(r"^\s*q\(z\)\s*="), r"q_{\mathrm{def}}(z) ="),
     # (21) prints "\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)": one parenthesis too many, as laid out
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
