@@ -6,6 +6,8 @@ per hidden unit for ReLU networks (eqs 33-35).
 from __future__ import annotations
 
 
+import math
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -103,6 +105,47 @@ def _argmin_points(names):
         pt = _StatePoint({names[0]: a, names[1]: b, "z": zs})
         pt.state_values = frozenset({"z"})
         yield pt
+
+
+def _cost(**point):
+    """the parameter norm of the realization in the point: the sum of the squares of its weights w1, w2_1, w2_2
+    ((28)/(30), one input dimension) or r_1..r_3, n_1, n_2 ((33)/(35), one unit), at 40 digits on the float weights"""
+    names = ("w1", "w2_1", "w2_2") if "w1" in point else ("r_1", "r_2", "r_3", "n_1", "n_2")
+    with mpmath.workdps(40):
+        return mpmath.fsum(mpmath.mpf(float(point[k])) ** 2 for k in names)
+
+
+def _diag_realizations(optimal):
+    """(28)/(30) in the two-output instance (O = 2): the realization w1 = z, w2_o = beta_o/z of beta_d = (beta_1,
+    beta_2) ("we can set w_{+,o,d}^(2) := beta_{o,d}/z"), at given z > 0 or (optimal) at the minimizer z* of (28)
+    (`_argmin_z`); the weights are state values of the point"""
+    for a, b, zz in ((1.0, 0.5, 0.7), (0.3, -0.4, 2.0), (2.5, 1.5, 1.3), (-7.0, 0.01, 0.2), (40.0, -9.0, 5.0)):
+        if optimal:
+            with mpmath.workdps(60):
+                zz = float(_argmin_z(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2))
+        pt = _StatePoint(beta_1=a, beta_2=b, z=zz, O=2, w1=zz, w2_1=a / zz, w2_2=b / zz)
+        pt.state_values = frozenset({"w1", "w2_1", "w2_2"} | ({"z"} if optimal else set()))
+        yield pt
+
+
+def _relu_unit_realizations(optimal):
+    """(33)/(35) for one unit in the instance d = 3, O = 2: w_h^(1) = z v/||v|| = (r_1, r_2, r_3), w_h^(2) = m_h/z =
+    (n_1, n_2) ("we can set w_h^(2) := m_h/z"), at given z > 0 or (optimal) at the minimizer z* of (33); the
+    weights are state values of the point"""
+    for (a, b), v, zz in (((1.0, 0.5), (1.0, 2.0, -2.0), 0.7), ((0.3, -0.4), (0.5, 0.0, 1.0), 2.0),
+                          ((2.5, 1.5), (-1.0, 1.0, 1.0), 1.3), ((-7.0, 0.01), (3.0, 4.0, 0.0), 0.2)):
+        if optimal:
+            with mpmath.workdps(60):
+                zz = float(_argmin_z(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2))
+        nv = math.sqrt(sum(c * c for c in v))
+        pt = _StatePoint(m_1=a, m_2=b, z=zz, r_1=zz * v[0] / nv, r_2=zz * v[1] / nv, r_3=zz * v[2] / nv,
+                         n_1=a / zz, n_2=b / zz)
+        pt.state_values = frozenset({"r_1", "r_2", "r_3", "n_1", "n_2"} | ({"z"} if optimal else set()))
+        yield pt
+
+
+REALIZATION_SOURCE = ("the weights of the realization rounded to float64 (z v/||v||, beta_o/z, m_o/z: a few ulp each, "
+                      "relative); the sum of their squares at 40 digits against the right side from the float inputs")
 
 
 ARGMIN_SOURCE = ("z* by golden section over log z at 60 digits to a bracket of 1e-28 (z*^2 to ~1e-27 relative), "
@@ -393,6 +436,31 @@ DERIVATIONS = (
         Step("(29): the derivative of (28) vanishes at z^2 = ||beta_d||",
              lhs=sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), rhs=0,
              why="(29) and (34) as printed: B = ||beta_d||_2 (or ||m_h||_2), z = z_d (or z_h)", cites=('(29)', '(34)'),
+             fidelity=AS_PRINTED),
+        Step("(28) as printed at the realization w1 = z, w2_o = beta_o/z of beta_d (O = 2): (w_{+,d}^(1))^2 + "
+             "sum_o (w_{+,o,d}^(2))^2 = z^2 + ||beta_d||^2/z^2",
+             lhs=_cost, rhs=z**2 + (b1**2 + b2**2) / z**2, search=lambda: _diag_realizations(False), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE,
+             why="(28) as printed, both sides: the text's realization ('we can set w_{+,o,d}^(2) := beta_{o,d}/z', "
+                 "(w_{+,d}^(1))^2 = z_d^2) in the point, its parameter norm against z^2 + ||beta_d||^2/z^2",
+             cites=('(28)',), fidelity=AS_PRINTED),
+        Step("(30) as printed for one input dimension d (D = 1, O = 2): at the realization with z = z* (the "
+             "minimizer of (28), solved directly), (w_{+,d}^(1))^2 + sum_o (w_{+,o,d}^(2))^2 = 2||beta_d||_2",
+             lhs=_cost, rhs=2 * sp.sqrt(b1**2 + b2**2), search=lambda: _diag_realizations(True), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE + "; z* to ~1e-27 relative (golden section at 60 digits)",
+             why="(30) as printed, one summand (notation_000's one-unit reading): the cost of the optimal realization "
+                 "against 2||beta_d||_2", cites=('(30)',), fidelity=AS_PRINTED),
+        Step("(33) as printed at the realization w_h^(1) = z v/||v||, w_h^(2) = m_h/z (d = 3, O = 2): "
+             "||w_h^(1)||^2 + ||w_h^(2)||^2 = z^2 + ||m_h||^2/z^2",
+             lhs=_cost, rhs=z**2 + (m1**2 + m2**2) / z**2, search=lambda: _relu_unit_realizations(False), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE,
+             why="(33) as printed, both sides: the text's realization (||w_h^(1)||_2 = z_h, 'we can set w_h^(2) := "
+                 "m_h/z') in the point", cites=('(33)',), fidelity=AS_PRINTED),
+        Step("(35) as printed for one unit (H = 1, d = 3, O = 2): at the realization with z = z* (the minimizer of "
+             "(33), solved directly), ||w_h^(1)||^2 + ||w_h^(2)||^2 = 2||m_h||_2",
+             lhs=_cost, rhs=2 * sp.sqrt(m1**2 + m2**2), search=lambda: _relu_unit_realizations(True), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE + "; z* to ~1e-27 relative (golden section at 60 digits)",
+             why="(35) as printed, one summand (notation_000's one-unit reading)", cites=('(35)',),
              fidelity=AS_PRINTED),
         Step("(29) as printed: the minimizer z* of (28) over z > 0, solved directly, has z*^2 = ||beta_d||_2 "
              "(O = 2: beta_d = (beta_1, beta_2))",
