@@ -723,8 +723,12 @@ def _pairs(t: _T, opener: str, kind: str) -> _T:
             j = _match_close(s, m.start(), "\\langle", "\\rangle")
             if j < 0:
                 return t
-            t = t[:m.start()] + _T("\\inn(", [t.at(m.start())] * 5) + t[m.end():j] + _T(")", [t.at(j)]) \
-                + t[j + len("\\rangle"):]
+            after = j + len("\\rangle")
+            sm = re.match(r"\s*_\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[A-Za-z0-9])", s[after:])
+            head = "\\inn" + (sm.group(1) if sm and sm.group(1).startswith("{") else "{" + sm.group(1) + "}" if sm
+                               else "") + "("
+            t = t[:m.start()] + _T(head, [t.at(m.start())] * len(head)) + t[m.end():j] + _T(")", [t.at(j)]) \
+                + t[after + (sm.end() if sm else 0):]
         elif kind == "expectation":
             k = m.end() - 1
             j = _match_close(s, k, "[", "]")
@@ -775,12 +779,16 @@ _CLEANUP = tuple((re.compile(p), r) for p, r in (
     (r"\\[hv]space\*?\s*\{[^}]*\}|\\(?:hfill|allowbreak|nobreak|mathstrut|strut|phantom\{[^}]*\})", " "),
     (r"\\[,;:!> ]|~", " "),
     (r"\\(?:tfrac|dfrac|cfrac)(?![A-Za-z])", r"\frac"),
+    # a bold name right after a command's letters, n\lambda\boldsymbol{I}: kept apart from it (never \lambdaI)
+    (r"(?<=[A-Za-z])(?=\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{)", " "),
     (r"\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{\s*(\\?[A-Za-z]+)\s*\}", lambda m: m.group(1) + " "),
     (r"\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{([^{}]*)\}", lambda m: "{" + m.group(1) + "}"),
     (r"\\(?:vec|boldsymbol|bm|mathbf|pmb)\s+([A-Za-z])", lambda m: m.group(1)),
     (r"\{\s*\{([^{}]*)\}\s*\}", lambda m: "{" + m.group(1) + "}"),
     (r"(?<![\\_^A-Za-z}\]])\{\s*(\\?[A-Za-z]+)\s*\}", lambda m: m.group(1) + " "),
     (r"\{\s*\}", " "),
+    # a braced name after a script, U_{l}{\Sigma}_{l} (from {\bm{\Sigma}}): the name, so its own scripts attach to it
+    (r"([_^]\s*\{[^{}]*\}\s*)\{\s*(\\[A-Za-z]+|[A-Za-z])\s*\}(?=\s*[_^])", lambda m: m.group(1) + m.group(2) + " "),
     (r"\\operatorname\*", r"\operatorname"),
     (r"\\mathop\s*\{\s*\\mathrm\s*\{([^}]*)\}\s*\}", lambda m: "\\operatorname{" + m.group(1) + "}"),
     (r"\{\\rm\s+([A-Za-z]+)\}|\\rm\s+([A-Za-z]+)", lambda m: "{\\mathrm{" + (m.group(1) or m.group(2)) + "}}"),
@@ -811,17 +819,16 @@ _UNSUPPORTED = tuple((re.compile(p), r) for p, r in (
     (r"\\frac\s*\{\s*d\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*\}\s*\{\s*d", "a derivative operator (\\frac{d}{dt} f)"),
     (r"\\(?:argmin|argmax|minimize|maximize)(?!\s*_)", "an optimization problem without its variable (argmin with no "
                                                        "subscript)"),
-    (r"\\(?:otimes|oplus|odot|ominus|bigotimes|bigoplus)(?![A-Za-z])", "a tensor or direct sum (\\otimes, \\oplus)"),
+    (r"\\(?:odot|ominus|bigotimes|bigoplus)(?![A-Za-z])", "a tensor or direct sum (\\odot, \\bigoplus)"),
     (r"\\(?:underset|overset|stackrel|substack)(?![A-Za-z])", "a stacked symbol (\\underset)"),
     (r"\\(?:mid|vert)(?![A-Za-z])|(?<=[A-Za-z0-9}])\s\|\s(?=[A-Za-z\\])", "a conditional bar (f(x | y))"),
     (r"\\(?:forall|exists)(?![A-Za-z])", "a quantifier"),
     (r"\\(?:cup|cap|setminus|emptyset|subset|subseteq)(?![A-Za-z])", "a set operation"),
-    (r"\\(?:sum|prod)\s*(?:_\s*(?:[A-Za-z]|\{[^{}=]*\})\s*)?(?:\^\s*(?:\w|\{[^{}]*\}))?(?!\s*_)(?!\s*\^)"
-     r"(?=(?:\s|[A-Za-z\\(\[{]))(?<!=)",
-     "a sum or product without limits i=1..n"),
-    (r"\\(?:det|rank|tr|Tr|diag|vec|sign|sgn)\b|\\operatorname\s*\{\s*(?:tr|Tr|det|rank|diag|vec|sign|sgn)\s*\}"
-     r"|\\mathrm\s*\{\s*(?:tr|Tr|vec|diag|rank|sign)\s*\}",
-     "a matrix function (tr, det, vec, diag)"),
+    (r"\\(?:sum|prod)(?![A-Za-z])(?!\s*[_^])", "a sum or product without limits i=1..n"),
+    (r"\\middle(?![A-Za-z])", "a set defined by a condition ({x \\middle| ...}): a set, no value to compare"),
+    (r"(?:\\(?:det|rank|tr|Tr|diag|vec|sign|sgn)\b|\\operatorname\s*\{\s*(?:tr|Tr|det|rank|diag|vec|sign|sgn)\s*\}"
+     r"|\\mathrm\s*\{\s*(?:tr|Tr|vec|diag|rank|sign)\s*\})(?!\s*\()",
+     "a matrix function (tr, det, vec, diag) not applied to a group in parentheses"),
 ))
 
 _RELATIONS = {"=": "==", ":=": "==", "\\coloneqq": "==", "\\triangleq": "==", "\\equiv": "==", "\\doteq": "==",
@@ -877,6 +884,7 @@ class _Names:
         self.by: dict[tuple[str, tuple[str, ...]], str] = {}
         self.apps: dict[str, tuple[str, list]] = {}      # application key -> (function placeholder, argument texts)
         self.plain: set[str] = set()                      # names the notation maps to a value: never applied
+        self.runs: dict[str, tuple[str, str, bool]] = {}  # placeholder key -> (run name, factor base, transposed)
 
     def placeholder(self, name: str, indices: tuple[str, ...] = ()) -> str:
         key = (name, indices)
@@ -1046,6 +1054,66 @@ def _tidy(name: str) -> str:
     return re.sub(r"\s+(?=[_^{}])|(?<=[_^{}])\s+", "", name).strip()
 
 
+def _inner_name(n_args: int, sub: str) -> str:
+    r"""The name of an inner product: "\langle\cdot,\cdot\rangle" (two arguments) or "\langle\cdot\rangle" (one: the
+    bracket as a mean), with its subscript, "\langle\cdot,\cdot\rangle_{L_{2}}"."""
+    base = "\\langle\\cdot,\\cdot\\rangle" if n_args != 1 else "\\langle\\cdot\\rangle"
+    return base + (f"_{{{_tidy(sub)}}}" if sub else "")
+
+
+def _named_sum(t, j: int, body: bool = False):
+    r"""\sum_{i \in A} X, \sum_{ij}^{M} X (a subscript without "="): the range the print leaves to its reader, so the
+    sum is the named operator "\sum_{i\in A}" ("\sum_{ij}^{M}") applied to its body, which runs to the next
+    top-level + or - (or the end of the term), as a notation map may define it. Without `body`: whether s[j:] is such
+    a subscript; with it: ([body], index after it)."""
+    s = t if isinstance(t, str) else t.s
+    sc, k = _scripts(s, j)
+    if "_" not in sc or "=" in s[sc["_"][0]:sc["_"][1]]:
+        return None
+    if not body:
+        return True
+    end = len(s)
+    for p, c in _depth_scan(s, k):
+        if c in "+-" and s[k:p].strip():
+            end = p
+            break
+    if not s[k:end].strip():
+        raise _Fail("a sum with no body", "\\sum", t.at(j))
+    return [t[k:end]], end
+
+
+def _component_app(t: _T, j: int, names: _Names, emit, in_integral: bool, at: int) -> int:
+    r"""\qcomp{k}(X) (constructs.components: (X)_k, a component of a group) as the name "(\cdot)" indexed by k (or
+    "(\cdot)_{k}" where k is no index) applied to X; the index after it."""
+    s = t.s
+    k, a = _brace_arg(s, j)
+    while s[a] == " ":
+        a += 1
+    close = _match_close(s, a, "(", ")")
+    key = names.placeholder("(\\cdot)", (k,)) if _INDEX.fullmatch(k) else names.placeholder(f"(\\cdot)_{{{k}}}")
+    emit(names.app(key, [t[a + 1:close]]), at)
+    return close + 1
+
+
+def _run_placeholder(s: str, j: int, names: _Names, emit, at: int) -> int:
+    r"""\dotsrun{A}{first}{last}{T?} (constructs.runs: a product W_1 \dots W_{L-1}) as the placeholder of its one
+    name, constructs.run_name (constructs.RUN_TRANSPOSE of it where T marks a run of transposes); the index after it."""
+    from .constructs import RUN_TRANSPOSE, run_name
+
+    parts, k = [], j
+    for _ in range(4):
+        m = re.match(r"\s*\{", s[k:])
+        close = _match_close(s, k + m.end() - 1, "{", "}")
+        parts.append(s[k + m.end():close])
+        k = close + 1
+    base, first, last, flag = parts
+    name = run_name(base, first, last)
+    full = RUN_TRANSPOSE.format(name) if flag == "T" else name
+    emit(names.placeholder(full), at)
+    names.runs["Q" + names.by[(full, ())]] = (name, base, flag == "T")
+    return k
+
+
 def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
     """A term's LaTeX with every symbol (a letter or Greek letter, its accents and fonts, name-like sub- and
     superscripts) replaced by a placeholder; operators, numbers, grouping and known functions pass through."""
@@ -1067,7 +1135,7 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
             cmd = m.group(1)
             j = i + m.end()
             if cmd in ("nrm", "inn", "relu"):
-                arg = _brace_arg(s, j) if cmd == "nrm" else ("", j)
+                arg = _brace_arg(s, j) if cmd == "nrm" or s[j:j + 1] == "{" else ("", j)
                 sub = arg[0].strip() if arg else ""
                 j = arg[1] if arg else j
                 base = {"nrm": "\\|\\cdot\\|" + (f"_{{{sub}}}" if sub else ""), "inn": "\\langle\\cdot,\\cdot\\rangle",
@@ -1078,6 +1146,8 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 close = _match_close(s, k, "(", ")") if m else -1
                 if close > 0:
                     args = [a for a, _ in _split_top(t[k + 1:close], re.compile(r"[,;]"))]
+                    if cmd == "inn":                       # <a, b>_{L_2}, <x>_{L_2}: the subscript names the form
+                        base = _inner_name(len(args), sub)
                     emit(names.app(names.placeholder(base), args), start)
                     i = close + 1
                 else:
@@ -1129,6 +1199,19 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 emit(names.app(names.placeholder(fname), [t[k:end]]), i)
                 i = end
                 continue
+            if cmd == "qcomp":
+                i = _component_app(t, j, names, emit, in_integral, i)
+                continue
+            if cmd in ("sum", "prod") and _named_sum(s, j):
+                args, end = _named_sum(t, j, body=True)
+                sc, _k = _scripts(s, j)
+                fname = "\\" + cmd + "".join(f"{p}{{{_tidy(s[sc[p][0]:sc[p][1]])}}}" for p in "_^" if p in sc)
+                emit(names.app(names.placeholder(fname), args), i)
+                i = end
+                continue
+            if cmd == "dotsrun":
+                i = _run_placeholder(s, j, names, emit, t.at(i))
+                continue
             if cmd == "pwcases":
                 args, k = [], j
                 while True:
@@ -1178,8 +1261,14 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                     if re.fullmatch(r"Q_\{z[a-z]{3}\}", inner_t.s.strip()):
                         nm, idx = names.table["Q" + inner_t.s.strip()[3:-1]]
                         base = f"\\{_ACCENTS[cmd]}{{{nm}}}" if not idx else None
+                    if base is None and _ACCENTS[cmd] in ("tilde", "hat", "bar"):
+                        # an accent over an expression, \overline{\nabla f_\theta}(x): one name (a map may bind it)
+                        base = f"\\{_ACCENTS[cmd]}{{{_tidy(' '.join(inner.split()))}}}"
                     if base is None:
                         raise _Fail("an accent or font over an expression", f"\\{cmd}{{{inner}}}", t.at(i))
+            elif cmd == "qname":
+                inner, j = _brace_arg(s, j)
+                base = _tidy(inner)
             elif cmd in _GREEK:
                 base = "\\" + cmd
             elif cmd in _APPLIED and re.match(r"\s*\(", s[j:]):
@@ -1231,7 +1320,7 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 continue
             # a name-like superscript (^{ft}, ^{(1)}, ^T, ^*) joins the name; letters followed by an argument
             # (e^{nf(t)}) or over the exponential's e (e^{nt}) are a power
-            sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\+|\\dagger|\\text\{[^}]*\}|"
+            sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\\perp|\\parallel|\+|\\dagger|\\text\{[^}]*\}|"
                               r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,}(?![A-Za-z]|\s*\())(.*)", content)
             if sm and base == "e" and re.fullmatch(r"[A-Za-z]{2,}", sm.group(1)):
                 sm = None
@@ -1255,7 +1344,8 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
             continue
         name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
         m = re.match(r"\s*\(", s[i:])
-        if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]):
+        if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]) \
+                and not (sups and sups[-1] == "T"):         # x^T (A + B): a transpose times a group, never applied
             k = i + m.end() - 1
             j = _match_close(s, k, "(", ")")
             if j > k + 1 and s[k + 1:j].strip():
@@ -1436,6 +1526,8 @@ def _back(e, names: _Names, notation: NotationMap):
     def symbol(key: str):
         name, idx = names.table[key]
         o, idx = obj(key)
+        if o is None and key in names.runs:
+            return _run_symbol(names.runs[key], symbols, notation)
         if o is None:
             return sp.IndexedBase(name)[tuple(index(i) for i in idx)] if idx else sp.Symbol(name)
         if idx:
@@ -1468,6 +1560,34 @@ def _back(e, names: _Names, notation: NotationMap):
         else:
             e = e.xreplace({f: o(*[index(i) for i in idx], *f.args)})
     return e
+
+
+def _noncommutative(name: str, symbols: Mapping, notation: NotationMap) -> bool:
+    """Whether the notation map declares `name` a matrix (its object a MatrixExpr or a noncommutative SymPy object,
+    or the name listed in the map's `noncommutative`, where it has one)."""
+    if name in (getattr(notation, "noncommutative", None) or ()):
+        return True
+    o = symbols.get(name)
+    return isinstance(o, sp.MatrixExpr) or getattr(o, "is_commutative", True) is False
+
+
+def _run_symbol(run: tuple[str, str, bool], symbols: Mapping, notation: NotationMap):
+    r"""A run W_1 \dots W_{L-1} (constructs.runs) the map does not bind by its own name: a transposed run whose
+    untransposed name the map binds to a matrix (MatrixExpr, noncommutative) is that matrix's transpose; otherwise
+    the run is a Symbol of its name, noncommutative where the map declares its factors' base a matrix. A commutative
+    run symbol and its transposed name stay two names (never W^T = W for a matrix read as a scalar)."""
+    from .constructs import RUN_TRANSPOSE
+
+    name, base, transposed = run
+    if transposed and name in symbols:
+        o = symbols[name]
+        if isinstance(o, sp.MatrixExpr) or getattr(o, "is_commutative", True) is False:
+            return sp.transpose(o)
+    nc = _noncommutative(base, symbols, notation) or _noncommutative(name, symbols, notation)
+    full = RUN_TRANSPOSE.format(name) if transposed else name
+    if nc and transposed:
+        return sp.transpose(sp.Symbol(name, commutative=False))
+    return sp.Symbol(full, commutative=not nc)
 
 
 def parse_display(text: str, notation: NotationMap | None = None, *, lead: str = "",
@@ -1568,18 +1688,32 @@ def _derivatives(t: _T) -> _T:
     return t
 
 
+_MATRIX_FUNCTIONS = re.compile(r"(?:\\(det|rank|tr|Tr|diag|sign|sgn)(?![A-Za-z])|\\mathrm\s*\{\s*(tr|Tr|vec|diag|rank|"
+                               r"sign|det)\s*\})(?=\s*\()")     # \det(A), \mathrm{vec}(W): named "\operatorname{det}"
+
+
+def _constructs():
+    from . import constructs
+    return constructs
+
+
 def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = _T(text)
     for rx, rep in notation.compiled():
         t = t.sub(rx, rep)
     t = t.sub(_CASES, _cases)
     t = t.sub(re.compile(r"\\\\(?:\[[^\]]*\])?|&"), " ")
+    t = _constructs().divergence_bars(t)
     t = t.sub(re.compile(r"\\begin\s*\{(?:split|aligned|gathered|alignedat)\}(?:\{\d+\})?|"
                          r"\\end\s*\{(?:split|aligned|gathered|alignedat)\}"), " ")
     t = _cleanup(t)
     t = t.sub(_OPTIMUM_NAMES, lambda m: "\\" + ("arg" + m.group(2) if m.group(2) else
                                                  re.sub(r"\s", "", m.group(1) or m.group(3))) + " ")
     t = _derivatives(t)
+    t = _constructs().runs(t, _GREEK)
+    t = _constructs().binary_ops(t)
+    t = _constructs().components(t)
+    t = t.sub(_MATRIX_FUNCTIONS, lambda m: "\\operatorname{" + (m.group(1) or m.group(2)) + "}")
     for rx, reason in _UNSUPPORTED:
         m = rx.search(t.s)
         if m:
