@@ -163,6 +163,52 @@ def test_decisive_difference_needs_the_same_symbols_and_a_point_where_one_holds(
     assert not c.decisive
 
 
+# -- printed approximations and proportionalities (PARSE_FORMAT 4) -----------------------------------------------------
+
+def test_a_printed_proportionality_is_a_constant_ratio_in_its_variables():
+    r"""a \propto b: each printed side a constant times the step's (features-are-fate (128), (132): the coefficient
+    S_{n-1}/(2 pi)^{n/2} ignored); a side that is not (a planted slip) is no match, and with the step's symbols a
+    decisive difference (the ratio varies between points where the step holds)."""
+    rel = sources.parse_display(r"I(a) \propto 3 a^2 + 6 a")
+    assert isinstance(rel[0], sources.Propto), rel
+    step = _step((a + 1) ** 2 - 1, a**2 + 2 * a)
+    c = _compare(r"I(a) \propto 3 a^2 + 6 a", step)
+    assert c.verdict == "matches" and "a constant times the step's" in c.how, c
+    assert _compare(r"I(a) \propto a^2 + 3 a", step).verdict == "differs, not decisive"
+    c = _compare(r"(a + 1)^2 - 1 \propto 5 (a^2 + 2 a)", step)
+    assert c.verdict == "matches" and "\\propto" in c.how, c
+    c = _compare(r"(a + 1)^2 \propto a^2 + 2 a", step)                     # the planted slip: the -1 dropped
+    assert c.verdict == "differs" and c.decisive and "not a constant" in c.how, c
+    # the constant may depend on what the proportionality holds fixed: an integer n (a dimension), never on a
+    n = sp.Symbol("n", integer=True, positive=True)
+    step_n = _step(n**2 * a**2 + a, a * (n**2 * a + 1), domain={n: (1, 6)})
+    c = _compare(r"J(n, a) \propto 2^{n} (n^2 a^2 + a)", step_n)
+    assert c.verdict == "matches" and "may depend on n" in c.how, c
+    assert _compare(r"J(n, a) \propto 2^{n} (n^2 a^2 + 1)", step_n).verdict != "matches"
+    # a constant side compares nothing
+    assert _compare(r"J(n) \propto 2^{n}", _step(n**2 + n, n * (n + 1), domain={n: (1, 6)})).verdict != "matches"
+
+
+def test_a_printed_approximation_is_compared_at_the_steps_tolerance():
+    r"""a \approx b: read as = where the step states the approximation's value exactly (adaptive-tangent (19),
+    features-are-fate (131), (134)); a mismatch is decisive only beyond a tolerance the step states."""
+    step = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    c = _compare(r"K(x) \approx x^2 + 2x + 1", step)
+    assert c.verdict == "matches" and "\\approx read as =" in c.how, c
+    c = _compare(r"(x + 1)^2 \approx x^2 + 2x + 1", step)
+    assert c.verdict == "matches", c
+    c = _compare(r"(x + 1)^2 \approx x^2 + 2x + 3", step)                  # no tolerance stated: never decisive
+    assert c.verdict == "differs, not decisive" and "states none" in c.how, c
+    tolerant = _step((x + 1) ** 2, x**2 + 2 * x + 1, tol=0.5, tol_source="a stated bound")
+    assert _compare(r"(x + 1)^2 \approx x^2 + 2x + 1.25", tolerant).verdict == "matches"
+    c = _compare(r"(x + 1)^2 \approx x^2 + 2x + 3", tolerant)              # beyond the stated tolerance
+    assert c.verdict == "differs" and c.decisive, c
+    # a chain through = composes with \approx; \approx with \propto composes to nothing
+    c = _compare(r"(x + 1)^2 = (1 + x)^2 \approx x^2 + 2x + 1", step)
+    assert c.verdict == "matches", c
+    assert fidelity._compose("approx", "propto") is None and fidelity._compose("==", "approx") == "approx"
+
+
 # -- what counts as machine-compared (the match audit, #24) -----------------------------------------------------------
 
 def test_a_name_is_atomic_never_a_compound_expression():

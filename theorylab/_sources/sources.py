@@ -837,6 +837,40 @@ _RELATIONS = {"=": "==", ":=": "==", "\\coloneqq": "==", "\\triangleq": "==", "\
 _OTHER_RELATIONS = ("\\approx", "\\simeq", "\\sim", "\\propto", "\\succcurlyeq", "\\preccurlyeq", "\\succeq",
                     "\\preceq", "\\succ", "\\prec", "\\ll", "\\gg", "\\asymp", "\\cong", "\\to", "\\rightarrow",
                     "\\mapsto", "\\ni", "\\in", "\\notin", "\\lesssim", "\\gtrsim")
+
+
+class Approx(sp.core.relational.Relational):
+    r"""A printed approximation, a \approx b (PARSE_FORMAT 4): kept as printed, never decided by SymPy; the comparison
+    (theorylab._pipeline.fidelity) reads it as an equality at the step's stated tolerance."""
+
+    __slots__ = ()
+    rel_op = "approx"
+
+    def _latex(self, printer):
+        return f"{printer._print(self.lhs)} \\approx {printer._print(self.rhs)}"
+
+
+class Propto(sp.core.relational.Relational):
+    r"""A printed proportionality, a \propto b (PARSE_FORMAT 4): a = C b with C a constant in the variables the
+    proportionality is about (theorylab._pipeline.fidelity says which); kept as printed, never decided by SymPy."""
+
+    __slots__ = ()
+    rel_op = "propto"
+
+    def _latex(self, printer):
+        return f"{printer._print(self.lhs)} \\propto {printer._print(self.rhs)}"
+
+
+_APPROXIMATE = {"\\approx": "approx", "\\propto": "propto"}     # printed relations kept as Approx / Propto
+_REL_CLASSES = {"approx": Approx, "propto": Propto}
+
+
+def relation(lhs, rhs, op: str):
+    """The printed relation lhs op rhs, unevaluated: op one of SymPy's (==, <=, <, >=, >, !=) or "approx", "propto"."""
+    cls = _REL_CLASSES.get(op)
+    return cls(lhs, rhs) if cls is not None else sp.Rel(lhs, rhs, op, evaluate=False)
+
+
 _REL_RX = re.compile(r"(?::=|\\coloneqq|\\triangleq|\\equiv|\\doteq|\\eqqcolon|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|"
                      r"\\ne(?![A-Za-z])|\\lt(?![A-Za-z])|\\gt(?![A-Za-z])|=|<|>|"
                      + "|".join(re.escape(r) + "(?![A-Za-z])" for r in _OTHER_RELATIONS) + ")")
@@ -1601,7 +1635,7 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
     relations, Eq(a, b) and b <= c (:=, \\triangleq, \\equiv give Eq). A display that opens with a relation takes
     the last term of `lead` as its left side. Each term is parsed by `parser` (PARSERS; DEFAULT_PARSER) after its
     symbols are replaced by placeholders, which are then mapped back through `notation.symbols`. A display with no
-    relation gives its one expression; relations with no SymPy counterpart (\\approx, \\succcurlyeq, \\to) and the
+    relation gives its one expression; relations with no SymPy counterpart (\\succcurlyeq, \\to; \\approx and \\propto are kept as Approx and Propto) and the
     constructs in `_UNSUPPORTED` are failures naming the construct.
 
     PARSE_FORMAT 3 reads: \\frac{\\partial^k X}{\\partial v^k} and \\frac{d X}{d v} as Derivative(X, (v, k)) (a partial
@@ -1771,7 +1805,7 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
             last = m.end()
         terms.append(st[last:])
         for m in ops:
-            if m.group(0) not in _RELATIONS:
+            if m.group(0) not in _RELATIONS and m.group(0) not in _APPROXIMATE:
                 raise _Fail("a relation with no SymPy counterpart", m.group(0), st.at(m.start()))
         if ops and not terms[0].s.strip():
             if k == 0 and lead.strip():
@@ -1793,7 +1827,7 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
             rels.append(values[0])
             continue
         for m, a, b in zip(ops, values, values[1:]):
-            rels.append(sp.Rel(a, b, _RELATIONS[m.group(0)], evaluate=False))
+            rels.append(relation(a, b, _RELATIONS.get(m.group(0)) or _APPROXIMATE[m.group(0)]))
     return tuple(rels)
 
 
@@ -1826,7 +1860,7 @@ def parse_report(printed: Iterable[Printed], notation: NotationMap | None = None
 
 # -- parse results as data: keyed, written and read (the built-in papers ship theirs) --------------------------------
 
-PARSE_FORMAT = 3
+PARSE_FORMAT = 4
 """The version of the parsing rules: what this module makes of a display's LaTeX (reading, cleanup, placeholders,
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
@@ -1934,7 +1968,7 @@ def relations_from_json(obj: Mapping) -> tuple | ParseFailure:
         if item[0] == "expr":
             out.append(eval(item[1], names))                       # noqa: S307 - srepr, SymPy's names only
         else:
-            out.append(sp.Rel(eval(item[1], names), eval(item[2], names), item[0], evaluate=False))  # noqa: S307
+            out.append(relation(eval(item[1], names), eval(item[2], names), item[0]))  # noqa: S307
     return tuple(out)
 
 
