@@ -54,6 +54,15 @@ NOTATION = NotationMap(rewrites=(
     (r"\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x})\|\widehat{{\bm{\beta}}}\|_{2}^{-2}\widehat{{\bm{\beta}}}"
      r"\widehat{{\bm{\beta}}}^{\mathsf{T}}\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime})^{\mathsf{T}}",
      r"(\beta_1^2+\beta_2^2)^{-1}(g_1\beta_1+g_2\beta_2)(h_1\beta_1+h_2\beta_2)"),
+    # (19) in the instance of its step '(19) as printed in the instance where only the final layer adapts' (C = 1,
+    # P_L = 2): K_0(x, x') there is a name (the step's K_0: the arguments are its own), [s_L^(1)]_1, the first entry
+    # of s_L^(1), is the step's s, beta-hat_L = (beta_1, beta_2), z(x) = (z_1, z_2), z(x') = (u_1, u_2), so
+    # z(x)^T beta-hat_L and z(x')^T beta-hat_L in coordinates
+    (re.compile(r"(?<=\\approx )K_\{0\}\(\\mathbf\{x\},\\mathbf\{x\}\^\{\\prime\}\)"), r"K_{0}"),
+    (r"[\mathbf{s}_{L}^{(1)}]_{1}", "s"),
+    (r"\|\widehat{{\bm{\beta}}}_{L}\|_{2}", r"\sqrt{\beta_1^2+\beta_2^2}"),
+    (r"(\mathbf{z}(\mathbf{x})^{\mathsf{T}}\widehat{{\bm{\beta}}}_{L})", r"(z_1\beta_1+z_2\beta_2)"),
+    (r"(\mathbf{z}(\mathbf{x}^{\prime})^{\mathsf{T}}\widehat{{\bm{\beta}}}_{L})", r"(u_1\beta_1+u_2\beta_2)"),
     # (9)'s outputs as names (see (9) above), after (32)'s rewrites (its grad f0(x) holds f_theta0(x))
     (r"(f_{\widehat{{\bm{\theta}}}}(\mathbf{x}^{\prime})-f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime}))^{\mathsf{T}}",
      r"(f_{2}-f_{02})"),

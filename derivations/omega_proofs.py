@@ -780,6 +780,9 @@ _vecW = sp.Matrix([_WL[i, j] for j in range(2) for i in range(2)])  # column-sta
 # (19): C = 1, the final layer's M_L^(1) from Theorem 1's structure along beta_L (P_L = 2)
 _ML = sp.eye(2) + (_s - 1) * _b * _b.T / _nb2
 
+_K0 = sp.Symbol("K_0", real=True)                    # (19): the initial kernel K_0(x, x'), a name
+_u19 = sp.Matrix(sp.symbols("u_1 u_2", real=True))   # (19): z(x') (z(x) is _z0)
+
 # (20): a path of feature transformations M_theta'(t), P = 2, and a row grad f0(x)
 _tt = sp.Symbol("t", real=True)
 _Mt = sp.Matrix(2, 2, [sp.Function(f"mu_{i}{j}")(_tt) for i in (1, 2) for j in (1, 2)])
@@ -943,6 +946,17 @@ COVERAGE = Derivation(
              why="the identity behind the 'approx': the other layers' contributions are dropped; that they are "
                  "small in a trained network is the evidence of verify/tangent_features.py (Fig. 1); [s_L^(1)]_1 = s, "
                  "z(x) = z0, beta-hat_L = beta", cites=("(19)",), fidelity="as printed"),
+        Step("(19) as printed in the instance where only the final layer adapts (C = 1, P_L = 2; M_ell = I for "
+             "ell < L, so the other layers' contributions, which the approximation drops, vanish; M_L^(1) = I + "
+             "(s - 1) beta beta^T/||beta||^2): K(x, x') = K_0(x, x') + z(x)^T (M_L^2 - I) z(x') = K_0(x, x') + "
+             "(s^2 - 1)||beta||^-2 (z(x)^T beta)(z(x')^T beta)",
+             lhs=_K0 + (_z0.T * _ML * _ML * _u19)[0, 0] - (_z0.T * _u19)[0, 0],
+             rhs=_K0 + (_s**2 - 1) / _nb2 * (_z0.T * _b)[0, 0] * (_u19.T * _b)[0, 0],
+             cites=("(19)",), fidelity="as printed",
+             why="the text before (19): 'we should expect only the final layer to contribute to the change in the "
+                 "adapted kernel'; in that instance the approximation is an equality, so the print's '\\approx' is "
+                 "compared as '=' (no tolerance stated: never decisive). K_0 the initial kernel (a symbol), [s_L^(1)]_1 = "
+                 "s, beta-hat_L = (beta_1, beta_2), z(x) = (z_1, z_2), z(x') = (u_1, u_2) (notation_003)"),
         Step("(20): grad f0(x) int_0^1 M_theta'(t) dt = grad f0(x) (I + int_0^1 (M_theta'(t) - I) dt)",
              lhs=gx * _Mt.applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1))),
              rhs=gx * (sp.eye(2) + (_Mt - sp.eye(2)).applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1)))),
