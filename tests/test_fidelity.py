@@ -494,9 +494,10 @@ def test_new_from_refuses_a_missing_or_foreign_source(tmp_path):
 # -- the built-in papers -----------------------------------------------------------------------------------------------
 
 def test_ptft_relu_is_machine_compared_without_a_decisive_difference():
-    """The smallest built-in paper: its notation map makes (7), (8) and (9) match the print by machine; (10) is not
-    counted as compared (the print is the equation "quartic = 0", the step the identity that restates its side: a
-    difference that is not decisive), and no step declared as printed decisively differs."""
+    """The smallest built-in paper: its notation map makes (7), (8) and (9) match the print by machine; (10), the
+    equation "quartic = 0", matches through the step that states it at the minimizer of p (found without the
+    quartic), while the step stating the identity (u^3/2) p'(u) = quartic, which restates its side, differs not
+    decisively; and no step declared as printed decisively differs."""
     from theorylab._pipeline import catalogue
 
     paper = next(p for p in catalogue.papers() if p.name == "ptft-relu")
@@ -505,7 +506,9 @@ def test_ptft_relu_is_machine_compared_without_a_decisive_difference():
     assert comps["(7)"].status == comps["(9)"].status == "matches the print", (comps["(7)"], comps["(9)"])
     # (8)'s p(u) is the step's expression before it puts in m0 = ||w0|| and rho
     assert comps["(8)"].status == "matches the print" and "before its substitution" in comps["(8)"].reason
-    assert comps["(10)"].status == "differs, not decisive" and not comps["(10)"].compared, comps["(10)"]
+    assert comps["(10)"].status == "matches the print" and "minimizer" in comps["(10)"].reason, comps["(10)"]
+    ident = [c for c in comps["(10)"].comparisons if c.step.startswith("(10): (u^3/2) p'(u) is the quartic")]
+    assert ident and ident[0].verdict == "differs, not decisive", ident
     assert not [c for lc in comps.values() for c in lc.comparisons if c.unexpected]
     rep = fidelity.share_report(paper, derivs, comps)
     assert rep["displays"] == 11 and rep["compared"] >= 4 and rep["parsed"] >= 8, rep
