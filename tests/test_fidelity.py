@@ -209,6 +209,48 @@ def test_a_printed_approximation_is_compared_at_the_steps_tolerance():
     assert fidelity._compose("approx", "propto") is None and fidelity._compose("==", "approx") == "approx"
 
 
+# -- matrices (PARSE_FORMAT 4) -----------------------------------------------------------------------------------------
+
+def test_matrix_names_keep_their_order_and_transposes():
+    r"""A printed name the notation binds to a matrix (an sp.MatrixSymbol or sp.Matrix) is parsed as one: products keep
+    the printed order (W^T W is not W W^T), ^T, ^\top and ^{\mathsf{T}} are transposes, norms and inner products of
+    matrices have their matrix meaning; a power of a matrix is reported, never read as a scalar power."""
+    W, V = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("V", 2, 2)
+    notation = sources.NotationMap(symbols={"W": W, "V": V})
+    (r,) = sources.parse_display(r"D = \boldsymbol{W}^T W - W V^{\mathsf{T}}", notation)
+    assert r.rhs == W.T * W - W * V.T and r.rhs != W * W.T - V.T * W, r
+    (r,) = sources.parse_display(r"\|W\|_F^2 \le \langle W, V \rangle", notation)
+    assert r.lhs == sp.Trace(W.T * W) and r.rhs == sp.Trace(W.T * V), r
+    fail = sources.parse_display(r"W^{2} = V", notation)
+    assert isinstance(fail, sources.ParseFailure) and "power of a matrix" in fail.reason, fail
+
+
+def test_matrix_relations_are_compared_entrywise_and_a_transposition_is_decisive():
+    """features-are-fate (53): u^T W_l^T W_l u = u^T (D_l + W_{l+1}^T W_{l+1}) u with D_l bound to the step's
+    W_l^T W_l - W_{l+1}^T W_{l+1}: evaluated at random matrices (1 x 1 results as scalars) it matches; the planted
+    transposition W_{l+1} W_{l+1}^T is a decisive difference."""
+    W, V, u = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("V", 2, 2), sp.MatrixSymbol("u", 2, 1)
+    notation = sources.NotationMap(symbols={"W": W, "V": V, "u": u, "D": W.T * W - V.T * V})
+    step = _step(u.T * W.T * W * u, u.T * (W.T * W - V.T * V) * u + u.T * V.T * V * u)
+    c = _compare(r"u^T W^T W u = u^T (D + V^T V) u", step, notation)
+    assert c.verdict == "matches", c
+    c = _compare(r"u^T W^T W u = u^T (D + V V^T) u", step, notation)
+    assert c.verdict == "differs" and c.decisive and c.unexpected, c
+    # a matrix side of the step's own symbols (sp.Matrix): compared entrywise
+    x1, x2, x3, x4 = sp.symbols("x1:5", real=True)
+    M = sp.Matrix([[x1, x2], [x3, x4]])
+    step = _step(M.T * M, sp.Matrix([[(x1 + x3) ** 2 - 2 * x1 * x3, x1 * x2 + x3 * x4],
+                                     [x1 * x2 + x3 * x4, (x2 - x4) ** 2 + 2 * x2 * x4]]))
+    mapped = sources.NotationMap(symbols={"M": M})
+    assert _compare(r"G = M^T M", step, mapped).verdict == "matches"
+    assert _compare(r"G = M M^T", step, mapped).verdict != "matches"
+    c = _compare(r"x_1 = x_2", step, mapped)                 # a scalar print against matrix sides: never compared
+    assert c.verdict == "not compared" and "matrices" in c.how, c
+    norm = _step(sp.sqrt(x1**2 + x2**2 + x3**2 + x4**2), sp.sqrt((x1 + x2) ** 2 - 2 * x1 * x2 + x3**2 + x4**2))
+    c = _compare(r"\|M\|_F = \|M\|_{op}", norm, mapped)     # the operator norm is the largest singular value
+    assert c.verdict == "differs" and c.decisive, c
+
+
 # -- what counts as machine-compared (the match audit, #24) -----------------------------------------------------------
 
 def test_a_name_is_atomic_never_a_compound_expression():

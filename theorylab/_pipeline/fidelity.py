@@ -233,10 +233,28 @@ def _names(name: str) -> list[str]:
     return [n, *_ALIASES.get(n, ()), n.replace("_", "")]
 
 
+def _side(x: Any) -> Any:
+    """A step's side as SymPy keeps it (a Matrix as an ImmutableMatrix, a Basic); a routine as it is."""
+    return sp.ImmutableMatrix(x) if isinstance(x, sp.MatrixBase) else x
+
+
+def _step_matrices(step) -> dict[str, sp.MatrixSymbol]:
+    """The matrix symbols of a step's SymPy sides with numeric shapes (sampled with random entries), by name."""
+    out: dict[str, sp.MatrixSymbol] = {}
+    for side in (step.lhs, step.rhs):
+        side = _side(side)
+        if isinstance(side, sp.Basic):
+            for m in side.atoms(sp.MatrixSymbol):
+                if all(getattr(d, "is_Integer", False) or isinstance(d, int) for d in m.shape):
+                    out.setdefault(_normal(str(m.name)), m)
+    return out
+
+
 def _step_symbols(step) -> dict[str, sp.Symbol]:
     """The symbols of a step's SymPy sides and domain, by normalized name."""
     out: dict[str, sp.Symbol] = {}
     for side in (step.lhs, step.rhs):
+        side = _side(side)
         if isinstance(side, sp.Basic):
             for s in side.free_symbols:
                 if isinstance(s, sp.Symbol):
@@ -372,7 +390,13 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
     try:
         if subs and expr.has(sp.Limit):
             subs = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in dict(subs).items()}
-        e = expr.subs(dict(subs)) if subs else expr
+        subs = dict(subs or {})
+        mats = {k: v for k, v in subs.items() if isinstance(k, sp.MatrixSymbol)}
+        e = expr.xreplace(mats) if mats else expr
+        scalars = {k: v for k, v in subs.items() if k not in mats}
+        e = e.subs(scalars) if scalars else e
+        if mats or getattr(e, "is_Matrix", False) or e.has(sp.MatrixExpr):
+            e = _explicit(e)
         if e.free_symbols or e.atoms(sp.core.function.AppliedUndef):
             return None
         e = e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative, sp.Limit, sp.Sum, sp.Product)),
@@ -381,22 +405,84 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
         raise
     except Exception:  # noqa: BLE001 - SymPy cannot carry it out here: no value
         return None
+    if isinstance(e, sp.MatrixBase):
+        if e.shape == (1, 1):
+            return _number(e[0, 0])           # a 1 x 1 result is a scalar (u^T W v)
+        entries = [_number(x) for x in e]
+        return None if any(v is None for v in entries) else _Arr(tuple(e.shape), tuple(entries))
     return _number(e)
 
 
+_OPNORM = "\\|\\cdot\\|_{op}"          # sources._matrix_meaning: the largest singular value of a matrix
+
+
+def _explicit(e: sp.Basic) -> sp.Basic:
+    """A matrix expression whose matrix symbols are replaced by explicit matrices, carried out: products, sums,
+    transposes and traces done, an operator norm (`_OPNORM`) its largest singular value (mpmath, 30 digits)."""
+    import mpmath
+
+    def opnorm(f):
+        m = sp.ImmutableMatrix(f.args[0].doit())
+        with mpmath.workdps(_DPS):
+            sv = mpmath.svd_r(mpmath.matrix([[mpmath.mpf(str(sp.N(x, _DPS))) for x in row]
+                                             for row in m.tolist()]), compute_uv=False)
+            return sp.Float(str(max(abs(x) for x in sv)), _DPS)
+
+    e = e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == _OPNORM
+                  and not x.free_symbols, opnorm)
+    e = e.doit()
+    if isinstance(e, sp.MatrixExpr) and not isinstance(e, sp.MatrixBase):
+        e = e.as_explicit()
+    return e
+
+
+@dataclass(frozen=True)
+class _Arr:
+    """A matrix value at a point: its shape and entries (mpmath numbers), compared entrywise."""
+
+    shape: tuple
+    entries: tuple
+
+    def scale(self):
+        return max(abs(x) for x in self.entries)
+
+
+def _arrays(a, b):
+    """(a, b) as arrays of one shape, or None where either is a scalar and the other a matrix, or the shapes differ."""
+    if not (isinstance(a, _Arr) and isinstance(b, _Arr)) or a.shape != b.shape:
+        return None
+    return a, b
+
+
 def _close(a, b, rtol: float, tol: float = 0.0) -> bool:
+    if isinstance(a, _Arr) or isinstance(b, _Arr):
+        ab = _arrays(a, b)
+        if ab is None:
+            return False
+        bound = tol + rtol * max(a.scale(), b.scale()) + 1e-25
+        return all(abs(x - y) <= bound for x, y in zip(a.entries, b.entries))
     return abs(a - b) <= tol + rtol * max(abs(a), abs(b)) + 1e-25
 
 
 def _holds(a, b, op: str, rtol: float, tol: float = 0.0) -> bool:
     if op == "==":
         return _close(a, b, rtol, tol)
+    if isinstance(a, _Arr) or isinstance(b, _Arr):
+        return False                          # an order between matrices is not compared
     slack = (b - a) if op in ("<=", "<") else (a - b)
     return slack >= -(tol + rtol * max(abs(a), abs(b)) + 1e-25)
 
 
 def _fails(a, b, op: str) -> bool:
-    """The relation misses by more than DECISIVE relative (a clear failure, never rounding)."""
+    """The relation misses by more than DECISIVE relative (a clear failure, never rounding); matrices of one shape
+    fail = where an entry misses by more than DECISIVE relative to the largest entry; a matrix never fails against a
+    scalar or a matrix of another shape (they are not the same kind: no comparison)."""
+    if isinstance(a, _Arr) or isinstance(b, _Arr):
+        ab = _arrays(a, b)
+        if ab is None or op != "==":
+            return False
+        scale = DECISIVE * max(1, a.scale(), b.scale())
+        return any(abs(x - y) > scale for x, y in zip(a.entries, b.entries))
     scale = DECISIVE * max(1, abs(a), abs(b))
     if op == "==":
         return abs(a - b) > scale
@@ -578,7 +664,7 @@ def _atomic(e: sp.Basic) -> bool:
     of a name, or an expectation of a name (E_D R, parsed as the product of the operator and the name). Never a
     compound expression (a sum, a product of names, a power, a known function of something) and never a function
     applied to a compound argument (p(p - 1) and alpha(...) read as applications)."""
-    if isinstance(e, (sp.Symbol, sp.Indexed, sp.IndexedBase)):
+    if isinstance(e, (sp.Symbol, sp.Indexed, sp.IndexedBase, sp.MatrixSymbol)):
         return True
     if isinstance(e, sp.core.function.AppliedUndef):
         return all(_atomic(a) or a.is_number for a in e.args)
@@ -624,6 +710,11 @@ def relations_latex(relations: Any) -> str:
 
 
 def _fmt(v) -> str:
+    if isinstance(v, _Arr):
+        return f"{v.shape[0]}x{v.shape[1]} [" + ", ".join(_fmt(x) for x in v.entries[:4]) + (
+            ", …]" if len(v.entries) > 4 else "]")
+    if isinstance(v, sp.MatrixBase):
+        return f"{v.shape[0]}x{v.shape[1]} matrix"
     try:
         v = float(v)                     # a SymPy or mpmath number, as a float
     except (TypeError, ValueError):
@@ -795,9 +886,6 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
     if not edges:
         return Comparison(**base, verdict="not compared", how="the display states no relation (an expression only)")
     base["all_links"] = tuple(_link_key(nodes[a], op, nodes[b]) for a, b, op in edges)
-    if isinstance(step.lhs, sp.MatrixBase) or isinstance(step.rhs, sp.MatrixBase):
-        return Comparison(**base, verdict="not compared", how="the step's sides are matrices (the print's are "
-                                                               "scalar expressions)")
     try:
         return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points), budget_s, error=_Timeout)
     except _Timeout:
@@ -873,9 +961,10 @@ class _Comparer:
         self.supplied: set[str] = set()      # names whose values the step's own points supply (`state_values`)
         fnames: dict[str, Any] = {}
         for side in (step.lhs, step.rhs):
-            if isinstance(side, sp.Basic):
-                fnames.update(_functions(side))
+            if isinstance(_side(side), sp.Basic):
+                fnames.update(_functions(_side(side)))
         self.stands = {n: _stand_in(n, self.rng) for n in sorted(fnames)}
+        self.mats: dict[str, sp.MatrixSymbol] = {}     # the step's matrix symbols (random entries at each point)
         self.nodes = list(nodes)
         self.printed_syms = set().union(*[n.free_symbols for n in nodes])
         # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
@@ -907,6 +996,7 @@ class _Comparer:
                     rename[s] = hit
         self.nodes = [n.xreplace(rename) for n in self.nodes]
         self.syms = sorted(set(mine.values()), key=lambda s: s.name)
+        self.mats = _step_matrices(step)
         points = self.points
         if any(_quadrature(n) for n in self.nodes):
             # numeric integrals: fewer points, so that the comparison ends within its budget (two still have to
@@ -925,6 +1015,10 @@ class _Comparer:
             points = len(self.pts)
         else:
             self.pts = _sample(self.syms, domain, self.rng, points)
+        for pt in self.pts:                  # the step's matrix symbols: random entries, as exact rationals
+            for m in self.mats.values():
+                pt[m] = sp.ImmutableMatrix(*m.shape, [sp.Rational(self.rng.randint(-3000, 3000), 1000)
+                                                      for _ in range(int(m.shape[0]) * int(m.shape[1]))])
         self.tol, self.rtol = 0.0, RTOL
         self.how_points = f"{points} random points of the step's domain, 30 digits, relative tolerance {RTOL:g}"
         if self.fixed:
@@ -1005,16 +1099,25 @@ class _Comparer:
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
         return _evaluate(e, pt)
 
+    def has_value(self, s) -> bool:
+        """Whether a printed symbol has a value at the points: a symbol of the step's, or a matrix symbol the step
+        has (the same object: the notation binds the printed name to it)."""
+        if isinstance(s, sp.MatrixSymbol):
+            return self.mats.get(_normal(str(s.name))) == s
+        return isinstance(s, sp.Symbol) and any(k in self.known for k in _names(s.name))
+
+    def has_meaning(self, f) -> bool:
+        return _normal(f.func.__name__) in self.stands or f.func.__name__ == _OPNORM
+
     def foreign_names(self) -> list[str]:
-        return sorted({_tex(s) for n in self.nodes for s in n.free_symbols
-                       if not (isinstance(s, sp.Symbol) and any(k in self.known for k in _names(s.name)))}
+        return sorted({_tex(s) for n in self.nodes for s in n.free_symbols if not self.has_value(s)}
                       | {f.func.__name__ for n in self.nodes for f in n.atoms(sp.core.function.AppliedUndef)
-                         if _normal(f.func.__name__) not in self.stands})
+                         if not self.has_meaning(f)})
 
     def possible(self, n) -> bool:
         """Whether every symbol and function of a printed side has a value at the points."""
-        return (all(isinstance(s, sp.Symbol) and any(k in self.known for k in _names(s.name)) for s in n.free_symbols)
-                and all(_normal(f.func.__name__) in self.stands for f in n.atoms(sp.core.function.AppliedUndef)))
+        return (all(self.has_value(s) for s in n.free_symbols)
+                and all(self.has_meaning(f) for f in n.atoms(sp.core.function.AppliedUndef)))
 
     def _values(self) -> Comparison | None:
         nodes, step = self.nodes, self.step
@@ -1078,6 +1181,8 @@ class _Comparer:
         for g, a, v in zip(self.groups, values, self.node_vals[k]):
             if a is None or v is None:
                 continue
+            if isinstance(a, _Arr) or isinstance(v, _Arr):
+                return False                  # a proportionality of matrices is not compared
             if (a == 0) != (v == 0):
                 return False
             if a != 0:
@@ -1245,7 +1350,7 @@ class _Comparer:
         if self.numeric:
             return False, "a step with numeric sides is compared by value only"
         mine = {_normal(s.name) for s in _step_symbols(step).values()
-                if any(s in sp.sympify(x).free_symbols for x in (step.lhs, step.rhs))}
+                if any(s in sp.sympify(x).free_symbols for x in (step.lhs, step.rhs))} | set(self.mats)
         cands = []
         for i, j, pop in self.paths:
             if i not in self.evaluable or j not in self.evaluable:
@@ -1298,7 +1403,8 @@ class _Comparer:
         first: dict[tuple, tuple] = {}
         for k, (g, pt) in enumerate(zip(self.groups, self.used)):
             x, y = self.node_vals[i][k], self.node_vals[j][k]
-            if x is None or y is None or y == 0 or not self._step_holds(k):
+            if x is None or y is None or isinstance(x, _Arr) or isinstance(y, _Arr) or y == 0 \
+                    or not self._step_holds(k):
                 continue
             r = x / y
             if g not in first:
@@ -1314,6 +1420,11 @@ class _Comparer:
     # -- the whole -----------------------------------------------------------------------------------------------------
 
     def run(self) -> Comparison:
+        if any(isinstance(x, sp.MatrixBase) and x.shape != (1, 1) for x in (self.step.lhs, self.step.rhs)) \
+                and not any(getattr(n, "is_Matrix", False) for n in self.nodes):
+            return Comparison(**self.base, verdict="not compared",
+                              how="the step's sides are matrices (the print's are scalar expressions: a notation map "
+                                  "may bind the printed names to matrices)")
         failed = self._numeric_points() if self.numeric else self._symbolic_points()
         if failed is not None:
             return failed

@@ -131,7 +131,10 @@ class NotationMap:
         \\bm) is dropped. A symbol with single-letter indices (x_i, W_{l+1}, beta_{o,d}) is the IndexedBase of its
         other parts indexed by them: map its base name to an IndexedBase, a Function or any callable, or its full
         name ("x_{i}") to an object. A name applied to arguments, f(x, y), calls the mapped object (an undefined
-        Function of that name if unmapped). Defaults: "e" -> E, "\\pi" -> pi.
+        Function of that name if unmapped). Defaults: "e" -> E, "\\pi" -> pi. A name bound to a matrix (an
+        sp.MatrixSymbol, an sp.Matrix, any matrix expression; "W_{l}" and "W_{l+1}" as full names) is a matrix: its
+        products keep the printed order, W^T / W^{\\top} / W^{\\mathsf{T}} is its transpose, and norms and inner
+        products of matrices mean tr(A^T A) and tr(A^T B) (PARSE_FORMAT 4).
 
     Example::
 
@@ -1520,7 +1523,7 @@ def _parse_term(t: _T, names: _Names, parser: str):
     except KeyError:
         raise ValueError(f"parser must be one of {sorted(PARSERS)}; got parser={parser!r}") from None
     try:
-        e = _resolve(fn(conv.s))
+        e = _resolve(_with_matrices(fn, conv, names, parser))
     except _Fail:
         raise
     except ImportError as ex:
@@ -1648,6 +1651,97 @@ def _back(e, names: _Names, notation: NotationMap):
             e = e.xreplace({f: sp.Function(full)(*f.args)})
         else:
             e = e.xreplace({f: o(*[index(i) for i in idx], *f.args)})
+    return _matrices_back(e, names, symbols)
+
+
+# -- matrix names (PARSE_FORMAT 4): a name the notation binds to a matrix keeps its factors' order -------------------
+
+def _is_matrix(v: Any) -> bool:
+    return isinstance(v, (sp.MatrixBase, sp.MatrixExpr))
+
+
+def _matrix_of(names: _Names, key: str) -> tuple[str, bool] | None:
+    r"""The declared matrix name a placeholder stands for, and whether it is transposed (W^{T}, W^\top, W^{\mathsf{T}}
+    all read W^{T}); None where the notation declares no matrix of that name."""
+    declared = getattr(names, "matrices", None)
+    if not declared or key not in names.table:
+        return None
+    name, idx = names.table[key]
+    suffix = f"_{{{','.join(idx)}}}" if idx else ""
+    for base, transposed in ((name, False), (name[:-4], True) if name.endswith("^{T}") else (name, False)):
+        for n in (base + suffix, base):
+            if n in declared:
+                return n, transposed
+    return None
+
+
+_MATRIX_POWER = re.compile(r"Q_\{(z[a-z]{3})\}\s*\^")
+
+
+def _with_matrices(fn: Callable[[str], Any], conv: _T, names: _Names, parser: str):
+    r"""The parser's reading of a term, its matrix names as matrices (latex2sympy2_extended's variable_values: their
+    products are MatMul, in the printed order, W^T W is not W W^T); a power of a matrix name is reported."""
+    s = conv.s
+    present = tuple(sorted(k for k in names.table if "Q_{" + k[1:] + "}" in s and _matrix_of(names, k)))
+    if not present:
+        return fn(s)
+    if parser != "latex2sympy2_extended":
+        raise _Fail("matrix names need the latex2sympy2_extended parser", parser, conv.at(0))
+    for m in _MATRIX_POWER.finditer(s):
+        if "Q" + m.group(1) in present:
+            raise _Fail("a power of a matrix (W^{2}, W^{-1})", names.table["Q" + m.group(1)][0], conv.at(m.start()))
+    return _parse_l2s_matrices(s, tuple("Q_{" + k[1:] + "}" for k in present))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_l2s_matrices(s: str, matrices: tuple[str, ...]):
+    from latex2sympy2_extended import latex2sympy
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+    return latex2sympy(s, variable_values={m: sp.zeros(2, 2) for m in matrices},
+                       conversion_config=ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=False))
+
+
+_NORMS = {"\\|\\cdot\\|_{F}": "F", "\\|\\cdot\\|_{2}": "2", "\\|\\cdot\\|": "2", "\\|\\cdot\\|_{op}": "op",
+          "\\|\\cdot\\|_{\\text{op}}": "op", "\\|\\cdot\\|_{\\mathrm{op}}": "op"}
+
+
+def _matrix_meaning(f: sp.Basic) -> sp.Basic | None:
+    r"""A norm or inner product (unmapped by the notation) of matrices as what it means: \|A\|_F = sqrt(tr(A^T A)), the
+    same for \|v\|_2 of a vector; \|A\|_2 and \|A\|_{op} of a matrix its largest singular value (the undefined function
+    "\|\cdot\|_{op}", which the comparison evaluates); <A, B> = tr(A^T B). None for anything else."""
+    name = f.func.__name__
+    args = f.args
+    if not args or not all(getattr(a, "is_Matrix", False) for a in args):
+        return None
+    if name == "\\langle\\cdot,\\cdot\\rangle" and len(args) == 2:
+        return sp.Trace(sp.MatMul(args[0].T, args[1]))
+    kind = _NORMS.get(name)
+    if kind is None or len(args) != 1:
+        return None
+    a = args[0]
+    if kind == "F" or (kind == "2" and 1 in a.shape):
+        return sp.sqrt(sp.Trace(sp.MatMul(a.T, a)))
+    return sp.Function("\\|\\cdot\\|_{op}")(a)
+
+
+def _matrices_back(e, names: _Names, symbols: Mapping[str, Any]):
+    """The matrix placeholders (MatrixSymbols of the parser) -> the notation's matrices (transposed where printed so),
+    and norms and inner products of matrices their meaning (`_matrix_meaning`)."""
+    rep = {}
+    for a in e.atoms(sp.MatrixSymbol):
+        key = re.sub(r"[{}_]", "", str(a.name))
+        found = _matrix_of(names, key)
+        if found is not None:
+            m = symbols[found[0]]
+            m = sp.ImmutableMatrix(m) if isinstance(m, sp.MatrixBase) else m
+            rep[a] = m.T if found[1] else m
+    if rep:
+        e = e.xreplace(rep)
+    if getattr(names, "matrices", None):
+        for f in sorted(e.atoms(sp.core.function.AppliedUndef), key=lambda f: sp.count_ops(f)):
+            meaning = _matrix_meaning(f)
+            if meaning is not None:
+                e = e.xreplace({f: meaning})
     return e
 
 
@@ -1852,6 +1946,8 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
         raise _Fail("nothing to parse (only conditions or an empty display)", text[:30], 0)
     names = _Names()
     names.plain = {k for k, v in notation.symbols.items() if isinstance(v, sp.Expr) and not isinstance(v, sp.Indexed)}
+    names.matrices = {k for k, v in notation.symbols.items() if _is_matrix(v)}
+    names.plain |= names.matrices
     rels: list = []
     for k, st in enumerate(statements):
         ops = _top_level(st.s, _REL_RX)
