@@ -47,10 +47,13 @@ NOTATION = NotationMap(rewrites=(
     # (32) in the same instance: its left side grad f0(x) M-hat^2 grad f0(x')^T is K(x, x') by (7) ("K(x,x') :=
     # ... = grad f0(x) M-hat^2 grad f0(x')^T"), grad f0(x) grad f0(x')^T = g.h, and the row products
     # grad f0(x) beta-hat beta-hat^T grad f0(x')^T = (g.beta)(h.beta) in coordinates (no use of (8))
-    (r"\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x})\widehat{\mathbf{M}}^{2}\nabla_{{\bm{\theta}}_{0}}"
-     r"f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime})^{\mathsf{T}} =\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x})"
-     r"\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime})^{\mathsf{T}}+(s^{2}-1)",
-     r"K(\mathbf{x},\mathbf{x}^{\prime}) =(g_1 h_1+g_2 h_2)+(s^{2}-1)"),
+    # (the left side only where it opens the display: (7) prints the same product as its own right side)
+    (re.compile(r"^\s*\\nabla_\{\{\\bm\{\\theta\}\}_\{0\}\}f_\{\{\\bm\{\\theta\}\}_\{0\}\}\(\\mathbf\{x\}\)"
+                r"\\widehat\{\\mathbf\{M\}\}\^\{2\}\\nabla_\{\{\\bm\{\\theta\}\}_\{0\}\}f_\{\{\\bm\{\\theta\}\}_\{0\}\}"
+                r"\(\\mathbf\{x\}\^\{\\prime\}\)\^\{\\mathsf\{T\}\}"),
+     r"K(\mathbf{x},\mathbf{x}^{\prime})"),
+    (r"\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x})\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}"
+     r"(\mathbf{x}^{\prime})^{\mathsf{T}}", r"(g_1 h_1+g_2 h_2)"),
     (r"\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x})\|\widehat{{\bm{\beta}}}\|_{2}^{-2}\widehat{{\bm{\beta}}}"
      r"\widehat{{\bm{\beta}}}^{\mathsf{T}}\nabla_{{\bm{\theta}}_{0}}f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime})^{\mathsf{T}}",
      r"(\beta_1^2+\beta_2^2)^{-1}(g_1\beta_1+g_2\beta_2)(h_1\beta_1+h_2\beta_2)"),
@@ -63,10 +66,11 @@ NOTATION = NotationMap(rewrites=(
     (r"\|\widehat{{\bm{\beta}}}_{L}\|_{2}", r"\sqrt{\beta_1^2+\beta_2^2}"),
     (r"(\mathbf{z}(\mathbf{x})^{\mathsf{T}}\widehat{{\bm{\beta}}}_{L})", r"(z_1\beta_1+z_2\beta_2)"),
     (r"(\mathbf{z}(\mathbf{x}^{\prime})^{\mathsf{T}}\widehat{{\bm{\beta}}}_{L})", r"(u_1\beta_1+u_2\beta_2)"),
-    # (9)'s outputs as names (see (9) above), after (32)'s rewrites (its grad f0(x) holds f_theta0(x))
+    # (9)'s outputs as names (see (9) above), after (32)'s rewrites; f_theta0(x) only where it is subtracted (the
+    # output, never the f_theta0(x) of grad f0(x) in (7))
     (r"(f_{\widehat{{\bm{\theta}}}}(\mathbf{x}^{\prime})-f_{{\bm{\theta}}_{0}}(\mathbf{x}^{\prime}))^{\mathsf{T}}",
      r"(f_{2}-f_{02})"),
-    (r"f_{\widehat{{\bm{\theta}}}}(\mathbf{x})", r"f_{1}"), (r"f_{{\bm{\theta}}_{0}}(\mathbf{x})", r"f_{01}"),
+    (r"f_{\widehat{{\bm{\theta}}}}(\mathbf{x})", r"f_{1}"), (re.compile(r"(?<=-)f_\{\{\\bm\{\\theta\}\}_\{0\}\}\(\\mathbf\{x\}\)"), r"f_{01}"),
     # beta-hat = (beta_1, beta_2) in the P = 2 instance of (9)'s step: ||beta-hat||_2 in coordinates
     (r"\|\widehat{{\bm{\beta}}}\|_{2}", r"\sqrt{\beta_1^2+\beta_2^2}"),
 ), symbols={
