@@ -37,13 +37,13 @@ NOTATION = NotationMap(rewrites=(
     # opens with "2|") runs to 2; beta_j and ||beta||_1 are in `symbols` below
     (re.compile(r"(?<=\\sum_\{j=1\}\^\{)P(?=\}2\|)"), "2"),
     # (9) in the C = 1, P = 2 instance of its step ('(9) as printed (C = 1, P = 2)'): rows g, h of grad f0 at x, x';
-    # K_0 "We correspondingly define the initial kernel K_0(x,x') = grad f0(x) grad f0(x')^T" (Sec. 2.2) is g.h (only
-    # in (9): (19)'s K_0 is in the final layer's features z); beta-hat = (beta_1, beta_2) below. The model's outputs
+    # K_0, "the initial kernel K_0(x,x') = grad f0(x) grad f0(x')^T" (Sec. 2.2), a name the paper defines, stays a
+    # name: the step's symbol K_0 (its arguments are its own); beta-hat = (beta_1, beta_2) below. The model's outputs
     # at the two inputs are names: f_theta-hat(x), f_theta-hat(x') are the step's f_1, f_2, f_theta0(x), f_theta0(x')
     # its f_01, f_02, and (.)^T of the scalar (C = 1) at x' is the scalar. That f_theta-hat - f_theta0 =
     # grad f0 M-hat (theta-hat - theta0) (the linearised model) is the step's substitution, never the map's
     (re.compile(r"^\s*K\(\\mathbf\{x\},\\mathbf\{x\}\^\{\\prime\}\)=K_\{0\}\(\\mathbf\{x\},\\mathbf\{x\}\^\{\\prime\}\)"),
-     r"K(\mathbf{x},\mathbf{x}^{\prime})=(g_1 h_1+g_2 h_2)"),
+     r"K(\mathbf{x},\mathbf{x}^{\prime})=K_{0}"),
     # (32) in the same instance: its left side grad f0(x) M-hat^2 grad f0(x')^T is K(x, x') by (7) ("K(x,x') :=
     # ... = grad f0(x) M-hat^2 grad f0(x')^T"), grad f0(x) grad f0(x')^T = g.h, and the row products
     # grad f0(x) beta-hat beta-hat^T grad f0(x')^T = (g.beta)(h.beta) in coordinates (no use of (8))

@@ -768,7 +768,8 @@ _Ky = (gx * _M8 * _delta) * (gy * _M8 * _delta).T    # K_yhat: (f_theta-hat - f_
 # f_theta0(x), f_theta0(x') = f_01, f_02; the linearised model f_theta-hat = f_theta0 + grad f0 M-hat (theta-hat - theta0)
 # (the constraint of (4) at Theorem 1's solution (8)) is the step's substitution
 _f1, _f2, _f01, _f02 = sp.symbols("f_1 f_2 f_01 f_02", real=True)
-_K9 = (gx * gy.T)[0, 0] + (_s**2 - 1) * sp.sqrt(_nb2) ** -2 * (_f1 - _f01) * (_f2 - _f02)
+_K0 = sp.Symbol("K_0", real=True)                    # (9), (19): the initial kernel K_0(x, x'), a name
+_K9 = _K0 + (_s**2 - 1) * sp.sqrt(_nb2) ** -2 * (_f1 - _f01) * (_f2 - _f02)
 
 # (13): final layer, P_L = 2, C = 2; z_theta = M1 z0 with M1 symmetric (Sec. 2: M symmetric positive WLOG)
 _z0 = sp.Matrix(sp.symbols("z_1 z_2", real=True))
@@ -780,7 +781,6 @@ _vecW = sp.Matrix([_WL[i, j] for j in range(2) for i in range(2)])  # column-sta
 # (19): C = 1, the final layer's M_L^(1) from Theorem 1's structure along beta_L (P_L = 2)
 _ML = sp.eye(2) + (_s - 1) * _b * _b.T / _nb2
 
-_K0 = sp.Symbol("K_0", real=True)                    # (19): the initial kernel K_0(x, x'), a name
 _u19 = sp.Matrix(sp.symbols("u_1 u_2", real=True))   # (19): z(x') (z(x) is _z0)
 
 # (20): a path of feature transformations M_theta'(t), P = 2, and a row grad f0(x)
@@ -927,12 +927,13 @@ COVERAGE = Derivation(
              fidelity="as printed", why="K = grad f0(x) M^2 grad f0(x')^T by (7)/(32); K0 = grad f0(x) grad f0(x')^T; "
                                          "rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2)"),
         Step("(9) as printed (C = 1, P = 2): K(x, x') = K0(x, x') + (s^2 - 1)||beta-hat||^-2 (f_theta-hat(x) - "
-             "f_theta0(x))(f_theta-hat(x') - f_theta0(x'))^T, with K = grad f0(x) M-hat^2 grad f0(x')^T (7) and "
+             "f_theta0(x))(f_theta-hat(x') - f_theta0(x'))^T, with K - K_0 = grad f0(x) (M-hat^2 - I) grad f0(x')^T (7) and "
              "f_theta-hat = f_theta0 + grad f0 M-hat (theta-hat - theta0) at Theorem 1's solution (8)",
-             lhs=(gx * _M8 * _M8 * gy.T)[0, 0],
+             lhs=_K0 + (gx * _M8 * _M8 * gy.T)[0, 0] - (gx * gy.T)[0, 0],
              rhs=sp.Subs(_K9, (_f1, _f2), (_f01 + (gx * _M8 * _delta)[0, 0], _f02 + (gy * _M8 * _delta)[0, 0])),
              cites=("(9)",), fidelity="as printed",
-             why="K0 = grad f0(x) grad f0(x')^T (Sec. 2.2), rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2); "
+             why="K - K0 = grad f0(x) (M-hat^2 - I) grad f0(x')^T with K0 = grad f0(x) grad f0(x')^T (Sec. 2.2; K0 a "
+                 "name, the symbol K_0), rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2); "
                  "the outputs f_theta-hat(x), f_theta0(x) (and at x') are the names f_1, f_01 (f_2, f_02) of notation_003, "
                  "the linearised model (the interpolation constraint of (4)) their substitution"),
         Step("(13): f_theta(x) = W_L^T z_theta(x) with z_theta = M1 z0 (M1 symmetric) equals "
