@@ -6,6 +6,8 @@ per hidden unit for ReLU networks (eqs 33-35).
 from __future__ import annotations
 
 
+import math
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -71,6 +73,83 @@ def _min_param_norm_reference(beta):
 def _relu_min_param_norm_reference(m):
     """sum_h inf_{z>0} z^2 + ||m_h||^2/z^2: the per-unit problem (33)-(34) solved numerically (golden section)."""
     return _per_vector_min(m, 1)
+
+
+class _StatePoint(dict):
+    """A search point some of whose values (`state_values`: here the minimizer z) are computed from the same state as
+    the step's side, so the machine comparison (#24) knows that the print's z is the step's minimizer, not an input."""
+    state_values: frozenset = frozenset()
+
+
+def _argmin_z(sq):
+    """The minimizer z* > 0 of (28), z^2 + sq/z^2 (sq = ||b||_2^2 > 0 an mpf), by golden section over t = log z at
+    60 digits to a bracket of 1e-28 in t (so z* to ~1e-28 relative; the objective is convex in t). No closed form of
+    the minimizer (29) is used."""
+    with mpmath.workdps(60):
+        f = lambda t: mpmath.exp(2 * t) + sq * mpmath.exp(-2 * t)  # noqa: E731
+        return mpmath.exp(solvers.golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
+
+
+def _argmin_sq(*coords):
+    """z*^2 for (28) with ||b||_2^2 the sum of the coordinates' squares (60-digit arithmetic; a float)"""
+    with mpmath.workdps(60):
+        return float(_argmin_z(mpmath.fsum(mpmath.mpf(float(c)) ** 2 for c in coords)) ** 2)
+
+
+def _argmin_points(names):
+    """(29)/(34) in the two-output instance: points (name_1, name_2) with the minimizer z* of (28)/(33) as the print's
+    z (a state value)"""
+    for a, b in ((1.0, 0.0), (0.3, -0.4), (2.5, 1.5), (-7.0, 0.01), (1e-3, 2e-3), (40.0, -9.0)):
+        with mpmath.workdps(60):
+            zs = float(_argmin_z(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2))
+        pt = _StatePoint({names[0]: a, names[1]: b, "z": zs})
+        pt.state_values = frozenset({"z"})
+        yield pt
+
+
+def _cost(**point):
+    """the parameter norm of the realization in the point: the sum of the squares of its weights w1, w2_1, w2_2
+    ((28)/(30), one input dimension) or r_1..r_3, n_1, n_2 ((33)/(35), one unit), at 40 digits on the float weights"""
+    names = ("w1", "w2_1", "w2_2") if "w1" in point else ("r_1", "r_2", "r_3", "n_1", "n_2")
+    with mpmath.workdps(40):
+        return mpmath.fsum(mpmath.mpf(float(point[k])) ** 2 for k in names)
+
+
+def _diag_realizations(optimal):
+    """(28)/(30) in the two-output instance (O = 2): the realization w1 = z, w2_o = beta_o/z of beta_d = (beta_1,
+    beta_2) ("we can set w_{+,o,d}^(2) := beta_{o,d}/z"), at given z > 0 or (optimal) at the minimizer z* of (28)
+    (`_argmin_z`); the weights are state values of the point"""
+    for a, b, zz in ((1.0, 0.5, 0.7), (0.3, -0.4, 2.0), (2.5, 1.5, 1.3), (-7.0, 0.01, 0.2), (40.0, -9.0, 5.0)):
+        if optimal:
+            with mpmath.workdps(60):
+                zz = float(_argmin_z(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2))
+        pt = _StatePoint(beta_1=a, beta_2=b, z=zz, O=2, w1=zz, w2_1=a / zz, w2_2=b / zz)
+        pt.state_values = frozenset({"w1", "w2_1", "w2_2"} | ({"z"} if optimal else set()))
+        yield pt
+
+
+def _relu_unit_realizations(optimal):
+    """(33)/(35) for one unit in the instance d = 3, O = 2: w_h^(1) = z v/||v|| = (r_1, r_2, r_3), w_h^(2) = m_h/z =
+    (n_1, n_2) ("we can set w_h^(2) := m_h/z"), at given z > 0 or (optimal) at the minimizer z* of (33); the
+    weights are state values of the point"""
+    for (a, b), v, zz in (((1.0, 0.5), (1.0, 2.0, -2.0), 0.7), ((0.3, -0.4), (0.5, 0.0, 1.0), 2.0),
+                          ((2.5, 1.5), (-1.0, 1.0, 1.0), 1.3), ((-7.0, 0.01), (3.0, 4.0, 0.0), 0.2)):
+        if optimal:
+            with mpmath.workdps(60):
+                zz = float(_argmin_z(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2))
+        nv = math.sqrt(sum(c * c for c in v))
+        pt = _StatePoint(m_1=a, m_2=b, z=zz, r_1=zz * v[0] / nv, r_2=zz * v[1] / nv, r_3=zz * v[2] / nv,
+                         n_1=a / zz, n_2=b / zz)
+        pt.state_values = frozenset({"r_1", "r_2", "r_3", "n_1", "n_2"} | ({"z"} if optimal else set()))
+        yield pt
+
+
+REALIZATION_SOURCE = ("the weights of the realization rounded to float64 (z v/||v||, beta_o/z, m_o/z: a few ulp each, "
+                      "relative); the sum of their squares at 40 digits against the right side from the float inputs")
+
+
+ARGMIN_SOURCE = ("z* by golden section over log z at 60 digits to a bracket of 1e-28 (z*^2 to ~1e-27 relative), "
+                 "the norm from the float inputs; the float64 result rounds at 1.1e-16")
 
 
 def _strategy(rows: str, cols: str, name: str):
@@ -358,6 +437,44 @@ DERIVATIONS = (
              lhs=sp.Subs(sp.Derivative(P, z), z, sp.sqrt(Bn)), rhs=0,
              why="(29) and (34) as printed: B = ||beta_d||_2 (or ||m_h||_2), z = z_d (or z_h)", cites=('(29)', '(34)'),
              fidelity=AS_PRINTED),
+        Step("(28) as printed at the realization w1 = z, w2_o = beta_o/z of beta_d (O = 2): (w_{+,d}^(1))^2 + "
+             "sum_o (w_{+,o,d}^(2))^2 = z^2 + ||beta_d||^2/z^2",
+             lhs=_cost, rhs=z**2 + (b1**2 + b2**2) / z**2, search=lambda: _diag_realizations(False), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE,
+             why="(28) as printed, both sides: the text's realization ('we can set w_{+,o,d}^(2) := beta_{o,d}/z', "
+                 "(w_{+,d}^(1))^2 = z_d^2) in the point, its parameter norm against z^2 + ||beta_d||^2/z^2",
+             cites=('(28)',), fidelity=AS_PRINTED),
+        Step("(30) as printed for one input dimension d (D = 1, O = 2): at the realization with z = z* (the "
+             "minimizer of (28), solved directly), (w_{+,d}^(1))^2 + sum_o (w_{+,o,d}^(2))^2 = 2||beta_d||_2",
+             lhs=_cost, rhs=2 * sp.sqrt(b1**2 + b2**2), search=lambda: _diag_realizations(True), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE + "; z* to ~1e-27 relative (golden section at 60 digits)",
+             why="(30) as printed, one summand (notation_000's one-unit reading): the cost of the optimal realization "
+                 "against 2||beta_d||_2", cites=('(30)',), fidelity=AS_PRINTED),
+        Step("(33) as printed at the realization w_h^(1) = z v/||v||, w_h^(2) = m_h/z (d = 3, O = 2): "
+             "||w_h^(1)||^2 + ||w_h^(2)||^2 = z^2 + ||m_h||^2/z^2",
+             lhs=_cost, rhs=z**2 + (m1**2 + m2**2) / z**2, search=lambda: _relu_unit_realizations(False), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE,
+             why="(33) as printed, both sides: the text's realization (||w_h^(1)||_2 = z_h, 'we can set w_h^(2) := "
+                 "m_h/z') in the point", cites=('(33)',), fidelity=AS_PRINTED),
+        Step("(35) as printed for one unit (H = 1, d = 3, O = 2): at the realization with z = z* (the minimizer of "
+             "(33), solved directly), ||w_h^(1)||^2 + ||w_h^(2)||^2 = 2||m_h||_2",
+             lhs=_cost, rhs=2 * sp.sqrt(m1**2 + m2**2), search=lambda: _relu_unit_realizations(True), rtol=1e-15,
+             tol_source=REALIZATION_SOURCE + "; z* to ~1e-27 relative (golden section at 60 digits)",
+             why="(35) as printed, one summand (notation_000's one-unit reading)", cites=('(35)',),
+             fidelity=AS_PRINTED),
+        Step("(29) as printed: the minimizer z* of (28) over z > 0, solved directly, has z*^2 = ||beta_d||_2 "
+             "(O = 2: beta_d = (beta_1, beta_2))",
+             lhs=lambda beta_1, beta_2, z: _argmin_sq(beta_1, beta_2), rhs=sp.sqrt(b1**2 + b2**2),
+             search=lambda: _argmin_points(("beta_1", "beta_2")), rtol=4e-16, tol_source=ARGMIN_SOURCE,
+             why="(29) as printed, z = z_d the minimizer 'setting the derivative to zero' selects; the point carries z* "
+                 "(the print's z_d) and the step's left side is the minimization itself, not (29)'s closed form",
+             cites=('(29)',), fidelity=AS_PRINTED),
+        Step("(34) as printed: the minimizer z* of (33) over z > 0, solved directly, has z*^2 = ||m_h||_2 "
+             "(O = 2: m_h = (m_1, m_2))",
+             lhs=lambda m_1, m_2, z: _argmin_sq(m_1, m_2), rhs=sp.sqrt(m1**2 + m2**2),
+             search=lambda: _argmin_points(("m_1", "m_2")), rtol=4e-16, tol_source=ARGMIN_SOURCE,
+             why="(34) as printed, z = z_h the minimizer of (33) (its right side z^2 + ||m_h||^2/z^2 is (28)'s); the "
+                 "point carries z* (the print's z_h)", cites=('(34)',), fidelity=AS_PRINTED),
         Step("(29) is the global minimum: z^2 + B^2/z^2 - 2B = (z - B/z)^2 >= 0", lhs=P - 2 * Bn, rhs=(z - Bn / z) ** 2,
              why="theorylab's completion of (29): the text only sets the derivative to zero"),
         Step("(30): the value of (28) at z^2 = ||beta_d|| is 2||beta_d||", lhs=sp.Subs(P, z, sp.sqrt(Bn)), rhs=2 * Bn,

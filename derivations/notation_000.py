@@ -67,18 +67,28 @@ NOTATION = NotationMap(rewrites=(
     (r"\|\beta_d\|_Q := \sum_{d=1}^D \left(k \right) q \left(",
      r"\|\beta_d\|_Q := \left(k \right) q \left("),
     (r"\frac{2\beta_d}{k}", r"\frac{2\beta}{k}"),
+    # (23) defines q ("q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z/2)"): its left side is the name being defined and stays
+    # a name; the `symbols` entry q below (this function) serves the displays that use q, as (22)
+    (re.compile(r"^\s*q\(z\)\s*="), r"q_{\mathrm{def}}(z) ="),
     # (21) prints "\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)": one parenthesis too many, as laid out
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
-    # (30) and (35) for one unit (D = 1, H = 1), as their steps '(30), one unit d' and '(35), one unit' read them
-    (r"\sum_{d=1}^D \left((w_{+,d}^{(1)})^2 + \sum_{o=1}^O (w_{+,o,d}^{(2)})^2 \right) = 2 \sum_{d=1}^D \|\vec{\beta}_d\|_2",
-     r"(w_{+,d}^{(1)})^2 + \sum_{o=1}^O (w_{+,o,d}^{(2)})^2 = 2 \|\vec{\beta}_d\|_2"),
-    (r"\sum_{h=1}^H \|w_h^{(1)}\|_2^2 + \|w_h^{(2)}\|_2^2 = 2 \sum_{h=1}^H \|\vec{m}_h\|_2",
-     r"\|w_h^{(1)}\|_2^2 + \|w_h^{(2)}\|_2^2 = 2 \|\vec{m}_h\|_2"),
+    # (33) and (35) per unit, in the steps' instance d = 3, O = 2: w_h^(1) = (r_1, r_2, r_3), w_h^(2) = (n_1, n_2)
+    (r"\|w_h^{(1)}\|_2", r"\sqrt{r_1^2 + r_2^2 + r_3^2}"),
+    (r"\|w_h^{(2)}\|_2", r"\sqrt{n_1^2 + n_2^2}"),
     (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),
     (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
     (re.compile(r"z_[dh](?![A-Za-z])"), "z"),
 ), symbols={"L": _LOSS, "\\ell": _LOSS, "G_{1}": (_XT.T * _R)[0],
             "\\nabla_{a_1}": _d_a1, "\\nabla_{c_1}": _d_c1,
             # q: "q(z) = 2 - sqrt(4 + z^2) + z arcsinh(z/2)", the name the paper defines at (23) (used by (22))
-            "q": _q23})
+            "q": _q23,
+            # (30) and (35) for one input dimension / one unit, as their steps '(30) as printed for one input
+            # dimension d (D = 1, O = 2)' and '(35) as printed for one unit (H = 1, ...)' read them: the sums over
+            # d = 1..D and h = 1..H have one term (the printed sums and the factor 2 stay as printed)
+            "D": sp.Integer(1), "H": sp.Integer(1),
+            # (28)/(30) for one input dimension d in the steps' two-output instance (O = 2): w_{+,d}^(1) is their w1,
+            # w_{+,o,d}^(2) their w2_o (o = 1, 2; the summation index o picks one of the two)
+            "w_{+,d}^{(1)}": sp.Symbol("w1", real=True),
+            "w_{+,o,d}^{(2)}": sp.Piecewise((sp.Symbol("w2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
+                                            (sp.Symbol("w2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})

@@ -51,7 +51,8 @@ Msym = sp.Matrix([[m11, m12], [m12, m22]])
 gx, gy = sp.Matrix([[g1, g2]]), sp.Matrix([[h1, h2]])
 
 
-F22 = mm**2 + bb**2 / mm**2  # App. A.1, eq (22): one coordinate of Omega(M) + ||beta / M||^2 with diagonal M
+F22 = mm**2 + bb**2 / mm**2
+_B22 = sp.symbols("beta_1 beta_2", real=True)  # (22) as printed in the P = 2 instance  # App. A.1, eq (22): one coordinate of Omega(M) + ||beta / M||^2 with diagonal M
 
 TEXT = Derivation(
     key="omega.text", title="Seed 003 text: Sec. 3.1 (l1 special case), eq (7) (adapted kernel)", source=SEED,
@@ -71,6 +72,12 @@ TEXT = Derivation(
              why="A.1's 'the minimizer of each penalty is given by m_j^2 = |beta_j|' (b = |beta_j|, m = m_j)"),
         Step("A.1: m^2 + b^2/m^2 - 2b = (m - b/m)^2 >= 0, so the stationary value 2b is the minimum", lhs=F22 - 2 * bb,
              rhs=(mm - bb / mm) ** 2, why="theorylab's completion of the square: m^2 = |beta_j| is the minimizer A.1 names"),
+        Step("(22) as printed (P = 2): Omega~(beta) = sum_j min_(m_j) m_j^2 + beta_j^2/m_j^2, at A.1's minimizers "
+             "m_j^2 = |beta_j|, equals sum_j 2|beta_j| = 2||beta||_1",
+             lhs=sum(sp.Subs(F22.subs(bb, b), mm, sp.sqrt(sp.Abs(b))) for b in _B22),
+             rhs=2 * (sp.Abs(_B22[0]) + sp.Abs(_B22[1])), cites=('(22)',), fidelity="as printed",
+             why="beta = (beta_1, beta_2) (notation_003: beta_j, ||beta||_1 in coordinates); each summand is A.1's "
+                 "separated problem at its minimizer m_j^2 = |beta_j| (the steps above)"),
         Step("A.1, (22): min_m m^2 + b^2/m^2 = 2b, so Omega~ = 2||.||_1", lhs=sp.Subs(F22, mm, sp.sqrt(bb)), rhs=2 * bb,
              cites=('(22)',), fidelity="as printed", why="one coordinate of (22): b = |beta_j|, m = m_j"),
         Step("(7) as printed, M symmetric (Sec. 2.2 and footnote 1: symmetric positive semidefinite M without loss of "
@@ -757,6 +764,12 @@ _nb2 = _b[0] ** 2 + _b[1] ** 2
 _M8 = sp.eye(2) + (_s - 1) * _b * _b.T / _nb2          # (8)
 _delta = _b / _s                                       # theta-hat - theta0 (8)
 _Ky = (gx * _M8 * _delta) * (gy * _M8 * _delta).T    # K_yhat: (f_theta-hat - f_theta0)(x) = grad f0(x) M (theta-hat - theta0)
+# (9) as printed: the model's outputs at x, x' are names (notation_003): f_theta-hat(x), f_theta-hat(x') = f_1, f_2,
+# f_theta0(x), f_theta0(x') = f_01, f_02; the linearised model f_theta-hat = f_theta0 + grad f0 M-hat (theta-hat - theta0)
+# (the constraint of (4) at Theorem 1's solution (8)) is the step's substitution
+_f1, _f2, _f01, _f02 = sp.symbols("f_1 f_2 f_01 f_02", real=True)
+_K0 = sp.Symbol("K_0", real=True)                    # (9), (19): the initial kernel K_0(x, x'), a name
+_K9 = _K0 + (_s**2 - 1) * sp.sqrt(_nb2) ** -2 * (_f1 - _f01) * (_f2 - _f02)
 
 # (13): final layer, P_L = 2, C = 2; z_theta = M1 z0 with M1 symmetric (Sec. 2: M symmetric positive WLOG)
 _z0 = sp.Matrix(sp.symbols("z_1 z_2", real=True))
@@ -767,6 +780,8 @@ _vecW = sp.Matrix([_WL[i, j] for j in range(2) for i in range(2)])  # column-sta
 
 # (19): C = 1, the final layer's M_L^(1) from Theorem 1's structure along beta_L (P_L = 2)
 _ML = sp.eye(2) + (_s - 1) * _b * _b.T / _nb2
+
+_u19 = sp.Matrix(sp.symbols("u_1 u_2", real=True))   # (19): z(x') (z(x) is _z0)
 
 # (20): a path of feature transformations M_theta'(t), P = 2, and a row grad f0(x)
 _tt = sp.Symbol("t", real=True)
@@ -911,6 +926,16 @@ COVERAGE = Derivation(
              lhs=(gx * _M8 * _M8 * gy.T)[0, 0], rhs=(gx * gy.T)[0, 0] + (_s**2 - 1) / _nb2 * _Ky[0, 0], cites=("(9)", "(32)"),
              fidelity="as printed", why="K = grad f0(x) M^2 grad f0(x')^T by (7)/(32); K0 = grad f0(x) grad f0(x')^T; "
                                          "rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2)"),
+        Step("(9) as printed (C = 1, P = 2): K(x, x') = K0(x, x') + (s^2 - 1)||beta-hat||^-2 (f_theta-hat(x) - "
+             "f_theta0(x))(f_theta-hat(x') - f_theta0(x'))^T, with K - K_0 = grad f0(x) (M-hat^2 - I) grad f0(x')^T (7) and "
+             "f_theta-hat = f_theta0 + grad f0 M-hat (theta-hat - theta0) at Theorem 1's solution (8)",
+             lhs=_K0 + (gx * _M8 * _M8 * gy.T)[0, 0] - (gx * gy.T)[0, 0],
+             rhs=sp.Subs(_K9, (_f1, _f2), (_f01 + (gx * _M8 * _delta)[0, 0], _f02 + (gy * _M8 * _delta)[0, 0])),
+             cites=("(9)",), fidelity="as printed",
+             why="K - K0 = grad f0(x) (M-hat^2 - I) grad f0(x')^T with K0 = grad f0(x) grad f0(x')^T (Sec. 2.2; K0 a "
+                 "name, the symbol K_0), rows g, h of grad f0 at x, x'; beta-hat = (beta_1, beta_2); "
+                 "the outputs f_theta-hat(x), f_theta0(x) (and at x') are the names f_1, f_01 (f_2, f_02) of notation_003, "
+                 "the linearised model (the interpolation constraint of (4)) their substitution"),
         Step("(13): f_theta(x) = W_L^T z_theta(x) with z_theta = M1 z0 (M1 symmetric) equals "
              "(I_C (x) (z0^T M1)) vec(W_L) (P_L = C = 2)", lhs=(_WL.T * (_M1 * _z0)).applyfunc(sp.expand),
              rhs=sp.kronecker_product(sp.eye(2), _z0.T * _M1) * _vecW,
@@ -922,6 +947,17 @@ COVERAGE = Derivation(
              why="the identity behind the 'approx': the other layers' contributions are dropped; that they are "
                  "small in a trained network is the evidence of verify/tangent_features.py (Fig. 1); [s_L^(1)]_1 = s, "
                  "z(x) = z0, beta-hat_L = beta", cites=("(19)",), fidelity="as printed"),
+        Step("(19) as printed in the instance where only the final layer adapts (C = 1, P_L = 2; M_ell = I for "
+             "ell < L, so the other layers' contributions, which the approximation drops, vanish; M_L^(1) = I + "
+             "(s - 1) beta beta^T/||beta||^2): K(x, x') = K_0(x, x') + z(x)^T (M_L^2 - I) z(x') = K_0(x, x') + "
+             "(s^2 - 1)||beta||^-2 (z(x)^T beta)(z(x')^T beta)",
+             lhs=_K0 + (_z0.T * _ML * _ML * _u19)[0, 0] - (_z0.T * _u19)[0, 0],
+             rhs=_K0 + (_s**2 - 1) / _nb2 * (_z0.T * _b)[0, 0] * (_u19.T * _b)[0, 0],
+             cites=("(19)",), fidelity="as printed",
+             why="the text before (19): 'we should expect only the final layer to contribute to the change in the "
+                 "adapted kernel'; in that instance the approximation is an equality, so the print's '\\approx' is "
+                 "compared as '=' (no tolerance stated: never decisive). K_0 the initial kernel (a symbol), [s_L^(1)]_1 = "
+                 "s, beta-hat_L = (beta_1, beta_2), z(x) = (z_1, z_2), z(x') = (u_1, u_2) (notation_003)"),
         Step("(20): grad f0(x) int_0^1 M_theta'(t) dt = grad f0(x) (I + int_0^1 (M_theta'(t) - I) dt)",
              lhs=gx * _Mt.applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1))),
              rhs=gx * (sp.eye(2) + (_Mt - sp.eye(2)).applyfunc(lambda e: sp.Integral(e, (_tt, 0, 1)))),

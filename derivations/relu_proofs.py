@@ -299,6 +299,40 @@ def _three_root_points():
     return [kw for kw in _solver_points() if stationary_points(**kw).size == 3]
 
 
+class _StatePoint(dict):
+    """A search point some of whose values (`state_values`: the minimizer u) are computed from the same state as the
+    step's side, so the machine comparison (#24) knows that the print's u is the step's minimizer, not an input."""
+    state_values: frozenset = frozenset()
+
+
+def _argmin_p(m, m0, rho, gamma):
+    """The minimizer u* > 0 of p (8) solved directly: golden section over t = log u on [-30, 30] at 60 digits to a
+    bracket of 1e-28 in t (p has one stationary point on u > 0 at the points used, so it is unimodal). Neither the
+    quartic (10) nor the entry's solver is used."""
+    from theorylab.authoring import solvers
+
+    with mpmath.workdps(60):
+        m, m0, rho, gamma = (mpmath.mpf(float(x)) for x in (m, m0, rho, gamma))
+        f = lambda t: (m / mpmath.exp(t) - gamma) ** 2 + mpmath.exp(2 * t) + m0**2 - 2 * mpmath.exp(t) * m0 * rho  # noqa: E731
+        return mpmath.exp(solvers.golden_mp(f, -30, 30, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
+
+
+def _quartic_at(m, m0, rho, gamma, u):
+    """(10)'s left side -m^2 + gamma m u - m0 rho u^3 + u^4 at the point (50 digits on the float inputs)"""
+    with mpmath.workdps(50):
+        m, m0, rho, gamma, u = (mpmath.mpf(float(x)) for x in (m, m0, rho, gamma, u))
+        return -m**2 + gamma * m * u - m0 * rho * u**3 + u**4
+
+
+def _minimizer_points():
+    """(10) at the minimizer of p: points (m, m0, rho, gamma) with one positive stationary point (gamma m <= 0 or
+    m0 rho <= 0, Descartes), each with u = u* of `_argmin_p` (the print's u, a state value)"""
+    for m_, m0_, rho_, g_ in ((2.0, 3.0, 0.5, -1.0), (-1.5, 1.0, 0.3, 0.7), (0.5, 2.0, -0.4, 1.2), (3.0, 0.5, 0.9, -2.0)):
+        pt = _StatePoint(m=m_, m0=m0_, rho=rho_, gamma=g_, u=float(_argmin_p(m_, m0_, rho_, g_)))
+        pt.state_values = frozenset({"u"})
+        yield pt
+
+
 kap_s, phi_s = sp.Symbol("kappa", positive=True), sp.Symbol("phi", positive=True)
 t_of = lambda k: sp.Rational(1, 4) + sp.cos(phi_s + 2 * sp.pi * k / 3) / 2  # noqa: E731
 KAPPA_OF_PHI = (1 - sp.cos(3 * phi_s)) / 8
@@ -454,6 +488,13 @@ DERIVATIONS_MAIN = Derivation(
         Step("(10): (u^3/2) p'(u) is the quartic (same roots and sign for u > 0)", lhs=u**3 / 2 * D_P, rhs=QUARTIC_SEED,
              why="as printed: 'multiplying by u^3/2' turns (9) = 0 into (10)", cites=("(9)", "(10)"),
              fidelity=AS_PRINTED),
+        Step("(10) as printed: the minimizer u* of p (8), solved directly, is a root of the quartic: "
+             "-m^2 + gamma m u* - m0 rho u*^3 + u*^4 = 0", lhs=_quartic_at, rhs=sp.Integer(0), search=_minimizer_points,
+             tol=1e-13, tol_source="u* rounded to float64 (half an ulp, 1.1e-16 relative) moves the quartic by "
+                                   "|f'(u*)| u* 1.1e-16 <= 1e-14 at these points; u* itself within ~1e-27 of the minimizer",
+             why="as printed: (10) is the stationarity condition p'(u) = 0 of (9) times u^3/2; the minimizer of p is "
+                 "found without it (golden section on p) and put in (m = m_h, m0 = m_0h^(1), rho = rho_h)",
+             cites=("(10)",), fidelity=AS_PRINTED),
         Step("(1): w2 (<w1, x>)_+ is unchanged by w2 -> a w2, w1 -> w1/a (a > 0), and equals m (<w_hat, x>)_+ with "
              "w1 = u w_hat (u = ||w1|| > 0), m = u w2: the redundancy that (3) removes",
              lhs=sp.Matrix([a_s * w2_s * sp.Max(0, z_s / a_s), w2_s * sp.Max(0, u * z_s)]),
