@@ -3,9 +3,9 @@ paper's sizes with `--sample 1` (a part of each check stage; the per-unit deviat
 
 Default run: on submitit's local executor, killed once a task has finished and resumed, the slice's record is whole
 (every planned check, the sampled part, verdicts) and `theorylab report` renders it like any other record (one run of
-the slice, in two processes).
+the slice, in two processes: 570 s wall, 145 CPU s here at load ~5 on 2 cores, most of it the sampled training part).
 `-m paper`: the same slice through Dask's LocalCluster gives the same record as the resumed submitit run (a second run
-of the slice, 100+ s on a loaded 2-core machine). That any executor, Dask's included, gives the in-process record and
+of the slice). That any executor, Dask's included, gives the in-process record and
 that a killed run resumes to the uninterrupted record is asserted in the default run on a small family by
 tests/test_runner.py (test_dask_local_cluster_gives_the_same_record, test_submitit_local_executor_gives_the_same_record,
 test_a_killed_verify_resumes_to_the_same_record)."""
