@@ -2,7 +2,7 @@
 paper's sizes with `--sample 1` (a part of each check stage; the per-unit deviation check runs 1 of its 10 seeds).
 
 Default run: on submitit's local executor, killed once a task has finished and resumed, the slice's record is whole
-(every planned check, the sampled part, verdicts) and `theorylab report` renders it like any other record (one run of
+(every planned task and derivation, the sampled part, verdicts) and `theorylab report` renders it like any other record (one run of
 the slice, in two processes: 570 s wall, 145 CPU s here at load ~5 on 2 cores, most of it the sampled training part).
 `-m paper`: the same slice through Dask's LocalCluster gives the same record as the resumed submitit run (a second run
 of the slice). That any executor, Dask's included, gives the in-process record and
