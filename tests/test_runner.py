@@ -15,7 +15,10 @@ from theorylab._records.record import SCHEMA_VERSION
 from theorylab._numerics.sweep import load_results
 
 FAMILY = "measure"  # two tasks (a derivation, a check), seconds each: enough to kill between them
-ENV = {**os.environ, "THEORYLAB_ONLY_FAMILIES": FAMILY, "PYTHONUNBUFFERED": "1"}
+# THEORYLAB_STEP_CACHE=0: every run checks its steps itself. With the on-disk step cache a run after the reference
+# reads the reference's verdicts back and words their method "... [cached]" where the reference says e.g.
+# "simplifies to 0", so the records compared here would differ by the cache's state, not by the executor.
+ENV = {**os.environ, "THEORYLAB_ONLY_FAMILIES": FAMILY, "PYTHONUNBUFFERED": "1", "THEORYLAB_STEP_CACHE": "0"}
 
 
 def _verify(path, *extra, timeout=600):
@@ -59,7 +62,8 @@ def test_a_killed_verify_resumes_to_the_same_record(tmp_path, reference):
 def test_dask_local_cluster_gives_the_same_record(tmp_path, reference):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  env={"THEORYLAB_ONLY_FAMILIES": FAMILY}) as cluster:
+                                  env={k: ENV[k] for k in ("THEORYLAB_ONLY_FAMILIES", "THEORYLAB_STEP_CACHE")}
+                                  ) as cluster:  # the workers run the tasks: they need the cache off too
         path = tmp_path / "ev.json"
         out = _verify(path, "--executor", f"dask://{cluster.scheduler_address}")
     assert "tasks on dask://" in out and _records(path) == reference
