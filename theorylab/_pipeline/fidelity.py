@@ -40,6 +40,7 @@ import os
 import pickle
 import random
 import re
+from pathlib import Path
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -74,7 +75,8 @@ def _parser_version(parser: str) -> str:
         version = metadata.version(parser) if parser == "latex2sympy2_extended" else "sympy"
     except metadata.PackageNotFoundError:
         version = "absent"
-    return f"{PARSE_CACHE_VERSION} {parser} {version} sympy {sp.__version__} sources {_code_of(sources.__file__)}"
+    code = " ".join(_code_of(str(f)) for f in sorted(Path(sources.__file__).parent.glob("*.py")))
+    return f"{PARSE_CACHE_VERSION} {parser} {version} sympy {sp.__version__} sources {code}"
 
 
 def _code_of(path: str) -> str:
