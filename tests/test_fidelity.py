@@ -251,6 +251,30 @@ def test_matrix_relations_are_compared_entrywise_and_a_transposition_is_decisive
     assert c.verdict == "differs" and c.decisive, c
 
 
+def test_a_numeric_steps_vector_and_matrix_points_bind_the_printed_names():
+    """A step with numeric sides whose points carry a vector (beta as a tuple, adaptive-tangent (21)) or a matrix:
+    a printed sum over j of an expression of beta_j runs over the tuple's entries, a printed matrix name of the same
+    shape is the point's matrix; a wrong summand is no match."""
+    import math
+
+    import numpy as np
+
+    pts = [{"beta": (0.3,), "c": 2.0}, {"beta": (1.0, -7.0, 0.05), "c": 0.5}]
+    step = Step(label="s", lhs=lambda beta, c: sum(math.sqrt(c + b * b) for b in beta),
+                rhs=lambda beta, c: sum(math.hypot(b, math.sqrt(c)) for b in beta), search=lambda: pts,
+                cites=("(1)",), fidelity=AS_PRINTED)
+    c = _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + \beta_j^2}", step)
+    assert c.verdict == "matches", c
+    assert _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + 2\beta_j^2}", step).verdict != "matches"
+    W = sp.MatrixSymbol("W", 2, 2)
+    mats = [{"W": np.array([[1.0, 2.0], [3.0, 4.0]])}, {"W": np.array([[0.5, -2.0], [1.0, 3.0]])}]
+    frob = Step(label="s", lhs=lambda W: float(np.trace(W.T @ W)), rhs=lambda W: float((W**2).sum()),
+                search=lambda: mats, cites=("(1)",), fidelity=AS_PRINTED)
+    notation = sources.NotationMap(symbols={"W": W})
+    assert _compare(r"N(W) = \|W\|_F^2", frob, notation).verdict == "matches"
+    assert _compare(r"N(W) = \|W\|_{op}^2", frob, notation).verdict != "matches"
+
+
 # -- what counts as machine-compared (the match audit, #24) -----------------------------------------------------------
 
 def test_a_name_is_atomic_never_a_compound_expression():

@@ -807,6 +807,35 @@ def _scalar(v: Any):
     return None
 
 
+def _array(v: Any) -> tuple | None:
+    """A point's vector or matrix (a tuple, list or numpy array of finite numbers) as an ImmutableMatrix-ready nested
+    tuple with a `shape` (a vector is a column), or None."""
+    try:
+        import numpy as np
+
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if arr.ndim not in (1, 2) or arr.size == 0 or not np.all(np.isfinite(arr)):
+        return None
+    arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+    return _Entries(tuple(tuple(sp.Float(float(x), _DPS) for x in row) for row in arr))
+
+
+class _Entries(tuple):
+    """Rows of a point's array; iterating gives its entries row by row (a vector's in order)."""
+
+    @property
+    def shape(self) -> tuple:
+        return (len(self), len(self[0]))
+
+    def __iter__(self):
+        return (x for row in tuple.__iter__(self) for x in row)
+
+    def matrix(self) -> sp.ImmutableMatrix:
+        return sp.ImmutableMatrix([list(row) for row in tuple.__iter__(self)])
+
+
 def _comparison_key(label: str, relations: Any, step, derivation: str, points: int) -> str | None:
     """A content hash of a comparison of a step made of SymPy expressions (None for numeric sides: their routines'
     code is not part of the key): the printed relations, the step's sides, relation, stated tolerance, domain and
@@ -965,6 +994,8 @@ class _Comparer:
                 fnames.update(_functions(_side(side)))
         self.stands = {n: _stand_in(n, self.rng) for n in sorted(fnames)}
         self.mats: dict[str, sp.MatrixSymbol] = {}     # the step's matrix symbols (random entries at each point)
+        self.arrays: list[dict] = []
+        self.raw_points: list[dict] = []    # a numeric step's points as its routines take them (arrays, strings)
         self.nodes = list(nodes)
         self.printed_syms = set().union(*[n.free_symbols for n in nodes])
         # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
@@ -1046,15 +1077,22 @@ class _Comparer:
             return Comparison(**self.base, verdict="not compared",
                               how=f"the step's search failed: {type(exc).__name__}")
         pts = []
+        self.arrays: list[dict] = []         # per point: its vectors and matrices (tuples, arrays) by name
         for p in raw:
             for name in getattr(p, "state_values", ()) or ():
                 self.supplied.update(_names(str(name)))
-            pt = {}
+            pt, arr = {}, {}
             for k, v in p.items():
                 x = _scalar(v)
                 if x is not None:
                     pt[getattr(k, "name", str(k))] = x
+                else:
+                    m = _array(v)
+                    if m is not None:
+                        arr[_normal(getattr(k, "name", str(k)))] = m
             pts.append(pt)
+            self.arrays.append(arr)
+            self.raw_points.append({getattr(k, "name", str(k)): v for k, v in p.items()})
         self.pts = pts
         if self.proportional:
             self.fixed = sorted({k for pt in pts for k, v in pt.items() if isinstance(v, sp.Integer)})
@@ -1090,10 +1128,12 @@ class _Comparer:
             self.memo[id(e)] = (e, _ready(e, self.stands))
         return self.memo[id(e)][1]
 
-    def side_value(self, side, pt):
+    def side_value(self, side, pt, index: int = 0):
         if callable(side) and not isinstance(side, sp.Basic):
-            return _number(side(**{k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer)
-                                       else v) for k, v in pt.items()}))
+            args = dict(self.raw_points[index]) if index < len(self.raw_points) else {}
+            args.update({k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer) else v)
+                         for k, v in pt.items()})
+            return _number(side(**args))
         e = self.ready(side)
         if self.numeric:
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
@@ -1101,10 +1141,67 @@ class _Comparer:
 
     def has_value(self, s) -> bool:
         """Whether a printed symbol has a value at the points: a symbol of the step's, or a matrix symbol the step
-        has (the same object: the notation binds the printed name to it)."""
+        has (the same object: the notation binds the printed name to it), or one its points carry as an array."""
         if isinstance(s, sp.MatrixSymbol):
-            return self.mats.get(_normal(str(s.name))) == s
+            return self.mats.get(_normal(str(s.name))) == s or (
+                bool(self.arrays) and self._array_of(s, self.arrays[0]) is not None)
         return isinstance(s, sp.Symbol) and any(k in self.known for k in _names(s.name))
+
+    @staticmethod
+    def _array_of(s, arrays: Mapping):
+        """The array a point carries under a printed name (a matrix symbol of that shape, an indexed base), or
+        None."""
+        name = s.name if isinstance(s, sp.MatrixSymbol) else getattr(getattr(s, "label", s), "name", None)
+        hit = next((arrays[n] for n in _names(str(name)) if n in arrays), None) if name is not None else None
+        if hit is None or (isinstance(s, sp.MatrixSymbol) and tuple(s.shape) != hit.shape):
+            return None
+        return hit
+
+    def bind(self, e: sp.Basic, k: int) -> sp.Basic:
+        """A printed side with the arrays of point k put in (a step with numeric sides whose points carry vectors or
+        matrices): a matrix symbol of the same name and shape is the point's matrix; an indexed base of the same name
+        (beta_j) is the point's vector: a sum over j of an expression of beta_j runs over its entries (from the
+        printed lower bound, its upper bound, a symbol, the last entry: sum_{j=1}^{P} f(beta_j) at beta = (b1, b2)
+        is f(b1) + f(b2)), and beta_k with a number k is entry k (from 1)."""
+        if not self.numeric or k >= len(self.arrays) or not self.arrays[k]:
+            return e
+        arrays = self.arrays[k]
+        mats = {m: self._array_of(m, arrays).matrix() for m in e.atoms(sp.MatrixSymbol)
+                if self._array_of(m, arrays) is not None}
+        if mats:
+            e = e.xreplace(mats)
+        bases = {b: self._array_of(b, arrays) for b in e.atoms(sp.IndexedBase)}
+        bases = {b: v for b, v in bases.items() if v is not None}
+        if not bases:
+            return e
+
+        def entry(b, i, first):
+            flat = list(bases[b])
+            return flat[i - first] if 0 <= i - first < len(flat) else None
+
+        def over(x: sp.Sum):
+            if len(x.limits) != 1 or len(x.limits[0]) != 3:
+                return x
+            j, lo, hi = x.limits[0]
+            used = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and i.indices == (j,)]
+            if not used or not lo.is_Integer:
+                return x
+            n = len(list(bases[used[0].base]))
+            top = int(lo) + n - 1 if not hi.is_Integer else int(hi)
+            terms = []
+            for i in range(int(lo), top + 1):
+                t = x.function.xreplace({j: sp.Integer(i)})
+                rep = {ix: entry(ix.base, i, int(lo)) for ix in t.atoms(sp.Indexed) if ix.base in bases
+                       and ix.indices == (sp.Integer(i),)}
+                if any(v is None for v in rep.values()):
+                    return x
+                terms.append(t.xreplace(rep))
+            return sp.Add(*terms)
+
+        e = e.replace(lambda x: isinstance(x, sp.Sum), over)
+        rep = {ix: entry(ix.base, int(ix.indices[0]), 1) for ix in e.atoms(sp.Indexed) if ix.base in bases
+               and len(ix.indices) == 1 and ix.indices[0].is_Integer}
+        return e.xreplace({a: b for a, b in rep.items() if b is not None})
 
     def has_meaning(self, f) -> bool:
         return _normal(f.func.__name__) in self.stands or f.func.__name__ == _OPNORM
@@ -1115,7 +1212,9 @@ class _Comparer:
                          if not self.has_meaning(f)})
 
     def possible(self, n) -> bool:
-        """Whether every symbol and function of a printed side has a value at the points."""
+        """Whether every symbol and function of a printed side has a value at the points (at the first point, its
+        arrays put in)."""
+        n = self.bind(n, 0)
         return (all(self.has_value(s) for s in n.free_symbols)
                 and all(self.has_meaning(f) for f in n.atoms(sp.core.function.AppliedUndef)))
 
@@ -1129,9 +1228,9 @@ class _Comparer:
         # a side with an infinite bound (int_0^oo) that reaches no value at its first two points (a divergent integral
         # exhausts the precision, seconds each time) is given up
         unbounded, missed = [n.has(sp.oo, -sp.oo) for n in nodes], [0] * len(nodes)
-        for pt in self.pts:
+        for index, pt in enumerate(self.pts):
             subs = self.point_subs(pt)
-            nv = [_evaluate(self.ready(n), subs) if ok else None for n, ok in zip(nodes, can)]
+            nv = [_evaluate(self.ready(self.bind(n, index)), subs) if ok else None for n, ok in zip(nodes, can)]
             for k, v in enumerate(nv):
                 if can[k] and unbounded[k] and v is None and not any(x is not None for x in self.node_vals[k]):
                     missed[k] += 1
@@ -1139,7 +1238,7 @@ class _Comparer:
             if self.numeric and all(v is None for v in nv):
                 continue                      # no printed side is evaluable here: the routine is not called
             try:
-                sv = (self.side_value(step.lhs, pt), self.side_value(step.rhs, pt))
+                sv = (self.side_value(step.lhs, pt, index), self.side_value(step.rhs, pt, index))
             except _Timeout:
                 raise
             except Exception:  # noqa: BLE001 - a side that cannot be evaluated here gives no value
