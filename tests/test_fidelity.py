@@ -275,6 +275,41 @@ def test_a_numeric_steps_vector_and_matrix_points_bind_the_printed_names():
     assert _compare(r"N(W) = \|W\|_{op}^2", frob, notation).verdict != "matches"
 
 
+def test_a_misprinted_display_is_skipped_in_chains_and_is_never_a_name():
+    """features-are-fate (28)-(30) with erratum 002-eq29: a chain link an erratum says is misprinted is skipped when
+    the chain is composed (the chain composes around it, and its link is never "covered" by a composition through
+    it), and a misprinted printed side is never a name the step computes."""
+    from types import SimpleNamespace
+
+    from theorylab._decide.derivation import Erratum
+
+    def printed(label, text, lead=""):
+        return sources.Printed(label=label, kind="display", text=text, line=1, lead=lead,
+                               relations=sources.parse_display(text, lead=lead))
+
+    erratum = Erratum(key="t-eq2", source="test", where="eq (2)", says="(x + 1)^2 = x^2 + 2x + 2",
+                      truth="x^2 + 2x + 1", severity="typo", at={"x": 0})
+    wrong = Step(label="e", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 2, cites=("(2)",), erratum=erratum)
+    right = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    right = replace(right, cites=("(3)",))
+    items = [printed("(1)", r"F = (x + 1)^2"), printed("(2)", r"= x^2 + 2x + 2", r"F = (x + 1)^2"),
+             printed("(3)", r"= x^2 + 2x + 1", r"= x^2 + 2x + 2")]
+    paper = SimpleNamespace(notation=None, name="t")
+    derivs = [SimpleNamespace(key="t", steps=(wrong, right))]
+    out = fidelity.compare_paper(paper, derivs, printout=items)
+    (c,) = out["(3)"].comparisons
+    assert "x**2 + 2*x + 2" not in " ".join(c.links), c          # the misprinted link is not covered
+    assert out["(3)"].status in fidelity.COUNTED, out["(3)"]
+    # a misprinted side that the step lacks is not a name it computes
+    k = sp.Function("K")(sp.Symbol("x"))                              # as parsed (no assumptions)
+    cont = printed("(2)", r"= K(x)", r"(x + 1)^2")
+    assert fidelity._misprinted_sides(cont, [cont]) == (k,)           # the side the continuation prints
+    named = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    assert fidelity.compare_step("(2)", cont.relations, named).verdict == "matches"     # K names the step's side
+    c = fidelity.compare_step("(2)", cont.relations, named, misprinted=(k,))
+    assert c.verdict == "not compared" and "misprinted" in c.how, c
+
+
 # -- what counts as machine-compared (the match audit, #24) -----------------------------------------------------------
 
 def test_a_name_is_atomic_never_a_compound_expression():
