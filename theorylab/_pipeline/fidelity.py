@@ -1891,7 +1891,8 @@ def share_report(paper, derivations: Iterable, comparisons: Mapping[str, LabelCo
 
 
 def _reason_kind(reason: str) -> str:
-    for key in ("circular", "only a trivial side agrees", "not a name the step computes", "only links between names",
+    for key in ("circular", "only a trivial side agrees", "not a name the step computes", "misprinted",
+                "only links between names",
                 "symbols of the print not in the step", "matrices", "numeric sides", "no relation",
                 "no finite real value", "took over", "search failed"):
         if key in reason:
