@@ -44,6 +44,12 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # only: its value is the steps')
     (r"\mathbb{E}_{\boldsymbol{z}}\frac{1}{\|\boldsymbol{z}\|_2^2}", r"\mathcal{M}"),
     (r"\mathbb{E}_{\boldsymbol{z}} \frac{1}{\|\boldsymbol{z}\|_{2}^{2}}", r"\mathcal{M}"),
+    # (111)-(112): E_{z,w,eps} b^2 is E_{X,eps} b^2 after the text's change of variables z = X beta_s, w = X nu
+    # (before (109)): the second moment m_b2 of b, as (108) names it
+    (r"\mathbb{E}_{\boldsymbol{z},\boldsymbol{w},\boldsymbol{\epsilon}}b^2", r"m_{b2}"),
+    # (125), (136): I_1(n+2, lambda), the integral I_1(m, lambda) that (126) defines, at m = n + 2, as one name (a name
+    # only: its value is the steps')
+    (r"I_1(n+2,\lambda)", r"q_{I1np2}"),
     # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
     # changes of variables u = r^2/2 and t = u/n, which keep (0, oo)
     (r"\int \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du", r"\int_{0}^{\infty} \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du"),
@@ -64,6 +70,8 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     "g_{x}": sp.Symbol("g_x", real=True),                           # (24)-(25): g's value at one x
     "c_{1}": sp.Symbol("c1", real=True), "c_{2}": sp.Symbol("c2", real=True),  # (107): beta_hat - beta_t, d = 2
     "m_{b1}": sp.Symbol("m_b1", real=True), "m_{b2}": sp.Symbol("m_b2", nonnegative=True),  # (108): E b, E b^2
+    "\\mathcal{M}": sp.Symbol("inv_z2_mean", positive=True),      # E_z 1/||z||^2 of (112)-(113), a name
+    "q_{I1np2}": sp.Symbol("I1_np2", positive=True),                 # (126)'s I_1 at m = n + 2, a name
     # \mathcal{M} (E_z 1/||z||^2, (112)-(113)) and I_1, I_2 ((125)-(127)) have no value here: their value under the
     # chi^2_n law of ||z||^2 is a probability law, mathematics a step states, never notation
     **notation_002_b.SYMBOLS,

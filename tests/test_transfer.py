@@ -204,18 +204,22 @@ def test_every_citing_step_of_the_main_text_declares_its_fidelity():
 def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     """#24: the displays features-are-fate's notation (derivations/notation_002.py) maps onto the steps citing them
     ((25) constant f, g; (107)/(124) d = 2; (108) E b, E b^2; (129)-(130) the integrals over (0, oo)) compare with them
-    and match the print. The others are honestly not compared: (24) and (27) match only through a printed side whose
-    other side is a compound expression (an integral), not a name; (112)-(113) and (125) needed the chi^2 law of
-    ||z||^2 in the map (E_z 1/||z||^2, I_1, I_2), which is mathematics, not notation (the match audit, fix 7)."""
+    and match the print; (112) matches with E_z 1/||z||^2 a name whose value the step's points carry (quadrature of
+    the chi^2 law, in the step, never the map), (133) and (136) through their printed right sides, I_1(n, lam) and
+    I_1(n+2, lam) names of what the steps compute. The others are honestly not compared: (24) and (27) match only
+    through a printed side whose other side is a compound expression (an integral), not a name; (113) and (125) would
+    need the chi^2 law of ||z||^2 in the map (E_z 1/||z||^2 as an integral, I_1, I_2), which is mathematics, not
+    notation (the match audit, fix 7), and (125)'s left side is (124)'s d = 2 instance."""
     from theorylab._pipeline import catalogue, fidelity
 
     paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-    labels = {"(24)", "(25)", "(27)", "(107)", "(108)", "(112)", "(113)", "(124)", "(125)", "(129)", "(130)"}
+    labels = {"(24)", "(25)", "(27)", "(107)", "(108)", "(112)", "(113)", "(124)", "(125)", "(129)", "(130)", "(133)",
+              "(136)"}
     items = fidelity.printout_of(paper)
     wanted = [p for p in items if p.label in labels]
     comps = fidelity.compare_paper(paper, derivs, printout=wanted)
-    matching = {"(25)", "(107)", "(108)", "(124)", "(129)", "(130)"}
+    matching = {"(25)", "(107)", "(108)", "(112)", "(124)", "(129)", "(130)", "(133)", "(136)"}
     assert {k: v.status for k, v in comps.items()} == {k: "matches the print" if k in matching else "not compared"
                                                         for k in labels}
     # (25) (erratum 002-eq25) is matched as the whole printed inequality, both sides the step's (not as a name)
