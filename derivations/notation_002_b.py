@@ -127,6 +127,9 @@ REWRITES: tuple = (
     # W_1^perp are in ker(X^T)'), their Frobenius norms one symbol each
     (r"\|\boldsymbol{W}_{1}^{\perp}(t)\|_{F}", "q_{Wperpt}"),
     (r"\|\boldsymbol{W}_{1}^{\perp}(0)\|_{F}", "q_{Wperpz}"),
+    # (48): u_{l+1}(t)^T v_l(t), the singular vectors at the point's time t, is the inner product <v_l, u_{l+1}> (as in
+    # (61)-(63), (66); the inner product is symmetric)
+    (r"(\boldsymbol{u}_{l+1}(t)^T \boldsymbol{v}_l(t))", r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
     # (61)-(63), (66): v_l^T u_{l+1} is the inner product <v_l, u_{l+1}> of the two unit vectors
     (re.compile(r"\(\\boldsymbol\{v\}_\{?l\}?\^\{?T\}?\s*\\boldsymbol\{u\}_\{l\+1\}\)"),
      r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
