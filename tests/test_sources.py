@@ -390,3 +390,30 @@ def test_a_chain_that_ends_in_its_type_keeps_the_chain():
     assert parse_display(r"K(x) = y z \in \mathbb{R}^{C \times C}") == (sp.Eq(sp.Function("K")(x), y * z),)
     f = parse_display(r"x \in \mathbb{R}")                   # a membership alone is a condition: nothing to parse
     assert isinstance(f, ParseFailure) and "nothing to parse" in f.reason
+
+
+def test_a_run_of_indexed_factors_with_an_ellipsis_is_one_named_product():
+    """features-are-fate (7), (39), (71): W_1 W_2 \\dots W_L is one name, "W_{1}\\cdots W_{L}" (first and last factor),
+    W_{L-1}^T \\dots W_1^T the transpose of the reversed run; a map binds the name (Phi = W_1 ... W_{L-1}, its
+    Theorem 3.4) and a matrix it binds is transposed, never read as commuting with its transpose."""
+    _parser()
+    W1L, x, f = sp.Symbol(r"W_{1}\cdots W_{L}"), sp.Symbol("x^{T}"), sp.Function("f")
+    assert parse_display(r"f(\boldsymbol{x}) = \boldsymbol{x}^T \boldsymbol{W}_1 \boldsymbol{W}_2 \dots "
+                         r"\boldsymbol{W}_L") == (sp.Eq(f(sp.Symbol("x")), x * W1L),)
+    (rel,) = parse_display(r"\boldsymbol{W}_1 \dots \boldsymbol{W}_{L-1} \boldsymbol{W}_L = \boldsymbol{\beta}")
+    assert rel.lhs == W1L                                   # the explicit W_L continues the run
+    phi = sp.Symbol(r"W_{1}\cdots W_{L-1}")
+    (rel,) = parse_display(r"y = W_{L-1}^T \dots W_1^T W_1 \dots W_{L-1}")
+    assert rel.rhs == sp.Symbol(r"(W_{1}\cdots W_{L-1})^{T}") * phi and rel.rhs != phi ** 2
+    P = sp.MatrixSymbol("Phi", 3, 3)
+    (rel,) = parse_display(r"y = W_{L-1}^T \dots W_1^T W_1 \dots W_{L-1}", NotationMap(symbols={
+        r"W_{1}\cdots W_{L-1}": P}))
+    assert rel.rhs == P.T * P
+    nc = NotationMap(symbols={"W": sp.Symbol("W", commutative=False)})
+    (rel,) = parse_display(r"y = W_{L-1}^T \dots W_1^T", nc)
+    assert rel.rhs == sp.transpose(sp.Symbol(r"W_{1}\cdots W_{L-1}", commutative=False))
+    # not a run: a sum with an ellipsis, different bases, a power on the last factor, indices that do not step by one
+    for text in (r"y = a_1 + \dots + a_n", r"y = W_1 \dots V_L", r"y = W_1 \dots W_L^2", r"y = W_2 W_1 \dots W_3",
+                 r"y = W_1^T \dots W_L"):
+        f = parse_display(text)
+        assert isinstance(f, ParseFailure) and "ellipsis" in f.reason, text

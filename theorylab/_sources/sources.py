@@ -877,6 +877,7 @@ class _Names:
         self.by: dict[tuple[str, tuple[str, ...]], str] = {}
         self.apps: dict[str, tuple[str, list]] = {}      # application key -> (function placeholder, argument texts)
         self.plain: set[str] = set()                      # names the notation maps to a value: never applied
+        self.runs: dict[str, tuple[str, str, bool]] = {}  # placeholder key -> (run name, factor base, transposed)
 
     def placeholder(self, name: str, indices: tuple[str, ...] = ()) -> str:
         key = (name, indices)
@@ -1046,6 +1047,25 @@ def _tidy(name: str) -> str:
     return re.sub(r"\s+(?=[_^{}])|(?<=[_^{}])\s+", "", name).strip()
 
 
+def _run_placeholder(s: str, j: int, names: _Names, emit, at: int) -> int:
+    r"""\dotsrun{A}{first}{last}{T?} (constructs.runs: a product W_1 \dots W_{L-1}) as the placeholder of its one
+    name, constructs.run_name (constructs.RUN_TRANSPOSE of it where T marks a run of transposes); the index after it."""
+    from .constructs import RUN_TRANSPOSE, run_name
+
+    parts, k = [], j
+    for _ in range(4):
+        m = re.match(r"\s*\{", s[k:])
+        close = _match_close(s, k + m.end() - 1, "{", "}")
+        parts.append(s[k + m.end():close])
+        k = close + 1
+    base, first, last, flag = parts
+    name = run_name(base, first, last)
+    full = RUN_TRANSPOSE.format(name) if flag == "T" else name
+    emit(names.placeholder(full), at)
+    names.runs["Q" + names.by[(full, ())]] = (name, base, flag == "T")
+    return k
+
+
 def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
     """A term's LaTeX with every symbol (a letter or Greek letter, its accents and fonts, name-like sub- and
     superscripts) replaced by a placeholder; operators, numbers, grouping and known functions pass through."""
@@ -1128,6 +1148,9 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 fname = f"\\{cmd}_{{{sub}}}" + (f"^{{{_tidy(s[sc['^'][0]:sc['^'][1]])}}}" if "^" in sc else "")
                 emit(names.app(names.placeholder(fname), [t[k:end]]), i)
                 i = end
+                continue
+            if cmd == "dotsrun":
+                i = _run_placeholder(s, j, names, emit, t.at(i))
                 continue
             if cmd == "pwcases":
                 args, k = [], j
@@ -1436,6 +1459,8 @@ def _back(e, names: _Names, notation: NotationMap):
     def symbol(key: str):
         name, idx = names.table[key]
         o, idx = obj(key)
+        if o is None and key in names.runs:
+            return _run_symbol(names.runs[key], symbols, notation)
         if o is None:
             return sp.IndexedBase(name)[tuple(index(i) for i in idx)] if idx else sp.Symbol(name)
         if idx:
@@ -1468,6 +1493,34 @@ def _back(e, names: _Names, notation: NotationMap):
         else:
             e = e.xreplace({f: o(*[index(i) for i in idx], *f.args)})
     return e
+
+
+def _noncommutative(name: str, symbols: Mapping, notation: NotationMap) -> bool:
+    """Whether the notation map declares `name` a matrix (its object a MatrixExpr or a noncommutative SymPy object,
+    or the name listed in the map's `noncommutative`, where it has one)."""
+    if name in (getattr(notation, "noncommutative", None) or ()):
+        return True
+    o = symbols.get(name)
+    return isinstance(o, sp.MatrixExpr) or getattr(o, "is_commutative", True) is False
+
+
+def _run_symbol(run: tuple[str, str, bool], symbols: Mapping, notation: NotationMap):
+    r"""A run W_1 \dots W_{L-1} (constructs.runs) the map does not bind by its own name: a transposed run whose
+    untransposed name the map binds to a matrix (MatrixExpr, noncommutative) is that matrix's transpose; otherwise
+    the run is a Symbol of its name, noncommutative where the map declares its factors' base a matrix. A commutative
+    run symbol and its transposed name stay two names (never W^T = W for a matrix read as a scalar)."""
+    from .constructs import RUN_TRANSPOSE
+
+    name, base, transposed = run
+    if transposed and name in symbols:
+        o = symbols[name]
+        if isinstance(o, sp.MatrixExpr) or getattr(o, "is_commutative", True) is False:
+            return sp.transpose(o)
+    nc = _noncommutative(base, symbols, notation) or _noncommutative(name, symbols, notation)
+    full = RUN_TRANSPOSE.format(name) if transposed else name
+    if nc and transposed:
+        return sp.transpose(sp.Symbol(name, commutative=False))
+    return sp.Symbol(full, commutative=not nc)
 
 
 def parse_display(text: str, notation: NotationMap | None = None, *, lead: str = "",
@@ -1568,6 +1621,11 @@ def _derivatives(t: _T) -> _T:
     return t
 
 
+def _constructs():
+    from . import constructs
+    return constructs
+
+
 def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = _T(text)
     for rx, rep in notation.compiled():
@@ -1580,6 +1638,7 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = t.sub(_OPTIMUM_NAMES, lambda m: "\\" + ("arg" + m.group(2) if m.group(2) else
                                                  re.sub(r"\s", "", m.group(1) or m.group(3))) + " ")
     t = _derivatives(t)
+    t = _constructs().runs(t, _GREEK)
     for rx, reason in _UNSUPPORTED:
         m = rx.search(t.s)
         if m:
