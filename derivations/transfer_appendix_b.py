@@ -273,6 +273,10 @@ _PRINTED = {
     "smin_Phi": lambda st, p: float(np.linalg.svd(_phi(st), compute_uv=False)[-1]),  # sigma_min(W_{L-1}^T..W_1^T)
     "Wperp_t": lambda st, p: _w1perp(**p),                                    # ||W_1^perp(t)||_F
     "Wperp_0": lambda st, p: _w1perp0(**p),                                   # ||W_1^perp(0)||_F
+    "norm_yhat": lambda st, p: float(np.linalg.norm(st["x"] @ _prod(st["ws"]))),  # ||yhat||_2, yhat = X W_1..W_L
+    "op_X": lambda st, p: float(np.linalg.norm(st["x"], 2)),                   # ||X||_op
+    "norm_beta": lambda st, p: float(np.linalg.norm(_prod(st["ws"]))),        # ||W_1 .. W_L||_2
+    "prod_s2": lambda st, p: float(np.prod([_op2(w) for w in st["ws"]])),      # prod_l s_l^2
     "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
 }
 
@@ -1056,10 +1060,10 @@ B3 = Derivation(
              why="the limits read at a small alpha and a time T where the flow has converged (the population losses (2) "
                  "below 1e-25, the empirical flow's (3) ||r_par|| below 1e-7)", cites=("(48)",), fidelity="as printed"),
         Step("(68) first: ||yhat|| / ||X||_op <= ||W_1..W_L||_2 (at a converged T)", lhs=_yhat_over_x, rhs=_beta_norm,
-             relation="<=", search=CONV, cites=("(68)",), fidelity="as printed",
+             relation="<=", search=_printed_pts(CONV, "norm_yhat", "op_X", "norm_beta", "prod_s2"), cites=("(68)",), fidelity="as printed",
              why="the limit t -> oo read at a converged time T"),
         Step("(68) second, as printed: ||W_1..W_L||_2 <= prod_l s_l^2 (at a converged T)", lhs=_beta_norm, rhs=_prod_s2,
-             relation="<=", search=CONV, cites=("(68)",),
+             relation="<=", search=_printed_pts(CONV, "norm_yhat", "op_X", "norm_beta", "prod_s2"), cites=("(68)",),
              erratum=Erratum(key="002-eq68", source=SEED, where="eq (68)", says="||W_1 .. W_L||_2 <= prod_l s_l^2",
                              truth="||W_1 .. W_L||_2 <= prod_l s_l (submultiplicativity); the square fails whenever "
                              "prod s_l < 1", severity="typo",
