@@ -417,3 +417,43 @@ def test_a_run_of_indexed_factors_with_an_ellipsis_is_one_named_product():
                  r"y = W_1^T \dots W_L"):
         f = parse_display(text)
         assert isinstance(f, ParseFailure) and "ellipsis" in f.reason, text
+
+
+def test_named_operators_a_map_can_define():
+    """adaptive-tangent (11), (13), (7), (10), (14); features-are-fate (16), (18), (28), (94), (140), (145), (149),
+    (154): \\oplus/\\otimes, an accent over an expression, tr/det/vec, a component (x)_k, a sum over a set, an inner
+    product with a subscript, a divergence's bar: each a name a notation map binds, never a guessed meaning."""
+    _parser()
+    v, z, x, a, b = sp.symbols("v z x a b")
+    (rel,) = parse_display(r"(\omega_{1}\oplus\omega_{2})(v) = \omega_{1}(z)")
+    assert rel.lhs == sp.Function(r"\omega_{1}\oplus\omega_{2}")(v)
+    (rel,) = parse_display(r"y = (a \otimes b) x")
+    assert rel.rhs == sp.Function(r"\otimes")(a, b) * x
+    kron = NotationMap(symbols={r"\otimes": lambda p, q: p * q + 1})
+    assert parse_display(r"y = (a \otimes b)", kron)[0].rhs == a * b + 1
+    for text in (r"y = a \otimes b", r"y = (a \oplus b \oplus x)"):           # operands not delimited: reported
+        f = parse_display(text)
+        assert isinstance(f, ParseFailure) and "\\otimes" in f.reason, text
+    (rel,) = parse_display(r"K = \overline{\nabla f_{\theta}}(x)")
+    assert rel.rhs == sp.Function(r"\bar{\nabla f_{\theta}}")(x)
+    (rel,) = parse_display(r"y = \operatorname{tr}(A) + \det(B) + \mathrm{vec}(C)")
+    A, B, C = sp.symbols("A B C")
+    assert rel.rhs == sum(sp.Function("\\operatorname{" + n + "}")(s) for n, s in (("tr", A), ("det", B), ("vec", C)))
+    f = parse_display(r"y = \operatorname{tr} A")                          # tr A: its argument not delimited
+    assert isinstance(f, ParseFailure) and "matrix function" in f.reason
+    (rel,) = parse_display(r"y = \mathbb{E}(b)_{k} + (z_l)_i")
+    comp = lambda i, e: sp.Function("(\\cdot)_{" + i + "}")(e)             # noqa: E731
+    assert rel.rhs == comp("k", sp.Function(r"\mathbb{E}")(b)) + comp("i", sp.IndexedBase("z")[sp.Symbol("l")])
+    (rel,) = parse_display(r"f = \sum_{i \in A} c_i x + 1")
+    assert rel.rhs == sp.Function(r"\sum_{i \in A}")(sp.IndexedBase("c")[sp.Symbol("i")] * x) + 1
+    (rel,) = parse_display(r"K = \langle a b \rangle_{L_2} + \langle a, b \rangle")
+    assert rel.rhs == sp.Function(r"\langle\cdot\rangle_{L_2}")(a * b) + sp.Function(r"\langle\cdot,\cdot\rangle")(a, b)
+    (rel,) = parse_display(r"\mathcal{D}_{KL}(a \| b) = x")
+    assert rel.lhs == sp.Function(r"\mathcal{D}_{KL}")(a, b)
+    (rel,) = parse_display(r"y = P^{\perp} x + U_{l}{\bm{\Sigma}}_{l}")
+    assert rel.rhs == sp.Symbol(r"P^{\perp}") * x + sp.IndexedBase("U")[sp.Symbol("l")] * sp.IndexedBase(r"\Sigma")[
+        sp.Symbol("l")]
+    (rel,) = parse_display(r"y = n\lambda\boldsymbol{I} + v^{T}(a + b)")   # a transpose before a group is a product
+    assert rel.rhs == sp.Symbol("n") * sp.Symbol(r"\lambda") * sp.Symbol("I") + sp.Symbol("v^{T}") * (a + b)
+    f = parse_display(r"H = \left\{ f \middle| f = a \right\}")
+    assert isinstance(f, ParseFailure) and "set defined by a condition" in f.reason

@@ -113,3 +113,125 @@ def runs(t: _T, greek: set) -> _T:
         if not done:
             return t
     return t
+
+
+# -- named operators: \oplus and \otimes, a component (x)_k, a divergence's bar D(p \| q) ----------------------------
+
+_BINOP = re.compile(r"\\(oplus|otimes)(?![A-Za-z])")
+_SIMPLE_NAME = re.compile(r"\s*(?:\\[A-Za-z]+\s*(?:\{\s*\\?[A-Za-z]+\s*\})?|[A-Za-z])"
+                          r"(?:\s*[_^]\s*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|\\?[A-Za-z0-9]+))*\s*")
+
+
+def _opener(s: str, pos: int) -> int:
+    """Index of the innermost '(' or '{' still open at pos (escaped braces skipped), or -1."""
+    stack = []
+    i = 0
+    while i < pos:
+        c = s[i]
+        if c == "\\" and i + 1 < len(s) and s[i + 1] in "{}":
+            i += 2
+            continue
+        if c in "({[":
+            stack.append(i)
+        elif c in ")}]" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else -1
+
+
+def binary_ops(t: _T) -> _T:
+    r"""\oplus and \otimes, each as the whole of a parenthesized group (A \oplus B): applied to arguments,
+    (\omega_1 \oplus \omega_2)(v), the combined function is one name, "\omega_{1}\oplus\omega_{2}", applied to them;
+    otherwise the operator is a function of its two operands, "\otimes"(A, B) (a notation map may define "\otimes",
+    e.g. as sp.kronecker_product for its matrices). In a subscript (\Omega_{\omega_1 \oplus \omega_2}) it is part of
+    that name. Anywhere else it is reported: its operands are not delimited."""
+    from .sources import _Fail, _match_close, _top_level, _tidy
+
+    start = 0
+    for _ in range(20):
+        s = t.s
+        m = _BINOP.search(s, start)
+        if not m:
+            return t
+        k = _opener(s, m.start())
+        if k >= 0 and s[k] == "{" and re.search(r"(?:[_^]|\\qname)\s*$", s[:k]):
+            start = m.end()                                  # in a subscript or superscript: part of a name
+            continue
+        close = _match_close(s, k, "(", ")") if k >= 0 and s[k] == "(" else -1
+        inner = s[k + 1:close] if close > 0 else ""
+        ops = _top_level(inner, _BINOP)
+        if close < 0 or len(ops) != 1 or _top_level(inner, re.compile(r",")):
+            raise _Fail("a tensor or direct sum (\\otimes, \\oplus) that is not the whole of a group (A \\otimes B)",
+                        m.group(0), t.at(m.start()))
+        op = ops[0]
+        a, b = inner[:op.start()], inner[op.end():]
+        if re.match(r"\s*\(", s[close + 1:]) and _SIMPLE_NAME.fullmatch(a) and _SIMPLE_NAME.fullmatch(b):
+            name = _tidy(" ".join(a.split())) + op.group(0) + _tidy(" ".join(b.split()))
+            rep = _T("\\qname{" + name + "}", [t.at(k)] * (len(name) + 8))
+            t = t[:k] + rep + t[close + 1:]
+        else:
+            head = "\\qname{" + op.group(0) + "}("
+            t = (t[:k] + _T(head, [t.at(k)] * len(head)) + t[k + 1:k + 1 + op.start()]
+                 + _T(",", [t.at(k + 1 + op.start())]) + t[k + 1 + op.end():close + 1] + t[close + 1:])
+        start = k + 1
+    return t
+
+
+_COMPONENT = re.compile(r"\)\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])")
+_APPLIED_NAME = re.compile(r"(?:\\[A-Za-z]+\s*(?:\{[^{}]*\})?|[A-Za-z])\s*(?:_\s*(?:\{[^{}]*\}|\w)\s*)?$")
+
+
+def components(t: _T) -> _T:
+    r"""A subscript on a parenthesized group, (z_l)_i, [s]_j (brackets group as parentheses do), E(beta)_k: the
+    component, \qcomp{i}(z_l), the name "(\cdot)" indexed by i applied to the group (with a function name before the
+    group, the component of the application: E(beta)_k is (\cdot)_k(E(beta))). (x)_+ is the positive part (read
+    before this)."""
+    from .sources import _match_close
+
+    for _ in range(30):
+        s = t.s
+        m = next((m for m in _COMPONENT.finditer(s) if m.group(1).strip("{} ") not in ("+", "")), None)
+        if not m:
+            return t
+        close = m.start()
+        depth, i = 0, close
+        while i >= 0:
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                break
+            i -= 1
+        if i < 0 or _match_close(s, i, "(", ")") != close:
+            return t
+        fn = _APPLIED_NAME.search(s[:i])
+        begin = i
+        if fn and not re.search(r"[_^]\s*$", s[:fn.start()]) and not s[fn.start():i].strip().startswith(("\\frac",
+                                                                                                      "\\sum")):
+            begin = fn.start()
+        idx = m.group(1).strip("{} ")
+        head = "\\qcomp{" + idx + "}("
+        t = (t[:begin] + _T(head, [t.at(begin)] * len(head)) + t[begin:close + 1] + _T(")", [t.at(close)])
+             + t[m.end():])
+    return t
+
+
+_DIVERGENCE = re.compile(r"(?<=[A-Za-z}])\s*\(")
+
+
+def divergence_bars(t: _T) -> _T:
+    r"""A name applied to a group with one top-level bar \|, D_{KL}(p \| q): two arguments, D_{KL}(p, q) (before
+    norms pair their bars: such a group holds no norm)."""
+    from .sources import _match_close, _top_level
+
+    bar = re.compile(r"\\\|")
+    for m in list(_DIVERGENCE.finditer(t.s))[::-1]:
+        s = t.s
+        k = m.end() - 1
+        close = _match_close(s, k, "(", ")")
+        if close < 0:
+            continue
+        inner = s[k + 1:close]
+        bars = _top_level(inner, bar)
+        if len(bars) == 1 and len(bar.findall(inner)) == 1:
+            p = k + 1 + bars[0].start()
+            t = t[:p] + _T(",", [t.at(p)]) + t[p + 2:]
+    return t

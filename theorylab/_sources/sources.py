@@ -723,8 +723,12 @@ def _pairs(t: _T, opener: str, kind: str) -> _T:
             j = _match_close(s, m.start(), "\\langle", "\\rangle")
             if j < 0:
                 return t
-            t = t[:m.start()] + _T("\\inn(", [t.at(m.start())] * 5) + t[m.end():j] + _T(")", [t.at(j)]) \
-                + t[j + len("\\rangle"):]
+            after = j + len("\\rangle")
+            sm = re.match(r"\s*_\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[A-Za-z0-9])", s[after:])
+            head = "\\inn" + (sm.group(1) if sm and sm.group(1).startswith("{") else "{" + sm.group(1) + "}" if sm
+                               else "") + "("
+            t = t[:m.start()] + _T(head, [t.at(m.start())] * len(head)) + t[m.end():j] + _T(")", [t.at(j)]) \
+                + t[after + (sm.end() if sm else 0):]
         elif kind == "expectation":
             k = m.end() - 1
             j = _match_close(s, k, "[", "]")
@@ -775,12 +779,16 @@ _CLEANUP = tuple((re.compile(p), r) for p, r in (
     (r"\\[hv]space\*?\s*\{[^}]*\}|\\(?:hfill|allowbreak|nobreak|mathstrut|strut|phantom\{[^}]*\})", " "),
     (r"\\[,;:!> ]|~", " "),
     (r"\\(?:tfrac|dfrac|cfrac)(?![A-Za-z])", r"\frac"),
+    # a bold name right after a command's letters, n\lambda\boldsymbol{I}: kept apart from it (never \lambdaI)
+    (r"(?<=[A-Za-z])(?=\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{)", " "),
     (r"\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{\s*(\\?[A-Za-z]+)\s*\}", lambda m: m.group(1) + " "),
     (r"\\(?:vec|boldsymbol|bm|mathbf|mathbfit|pmb|mathbold)\s*\{([^{}]*)\}", lambda m: "{" + m.group(1) + "}"),
     (r"\\(?:vec|boldsymbol|bm|mathbf|pmb)\s+([A-Za-z])", lambda m: m.group(1)),
     (r"\{\s*\{([^{}]*)\}\s*\}", lambda m: "{" + m.group(1) + "}"),
     (r"(?<![\\_^A-Za-z}\]])\{\s*(\\?[A-Za-z]+)\s*\}", lambda m: m.group(1) + " "),
     (r"\{\s*\}", " "),
+    # a braced name after a script, U_{l}{\Sigma}_{l} (from {\bm{\Sigma}}): the name, so its own scripts attach to it
+    (r"([_^]\s*\{[^{}]*\}\s*)\{\s*(\\[A-Za-z]+|[A-Za-z])\s*\}(?=\s*[_^])", lambda m: m.group(1) + m.group(2) + " "),
     (r"\\operatorname\*", r"\operatorname"),
     (r"\\mathop\s*\{\s*\\mathrm\s*\{([^}]*)\}\s*\}", lambda m: "\\operatorname{" + m.group(1) + "}"),
     (r"\{\\rm\s+([A-Za-z]+)\}|\\rm\s+([A-Za-z]+)", lambda m: "{\\mathrm{" + (m.group(1) or m.group(2)) + "}}"),
@@ -811,17 +819,16 @@ _UNSUPPORTED = tuple((re.compile(p), r) for p, r in (
     (r"\\frac\s*\{\s*d\s*(?:\^\s*\{?\s*\d\s*\}?)?\s*\}\s*\{\s*d", "a derivative operator (\\frac{d}{dt} f)"),
     (r"\\(?:argmin|argmax|minimize|maximize)(?!\s*_)", "an optimization problem without its variable (argmin with no "
                                                        "subscript)"),
-    (r"\\(?:otimes|oplus|odot|ominus|bigotimes|bigoplus)(?![A-Za-z])", "a tensor or direct sum (\\otimes, \\oplus)"),
+    (r"\\(?:odot|ominus|bigotimes|bigoplus)(?![A-Za-z])", "a tensor or direct sum (\\odot, \\bigoplus)"),
     (r"\\(?:underset|overset|stackrel|substack)(?![A-Za-z])", "a stacked symbol (\\underset)"),
     (r"\\(?:mid|vert)(?![A-Za-z])|(?<=[A-Za-z0-9}])\s\|\s(?=[A-Za-z\\])", "a conditional bar (f(x | y))"),
     (r"\\(?:forall|exists)(?![A-Za-z])", "a quantifier"),
     (r"\\(?:cup|cap|setminus|emptyset|subset|subseteq)(?![A-Za-z])", "a set operation"),
-    (r"\\(?:sum|prod)\s*(?:_\s*(?:[A-Za-z]|\{[^{}=]*\})\s*)?(?:\^\s*(?:\w|\{[^{}]*\}))?(?!\s*_)(?!\s*\^)"
-     r"(?=(?:\s|[A-Za-z\\(\[{]))(?<!=)",
-     "a sum or product without limits i=1..n"),
-    (r"\\(?:det|rank|tr|Tr|diag|vec|sign|sgn)\b|\\operatorname\s*\{\s*(?:tr|Tr|det|rank|diag|vec|sign|sgn)\s*\}"
-     r"|\\mathrm\s*\{\s*(?:tr|Tr|vec|diag|rank|sign)\s*\}",
-     "a matrix function (tr, det, vec, diag)"),
+    (r"\\(?:sum|prod)(?![A-Za-z])(?!\s*[_^])", "a sum or product without limits i=1..n"),
+    (r"\\middle(?![A-Za-z])", "a set defined by a condition ({x \\middle| ...}): a set, no value to compare"),
+    (r"(?:\\(?:det|rank|tr|Tr|diag|vec|sign|sgn)\b|\\operatorname\s*\{\s*(?:tr|Tr|det|rank|diag|vec|sign|sgn)\s*\}"
+     r"|\\mathrm\s*\{\s*(?:tr|Tr|vec|diag|rank|sign)\s*\})(?!\s*\()",
+     "a matrix function (tr, det, vec, diag) not applied to a group in parentheses"),
 ))
 
 _RELATIONS = {"=": "==", ":=": "==", "\\coloneqq": "==", "\\triangleq": "==", "\\equiv": "==", "\\doteq": "==",
@@ -1047,6 +1054,47 @@ def _tidy(name: str) -> str:
     return re.sub(r"\s+(?=[_^{}])|(?<=[_^{}])\s+", "", name).strip()
 
 
+def _inner_name(n_args: int, sub: str) -> str:
+    r"""The name of an inner product: "\langle\cdot,\cdot\rangle" (two arguments) or "\langle\cdot\rangle" (one: the
+    bracket as a mean), with its subscript, "\langle\cdot,\cdot\rangle_{L_{2}}"."""
+    base = "\\langle\\cdot,\\cdot\\rangle" if n_args != 1 else "\\langle\\cdot\\rangle"
+    return base + (f"_{{{_tidy(sub)}}}" if sub else "")
+
+
+def _named_sum(t, j: int, body: bool = False):
+    r"""\sum_{i \in A} X, \sum_{ij}^{M} X (a subscript without "="): the range the print leaves to its reader, so the
+    sum is the named operator "\sum_{i\in A}" ("\sum_{ij}^{M}") applied to its body, which runs to the next
+    top-level + or - (or the end of the term), as a notation map may define it. Without `body`: whether s[j:] is such
+    a subscript; with it: ([body], index after it)."""
+    s = t if isinstance(t, str) else t.s
+    sc, k = _scripts(s, j)
+    if "_" not in sc or "=" in s[sc["_"][0]:sc["_"][1]]:
+        return None
+    if not body:
+        return True
+    end = len(s)
+    for p, c in _depth_scan(s, k):
+        if c in "+-" and s[k:p].strip():
+            end = p
+            break
+    if not s[k:end].strip():
+        raise _Fail("a sum with no body", "\\sum", t.at(j))
+    return [t[k:end]], end
+
+
+def _component_app(t: _T, j: int, names: _Names, emit, in_integral: bool, at: int) -> int:
+    r"""\qcomp{k}(X) (constructs.components: (X)_k, a component of a group) as the name "(\cdot)" indexed by k (or
+    "(\cdot)_{k}" where k is no index) applied to X; the index after it."""
+    s = t.s
+    k, a = _brace_arg(s, j)
+    while s[a] == " ":
+        a += 1
+    close = _match_close(s, a, "(", ")")
+    key = names.placeholder("(\\cdot)", (k,)) if _INDEX.fullmatch(k) else names.placeholder(f"(\\cdot)_{{{k}}}")
+    emit(names.app(key, [t[a + 1:close]]), at)
+    return close + 1
+
+
 def _run_placeholder(s: str, j: int, names: _Names, emit, at: int) -> int:
     r"""\dotsrun{A}{first}{last}{T?} (constructs.runs: a product W_1 \dots W_{L-1}) as the placeholder of its one
     name, constructs.run_name (constructs.RUN_TRANSPOSE of it where T marks a run of transposes); the index after it."""
@@ -1087,7 +1135,7 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
             cmd = m.group(1)
             j = i + m.end()
             if cmd in ("nrm", "inn", "relu"):
-                arg = _brace_arg(s, j) if cmd == "nrm" else ("", j)
+                arg = _brace_arg(s, j) if cmd == "nrm" or s[j:j + 1] == "{" else ("", j)
                 sub = arg[0].strip() if arg else ""
                 j = arg[1] if arg else j
                 base = {"nrm": "\\|\\cdot\\|" + (f"_{{{sub}}}" if sub else ""), "inn": "\\langle\\cdot,\\cdot\\rangle",
@@ -1098,6 +1146,8 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 close = _match_close(s, k, "(", ")") if m else -1
                 if close > 0:
                     args = [a for a, _ in _split_top(t[k + 1:close], re.compile(r"[,;]"))]
+                    if cmd == "inn":                       # <a, b>_{L_2}, <x>_{L_2}: the subscript names the form
+                        base = _inner_name(len(args), sub)
                     emit(names.app(names.placeholder(base), args), start)
                     i = close + 1
                 else:
@@ -1147,6 +1197,16 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                     raise _Fail("an optimum with no objective", "\\" + cmd + "_", t.at(i))
                 fname = f"\\{cmd}_{{{sub}}}" + (f"^{{{_tidy(s[sc['^'][0]:sc['^'][1]])}}}" if "^" in sc else "")
                 emit(names.app(names.placeholder(fname), [t[k:end]]), i)
+                i = end
+                continue
+            if cmd == "qcomp":
+                i = _component_app(t, j, names, emit, in_integral, i)
+                continue
+            if cmd in ("sum", "prod") and _named_sum(s, j):
+                args, end = _named_sum(t, j, body=True)
+                sc, _k = _scripts(s, j)
+                fname = "\\" + cmd + "".join(f"{p}{{{_tidy(s[sc[p][0]:sc[p][1]])}}}" for p in "_^" if p in sc)
+                emit(names.app(names.placeholder(fname), args), i)
                 i = end
                 continue
             if cmd == "dotsrun":
@@ -1201,8 +1261,14 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                     if re.fullmatch(r"Q_\{z[a-z]{3}\}", inner_t.s.strip()):
                         nm, idx = names.table["Q" + inner_t.s.strip()[3:-1]]
                         base = f"\\{_ACCENTS[cmd]}{{{nm}}}" if not idx else None
+                    if base is None and _ACCENTS[cmd] in ("tilde", "hat", "bar"):
+                        # an accent over an expression, \overline{\nabla f_\theta}(x): one name (a map may bind it)
+                        base = f"\\{_ACCENTS[cmd]}{{{_tidy(' '.join(inner.split()))}}}"
                     if base is None:
                         raise _Fail("an accent or font over an expression", f"\\{cmd}{{{inner}}}", t.at(i))
+            elif cmd == "qname":
+                inner, j = _brace_arg(s, j)
+                base = _tidy(inner)
             elif cmd in _GREEK:
                 base = "\\" + cmd
             elif cmd in _APPLIED and re.match(r"\s*\(", s[j:]):
@@ -1254,7 +1320,7 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 continue
             # a name-like superscript (^{ft}, ^{(1)}, ^T, ^*) joins the name; letters followed by an argument
             # (e^{nf(t)}) or over the exponential's e (e^{nt}) are a power
-            sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\+|\\dagger|\\text\{[^}]*\}|"
+            sm = re.fullmatch(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\\perp|\\parallel|\+|\\dagger|\\text\{[^}]*\}|"
                               r"\\mathrm\{[^}]*\}|\\operatorname\{[^}]*\}|[A-Za-z]{2,}(?![A-Za-z]|\s*\())(.*)", content)
             if sm and base == "e" and re.fullmatch(r"[A-Za-z]{2,}", sm.group(1)):
                 sm = None
@@ -1278,7 +1344,8 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
             continue
         name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
         m = re.match(r"\s*\(", s[i:])
-        if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]):
+        if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]) \
+                and not (sups and sups[-1] == "T"):         # x^T (A + B): a transpose times a group, never applied
             k = i + m.end() - 1
             j = _match_close(s, k, "(", ")")
             if j > k + 1 and s[k + 1:j].strip():
@@ -1621,6 +1688,10 @@ def _derivatives(t: _T) -> _T:
     return t
 
 
+_MATRIX_FUNCTIONS = re.compile(r"(?:\\(det|rank|tr|Tr|diag|sign|sgn)(?![A-Za-z])|\\mathrm\s*\{\s*(tr|Tr|vec|diag|rank|"
+                               r"sign|det)\s*\})(?=\s*\()")     # \det(A), \mathrm{vec}(W): named "\operatorname{det}"
+
+
 def _constructs():
     from . import constructs
     return constructs
@@ -1632,6 +1703,7 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
         t = t.sub(rx, rep)
     t = t.sub(_CASES, _cases)
     t = t.sub(re.compile(r"\\\\(?:\[[^\]]*\])?|&"), " ")
+    t = _constructs().divergence_bars(t)
     t = t.sub(re.compile(r"\\begin\s*\{(?:split|aligned|gathered|alignedat)\}(?:\{\d+\})?|"
                          r"\\end\s*\{(?:split|aligned|gathered|alignedat)\}"), " ")
     t = _cleanup(t)
@@ -1639,6 +1711,9 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
                                                  re.sub(r"\s", "", m.group(1) or m.group(3))) + " ")
     t = _derivatives(t)
     t = _constructs().runs(t, _GREEK)
+    t = _constructs().binary_ops(t)
+    t = _constructs().components(t)
+    t = t.sub(_MATRIX_FUNCTIONS, lambda m: "\\operatorname{" + (m.group(1) or m.group(2)) + "}")
     for rx, reason in _UNSUPPORTED:
         m = rx.search(t.s)
         if m:
