@@ -17,6 +17,19 @@ _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
 _n = sp.Symbol("n", integer=True, positive=True)
 
 
+def _overlap(arg):
+    """<sigma(w_i^T x) sigma(w_j^T x)>_{L2} of (149)-(153), the L2(p) overlap of two ReLU features as (149) names it:
+    a function of the two features' weights w_i, w_j (w*_j) only, as the text's K_ij, K*_ij, K~_ij index it (a name:
+    its value is the steps'). The argument is a product of two applied features, each with one indexed weight (the
+    map is applied before the inner function names are); any other argument stays as printed."""
+    feats = sp.Mul.make_args(arg)
+    weights = [f.args[0].atoms(sp.Indexed) for f in feats
+               if isinstance(f, sp.core.function.AppliedUndef) and len(f.args) == 1]
+    if len(feats) == 2 and len(weights) == 2 and all(len(w) == 1 for w in weights):
+        return sp.Function("\\langle\\cdot\\rangle_{L_2}")(*(next(iter(w)) for w in weights))
+    return sp.Function("\\langle\\cdot\\rangle_{L_2}")(arg)
+
+
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (14): E_D R_sc is the scratch risk of (8), as the text defines it
     (r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{sc}}", r"R_{sc}"),
@@ -70,6 +83,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     "g_{x}": sp.Symbol("g_x", real=True),                           # (24)-(25): g's value at one x
     "c_{1}": sp.Symbol("c1", real=True), "c_{2}": sp.Symbol("c2", real=True),  # (107): beta_hat - beta_t, d = 2
     "m_{b1}": sp.Symbol("m_b1", real=True), "m_{b2}": sp.Symbol("m_b2", nonnegative=True),  # (108): E b, E b^2
+    "\\langle\\cdot\\rangle_{L_2}": _overlap,                           # (149)-(153): the overlap of two features
     "\\mathcal{M}": sp.Symbol("inv_z2_mean", positive=True),      # E_z 1/||z||^2 of (112)-(113), a name
     "q_{I1np2}": sp.Symbol("I1_np2", positive=True),                 # (126)'s I_1 at m = n + 2, a name
     # \mathcal{M} (E_z 1/||z||^2, (112)-(113)) and I_1, I_2 ((125)-(127)) have no value here: their value under the
