@@ -5,6 +5,8 @@ the steps' shorthands for printed sub-expressions, indexed symbols taken per uni
 of layout (an unbalanced parenthesis), never its mathematics. The Paper names it as
 'theorylab.derivations.notation_002:NOTATION', so declaring the paper imports nothing of it.
 """
+import re
+
 import sympy as sp
 
 from theorylab.authoring import NotationMap
@@ -15,6 +17,13 @@ __all__ = ["NOTATION"]
 
 _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
 _n = sp.Symbol("n", integer=True, positive=True)
+
+
+def _kl_instance(m) -> str:
+    """(28)-(29): int p(x) e^{-(y - f(x))^2/(2 sigma^2)} [...] dx dy at constant f, g -> the y-integral over the real
+    line of e^{-(y - f)^2/(2 sigma^2)} [...] with f(x) -> f, g(x) -> g_x (the printed factors and brackets kept)."""
+    inst = lambda t: t.replace("g(x)", "g_{x}").replace("f(x)", "f")  # noqa: E731
+    return r"\int_{-\infty}^{\infty} " + inst(m.group(1)) + inst(m.group(2)) + " dy"
 
 
 def _overlap(arg):
@@ -42,6 +51,11 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # fails in this instance already (f = g)
     (r"\int \left[\cos(f(x)) - \cos(g(x)) \right] p(x) dx", r"\left[\cos(f) - \cos(g_{x}) \right]"),
     (r"\int \left[f(x)^2 + g(x)^2 \right] p(x) dx", r"\left[f^2 + g_{x}^2 \right]"),
+    # (28)-(29) in the same instance, the one the steps of (29) and (30) check: constant f, g (their values f and g_x
+    # at one x), where the double integral int int p(x) [...] dx dy is the y-integral of [...] over the real line (p a
+    # density: int p = 1); inside the integral only the atoms f(x), g(x) are renamed, the printed factors stay
+    (re.compile(r"\\int p\(x\) ?(e\^\{-\\frac\{\(y-f\(x\)\)\^2\}\{2\\sigma\^2\}\})(.*?)"
+                r"(?:\\mathrm\{d\}x\\mathrm\{d\}y|dxdy)", re.S), _kl_instance),
     # (27) in the instance its step checks: M = 2 (the Hermite basis phi_1, phi_2 of L2(N(0, 1))), the sums' range
     # i, j = 1..M made explicit
     (r"\sum_{i,j} \alpha_i \alpha_j", r"\sum_{i=1}^{2} \sum_{j=1}^{2} \alpha_i \alpha_j"),
