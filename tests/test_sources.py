@@ -368,9 +368,10 @@ def test_an_optimum_is_an_opaque_named_value_of_the_whole_objective():
     assert rels[1] == sp.Eq(p(u), (m / u - sp.Symbol(r"\gamma")) ** 2)
     (rel,) = parse_display(r"y = \operatorname*{arg\,min}_{x} (x-a)^2")
     assert rel.rhs.func.__name__ == r"\argmin_{x}"
-    # with a constraint the value is the constrained one: reported, never read without it
-    f = parse_display(r"y = \min_{x} f(x) \text{ s.t. } x > 0")
-    assert isinstance(f, ParseFailure) and "constraint" in f.reason and f.position == 4
+    # with a constraint the value is the constrained one, never read without it: a name of its own, with the
+    # constraints as its arguments (test_a_constrained_optimum_is_a_named_value_of_its_objective_and_constraints)
+    (rel,) = parse_display(r"y = \min_{x} f(x) \text{ s.t. } x > 0")
+    assert rel.rhs.func.__name__ == r"\min_{x}\text{ s.t. }" and rel.rhs.args[1] == (sp.Symbol("x") > 0)
 
 
 def test_a_run_of_differentials_is_a_multiple_integral():
@@ -457,3 +458,48 @@ def test_named_operators_a_map_can_define():
     assert rel.rhs == sp.Symbol("n") * sp.Symbol(r"\lambda") * sp.Symbol("I") + sp.Symbol("v^{T}") * (a + b)
     f = parse_display(r"H = \left\{ f \middle| f = a \right\}")
     assert isinstance(f, ParseFailure) and "set defined by a condition" in f.reason
+
+
+def test_a_constrained_optimum_is_a_named_value_of_its_objective_and_constraints():
+    """ptft-relu (5), adaptive-tangent (30): \\min_{S} f \\text{ s.t. } g = c, h <= d is the named value
+    "\\min_{S}\\text{ s.t. }" of the objective and the constraints (relations, kept as data); quantified constraints
+    and several values on the left stay reported."""
+    _parser()
+    x, y = sp.symbols("x y")
+    (rel,) = parse_display(r"y = \min_{x} f(x) \text{ s.t. } x > 0, x \le 2.")
+    opt = sp.Function(r"\min_{x}\text{ s.t. }")
+    assert rel == sp.Eq(y, opt(sp.Function("f")(x), x > 0, x <= 2))
+    nm = NotationMap(symbols={r"\min_{x}\text{ s.t. }": lambda f, *cons: f.subs(x, 2)})
+    assert parse_display(r"y = \min_{x} x^2 \text{ s.t. } x \ge 2", nm)[0].rhs == 4
+    f = parse_display(r"b = \argmin_{x} f(x) \text{ s.t. } g(x_i) = 0 \; \forall i \in [N]")
+    assert isinstance(f, ParseFailure) and "quantified" in f.reason and f.construct == "\\forall"
+    f = parse_display(r"a, b = \argmin_{x, y} f(x, y) \text{ s.t. } x y = 1")
+    assert isinstance(f, ParseFailure) and "several values on its left" in f.reason
+
+
+def test_a_continuation_finds_its_chain_across_a_label_only_display_and_stray_punctuation():
+    """features-are-fate (42) (a ':' between it and (41)) and (90) (after '$$\\tag{89}$$', the label of the display
+    before it): the display they continue is their lead, so they get a left side; an unbalanced side (the misprints
+    of (6), (62)) says so."""
+    _parser()
+    md = ("$$a = b$$\n(1)\n\n:\n\n7\n$$= c + 1$$\n(2)\n\n$$= d$$\n\n$$\\tag{3}$$\n\n$$= w$$\n(4)\n")
+    out = read_source(md, fmt="md")
+    assert out.get("(2)").lead == "a = b" and out.get("(4)").lead == "= d"
+    a, c, d, w = sp.symbols("a c d w")
+    assert parse_printed(out).get("(4)").relations == (sp.Eq(d, w),)
+    assert parse_printed(out).get("(2)").relations == (sp.Eq(sp.Symbol("b"), c + 1),)
+    f = parse_display(r"R = \mathbb{E}[(f(x) - g(x)^2]")
+    assert isinstance(f, ParseFailure) and "parentheses" in f.reason and "do not balance" in f.reason
+    f = parse_display(r"= x", lead=r"a \le (b + c")
+    assert isinstance(f, ParseFailure) and f.reason.startswith("a continuation whose left side")
+
+
+def test_absolute_value_bars_and_a_differential_first():
+    """features-are-fate (22): \\left| ... \\right| after a subscript is an absolute value, never a conditional bar;
+    (146): \\int dx f(x) is reported as such (not 'an empty side')."""
+    _parser()
+    a, b, h = sp.symbols("a b h")
+    (rel,) = parse_display(r"g = \sup_{\|h\|_{BL} \le 1} \left| a b \right|")
+    assert rel.rhs == sp.Function(r"\sup_{\|h\|_{BL} \le 1}")(sp.Abs(a * b))
+    f = parse_display(r"T f = \int dx' p(x') f(x')")
+    assert isinstance(f, ParseFailure) and "differential before its integrand" in f.reason

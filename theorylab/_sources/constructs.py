@@ -235,3 +235,58 @@ def divergence_bars(t: _T) -> _T:
             p = k + 1 + bars[0].start()
             t = t[:p] + _T(",", [t.at(p)]) + t[p + 2:]
     return t
+
+
+# -- constrained optima: \min_{S} f \text{ s.t. } g = c, h \le d -------------------------------------------------------
+
+_OPT = re.compile(r"\\(min|max|inf|sup|argmin|argmax|minimize|maximize)\s*(?=_)")
+_SUCH_THAT = re.compile(r"\\(?:text|mathrm)\s*\{\s*(?:s\.\s*t\.|subject\s+to|such\s+that)\s*\}")
+_QUANTIFIED = re.compile(r"\\forall(?![A-Za-z])|\\text\s*\{\s*(?:for|if|where|when)\b|\\(?:in|notin)(?![A-Za-z])"
+                         r"|\\q?quad(?![A-Za-z])")
+
+
+def constrained(t: _T) -> _T:
+    r"""An optimum with constraints, \min_{S} f \text{ s.t. } g = c, h \le d (the constraints to the display's end):
+    \copt{\min_{S}}{f}{g = c}{h \le d}, which sources._parse_term makes the named value "\min_{S}\text{ s.t. }"
+    applied to the objective and the constraints as relations (the variables and their sets stay in the name's
+    subscript, as printed): data a notation map or a comparison can evaluate. Reported instead: constraints that are
+    quantified (\forall i, "for j <= ...", a membership g \in B, several statements) and an optimum with several
+    values on its left (a, b = \argmin ...), whose constraint list and whose left side are not delimited."""
+    from .sources import _Fail, _scripts, _top_level
+
+    s = t.s
+    st = _top_level(s, _SUCH_THAT)
+    if not st:
+        return t
+    st = st[0]
+    opts = [m for m in _top_level(s[:st.start()], _OPT)]
+    if not opts:
+        return t
+    m = opts[-1]
+    sc, k = _scripts(s, m.end())
+    if "_" not in sc:
+        return t
+    head = s[:m.start()]
+    rel = _top_level(head, re.compile(r"=|:=|\\triangleq|\\coloneqq|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|\\in(?![A-Za-z])"))
+    if rel and _top_level(head[:rel[-1].start()], re.compile(",")):
+        raise _Fail("a constrained optimum with several values on its left (a, b = argmin ... s.t. ...)",
+                    s[m.start():m.end()], t.at(m.start()))
+    tail = s[st.end():]
+    if _QUANTIFIED.search(tail):
+        q = _QUANTIFIED.search(tail)
+        raise _Fail("an optimization problem whose constraints are quantified or a membership (\\forall i, for j, "
+                    "\\in B): the quantifier is part of its value", q.group(0), t.at(st.end() + q.start()))
+    cons = [c for c in _split_commas(t[st.end():]) if c.s.strip(" .,;")]
+    if not cons or not s[k:st.start()].strip():
+        raise _Fail("a constrained optimum with no objective or no constraint", m.group(0), t.at(m.start()))
+    name = s[m.start():k]
+    out = _T("\\copt{" + name + "}{", [t.at(m.start())] * (len(name) + 8)) + t[k:st.start()] + _T("}", [t.at(st.start())])
+    for c in cons:
+        c = c.sub(re.compile(r"[\s.,;]+$"), "")
+        out = out + _T("{", [c.at(0)]) + c + _T("}", [c.at(len(c.s) - 1)])
+    return t[:m.start()] + out
+
+
+def _split_commas(t: _T) -> list[_T]:
+    from .sources import _split_top
+    return [p for p, _ in _split_top(t, re.compile(","))]

@@ -283,6 +283,11 @@ def _html_display(line: str, num: str) -> str:
     return _norm(" ".join(c for c in cells if c))
 
 
+# between a continuation display and the display it continues: blank lines, line numbers, labels, and a conversion's
+# stray punctuation alone on its line (":")
+_LEAD_GAP = re.compile(r"(?:\s|\d+|\(\d+[a-z]?\)|(?<![^\n])[ \t]*[:;,.][ \t]*(?=\n))*")
+
+
 def _read_md(text: str, extra_patterns: Sequence[str] = ()) -> Printout:
     lines = _Lines(text)
     warnings: list[SourceWarning] = []
@@ -330,9 +335,12 @@ def _read_md(text: str, extra_patterns: Sequence[str] = ()) -> Printout:
         i = bisect.bisect_right(opens, pos) - 1
         while i >= 0 and blocks[i][1] > pos:
             i -= 1
-        if i < 0 or not re.fullmatch(r"(?:\s|\d+|\(\d+[a-z]?\))*", text[blocks[i][1]:pos]):
+        if i < 0 or not _LEAD_GAP.fullmatch(text[blocks[i][1]:pos]):
             return ""
         own = _norm(re.sub(r"\\tag\*?\{[^}]*\}|(?:\\q?quad)?\s*\(\d+[a-z]?\)\s*$", " ", content(i)))
+        if not own and depth < 3:
+            # a display that is only a label ($$\tag{89}$$ after the display it numbers): the display before it
+            return lead_of(blocks[i][0], depth + 1)
         if depth < 3 and re.match(r"\s*[+\-]", own) and not _top_level(own, _REL_RX):
             before_it = lead_of(blocks[i][0], depth + 1)
             if before_it:
@@ -774,6 +782,8 @@ _CLEANUP = tuple((re.compile(p), r) for p, r in (
     (r"\\(?:big|Big|bigg|Bigg)[lrm]?\s*\{(\\?.)\}", lambda m: m.group(1)),          # HTML conversions: \Big{(}
     (r"\\(?:big|Big|bigg|Bigg)[lrm]?(?![A-Za-z])", ""),
     (r"\\(?:left|right)\s*\.", ""),
+    # \left| x \right|: an absolute value's bars, kept tight to their contents (never a conditional bar f(x | y))
+    (r"\\left\s*\|\s*", "|"), (r"\s*\\right\s*\|", "|"),
     (r"\\(?:left|right)(?![A-Za-z])", ""),
     (r"\\(?:hskip|kern|mkern|mskip)\s*-?[\d.]+\s*(?:pt|em|mu|ex)?", " "),
     (r"\\[hv]space\*?\s*\{[^}]*\}|\\(?:hfill|allowbreak|nobreak|mathstrut|strut|phantom\{[^}]*\})", " "),
@@ -977,6 +987,9 @@ def _integral(t: _T, j: int):
             # nested signs, \int \int f dx dy: this sign takes the last differential, the inner ones the others
             last = run[-1]
             return [t[k:p + last.start()], t[p + last.start(1):p + last.end(1)], lo, hi], end
+        if not s[k:p].strip() and not _top_level(s[k:p], re.compile(r"\\int")):
+            raise _Fail("an integral with its differential before its integrand (\\int dx f(x))", s[p:end].strip(),
+                        t.at(p))
         if len(run) > 1 and (lo is not None or hi is not None):
             raise _Fail("one integral sign with bounds over several differentials (which bound is whose?)",
                         s[p:end].strip(), t.at(p))
@@ -1052,6 +1065,12 @@ def _tidy(name: str) -> str:
     r"""A symbol's canonical name: no spaces around braces and scripts, \widehat/\widetilde as \hat/\tilde."""
     name = re.sub(r"\\wide(hat|tilde)(?![A-Za-z])", r"\\\1", name)
     return re.sub(r"\s+(?=[_^{}])|(?<=[_^{}])\s+", "", name).strip()
+
+
+def _untoken(name: str) -> str:
+    r"""A name as printed where it holds a norm the cleanup rewrote: \nrm{BL}(h) is \|h\|_{BL} again."""
+    return re.sub(r"\\nrm\{([^{}]*)\}\(([^()]*)\)", lambda m: "\\|" + m.group(2).strip() + "\\|"
+                  + (f"_{{{m.group(1)}}}" if m.group(1) else ""), name)
 
 
 def _inner_name(n_args: int, sub: str) -> str:
@@ -1189,7 +1208,7 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 # an optimum over a variable: an opaque named value of its objective, which runs to the end of the
                 # side (or of the group it stands in): \min_{u > 0} p(u) + c is the minimum of p(u) + c
                 sc, k = _scripts(s, j)
-                sub = _tidy(s[sc["_"][0]:sc["_"][1]])
+                sub = _untoken(_tidy(s[sc["_"][0]:sc["_"][1]]))
                 end = len(s)
                 for p, c in _depth_scan(s, k):
                     end = p + 1
@@ -1198,6 +1217,21 @@ def _convert(t: _T, names: _Names, in_integral: bool) -> _T:
                 fname = f"\\{cmd}_{{{sub}}}" + (f"^{{{_tidy(s[sc['^'][0]:sc['^'][1]])}}}" if "^" in sc else "")
                 emit(names.app(names.placeholder(fname), [t[k:end]]), i)
                 i = end
+                continue
+            if cmd == "copt":
+                # constructs.constrained: \copt{\min_{S}}{objective}{constraint}...: the named constrained value
+                parts, k = [], j
+                while re.match(r"\s*\{", s[k:]):
+                    a = k + re.match(r"\s*\{", s[k:]).end() - 1
+                    close = _match_close(s, a, "{", "}")
+                    parts.append(t[a + 1:close])
+                    k = close + 1
+                sc, _k = _scripts(parts[0].s, len(re.match(r"\\[A-Za-z]+\s*", parts[0].s).group(0)))
+                opt = re.match(r"\\[A-Za-z]+", parts[0].s).group(0)
+                fname = opt + "".join(f"{p}{{{_untoken(_tidy(parts[0].s[sc[p][0]:sc[p][1]]))}}}" for p in "_^" if p in sc)
+                key = names.placeholder(fname + "\\text{ s.t. }")
+                emit(names.app("\\copt", [_T(key, [t.at(i)] * len(key)), *parts[1:]]), i)
+                i = k
                 continue
             if cmd == "qcomp":
                 i = _component_app(t, j, names, emit, in_integral, i)
@@ -1418,6 +1452,19 @@ def _error_column(ex: Exception, s: str) -> int:
     return 0
 
 
+def _unbalanced(s: str) -> int | None:
+    """The position of the first unmatched '(' or ')' of s (escaped braces aside), or None where they balance."""
+    stack = []
+    for i, c in enumerate(s):
+        if c == "(" and not s[:i].endswith("\\"):
+            stack.append(i)
+        elif c == ")" and not s[:i].endswith("\\"):
+            if not stack:
+                return i
+            stack.pop()
+    return stack[0] if stack else None
+
+
 _EVAL_BAR = re.compile(r"\|\s*_\s*\{([^{}=]+)=([^{}]+)\}\s*$")
 
 
@@ -1453,6 +1500,10 @@ def _parse_term(t: _T, names: _Names, parser: str):
             construct = names.table.get("Q" + function[3:-1], (function,))[0] + "(…)"
         elif construct.startswith("Q_{"):
             construct = names.table.get("Q" + construct[3:-1], (construct,))[0]
+        if _unbalanced(t.s) is not None:
+            at = _unbalanced(t.s)
+            raise _Fail("the parentheses of this side do not balance as printed (a misprint, or a side cut across "
+                        "displays)", t.s[at], t.at(at)) from None
         raise _Fail(f"{parser} cannot read it here", construct, conv.at(col)) from None
     if not isinstance(e, sp.Basic):
         raise _Fail(f"{parser} gave no SymPy expression", type(e).__name__, t.at(0))
@@ -1467,6 +1518,10 @@ def _parse_term(t: _T, names: _Names, parser: str):
                     c = _parse_condition(cond, names, parser)
                     pieces.append((_parse_term(value, names, parser), c))
                 rep[a] = sp.Piecewise(*pieces)
+            elif function == "\\copt":
+                fn = sp.Function(args[0].s)                # the placeholder of "\min_{S}\text{ s.t. }"
+                rep[a] = fn(_parse_term(args[1], names, parser), *[_parse_condition(c, names, parser)
+                                                                   for c in args[2:]])
             elif function == "\\diff":
                 body, var = _parse_term(args[0], names, parser), _parse_term(args[1], names, parser)
                 rep[a] = sp.Derivative(body, (var, int(args[2].s)))
@@ -1713,6 +1768,7 @@ def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = _constructs().runs(t, _GREEK)
     t = _constructs().binary_ops(t)
     t = _constructs().components(t)
+    t = _constructs().constrained(t)
     t = t.sub(_MATRIX_FUNCTIONS, lambda m: "\\operatorname{" + (m.group(1) or m.group(2)) + "}")
     for rx, reason in _UNSUPPORTED:
         m = rx.search(t.s)
@@ -1780,7 +1836,11 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
                     raise _Fail("a continuation whose previous line does not parse", ops[0].group(0), st.at(0))
                 pops = _top_level(prev[-1].s, _REL_RX)
                 prev_last = prev[-1][pops[-1].end():] if pops else prev[-1]
-                left = _back(_parse_term(prev_last, names, parser), names, notation)
+                try:
+                    left = _back(_parse_term(prev_last, names, parser), names, notation)
+                except _Fail as f:
+                    raise _Fail(f"a continuation whose left side, the last term printed before it, does not parse "
+                                f"({f.failure.reason})", ops[0].group(0), st.at(ops[0].start())) from None
             elif k > 0 and rels:
                 left = rels[-1].rhs if isinstance(rels[-1], sp.core.relational.Relational) else rels[-1]
             else:
