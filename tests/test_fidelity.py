@@ -163,6 +163,94 @@ def test_decisive_difference_needs_the_same_symbols_and_a_point_where_one_holds(
     assert not c.decisive
 
 
+# -- printed approximations and proportionalities (PARSE_FORMAT 4) -----------------------------------------------------
+
+def test_a_printed_proportionality_is_a_constant_ratio_in_its_variables():
+    r"""a \propto b: each printed side a constant times the step's (features-are-fate (128), (132): the coefficient
+    S_{n-1}/(2 pi)^{n/2} ignored); a side that is not (a planted slip) is no match, and with the step's symbols a
+    decisive difference (the ratio varies between points where the step holds)."""
+    rel = sources.parse_display(r"I(a) \propto 3 a^2 + 6 a")
+    assert isinstance(rel[0], sources.Propto), rel
+    step = _step((a + 1) ** 2 - 1, a**2 + 2 * a)
+    c = _compare(r"I(a) \propto 3 a^2 + 6 a", step)
+    assert c.verdict == "matches" and "a constant times the step's" in c.how, c
+    assert _compare(r"I(a) \propto a^2 + 3 a", step).verdict == "differs, not decisive"
+    c = _compare(r"(a + 1)^2 - 1 \propto 5 (a^2 + 2 a)", step)
+    assert c.verdict == "matches" and "\\propto" in c.how, c
+    c = _compare(r"(a + 1)^2 \propto a^2 + 2 a", step)                     # the planted slip: the -1 dropped
+    assert c.verdict == "differs" and c.decisive and "not a constant" in c.how, c
+    # the constant may depend on what the proportionality holds fixed: an integer n (a dimension), never on a
+    n = sp.Symbol("n", integer=True, positive=True)
+    step_n = _step(n**2 * a**2 + a, a * (n**2 * a + 1), domain={n: (1, 6)})
+    c = _compare(r"J(n, a) \propto 2^{n} (n^2 a^2 + a)", step_n)
+    assert c.verdict == "matches" and "may depend on n" in c.how, c
+    assert _compare(r"J(n, a) \propto 2^{n} (n^2 a^2 + 1)", step_n).verdict != "matches"
+    # a constant side compares nothing
+    assert _compare(r"J(n) \propto 2^{n}", _step(n**2 + n, n * (n + 1), domain={n: (1, 6)})).verdict != "matches"
+
+
+def test_a_printed_approximation_is_compared_at_the_steps_tolerance():
+    r"""a \approx b: read as = where the step states the approximation's value exactly (adaptive-tangent (19),
+    features-are-fate (131), (134)); a mismatch is decisive only beyond a tolerance the step states."""
+    step = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    c = _compare(r"K(x) \approx x^2 + 2x + 1", step)
+    assert c.verdict == "matches" and "\\approx read as =" in c.how, c
+    c = _compare(r"(x + 1)^2 \approx x^2 + 2x + 1", step)
+    assert c.verdict == "matches", c
+    c = _compare(r"(x + 1)^2 \approx x^2 + 2x + 3", step)                  # no tolerance stated: never decisive
+    assert c.verdict == "differs, not decisive" and "states none" in c.how, c
+    tolerant = _step((x + 1) ** 2, x**2 + 2 * x + 1, tol=0.5, tol_source="a stated bound")
+    assert _compare(r"(x + 1)^2 \approx x^2 + 2x + 1.25", tolerant).verdict == "matches"
+    c = _compare(r"(x + 1)^2 \approx x^2 + 2x + 3", tolerant)              # beyond the stated tolerance
+    assert c.verdict == "differs" and c.decisive, c
+    # a chain through = composes with \approx; \approx with \propto composes to nothing
+    c = _compare(r"(x + 1)^2 = (1 + x)^2 \approx x^2 + 2x + 1", step)
+    assert c.verdict == "matches", c
+    assert fidelity._compose("approx", "propto") is None and fidelity._compose("==", "approx") == "approx"
+
+
+# -- matrices (PARSE_FORMAT 4) -----------------------------------------------------------------------------------------
+
+def test_matrix_names_keep_their_order_and_transposes():
+    r"""A printed name the notation binds to a matrix (an sp.MatrixSymbol or sp.Matrix) is parsed as one: products keep
+    the printed order (W^T W is not W W^T), ^T, ^\top and ^{\mathsf{T}} are transposes, norms and inner products of
+    matrices have their matrix meaning; a power of a matrix is reported, never read as a scalar power."""
+    W, V = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("V", 2, 2)
+    notation = sources.NotationMap(symbols={"W": W, "V": V})
+    (r,) = sources.parse_display(r"D = \boldsymbol{W}^T W - W V^{\mathsf{T}}", notation)
+    assert r.rhs == W.T * W - W * V.T and r.rhs != W * W.T - V.T * W, r
+    (r,) = sources.parse_display(r"\|W\|_F^2 \le \langle W, V \rangle", notation)
+    assert r.lhs == sp.Trace(W.T * W) and r.rhs == sp.Trace(W.T * V), r
+    fail = sources.parse_display(r"W^{2} = V", notation)
+    assert isinstance(fail, sources.ParseFailure) and "power of a matrix" in fail.reason, fail
+
+
+def test_matrix_relations_are_compared_entrywise_and_a_transposition_is_decisive():
+    """features-are-fate (53): u^T W_l^T W_l u = u^T (D_l + W_{l+1}^T W_{l+1}) u with D_l bound to the step's
+    W_l^T W_l - W_{l+1}^T W_{l+1}: evaluated at random matrices (1 x 1 results as scalars) it matches; the planted
+    transposition W_{l+1} W_{l+1}^T is a decisive difference."""
+    W, V, u = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("V", 2, 2), sp.MatrixSymbol("u", 2, 1)
+    notation = sources.NotationMap(symbols={"W": W, "V": V, "u": u, "D": W.T * W - V.T * V})
+    step = _step(u.T * W.T * W * u, u.T * (W.T * W - V.T * V) * u + u.T * V.T * V * u)
+    c = _compare(r"u^T W^T W u = u^T (D + V^T V) u", step, notation)
+    assert c.verdict == "matches", c
+    c = _compare(r"u^T W^T W u = u^T (D + V V^T) u", step, notation)
+    assert c.verdict == "differs" and c.decisive and c.unexpected, c
+    # a matrix side of the step's own symbols (sp.Matrix): compared entrywise
+    x1, x2, x3, x4 = sp.symbols("x1:5", real=True)
+    M = sp.Matrix([[x1, x2], [x3, x4]])
+    step = _step(M.T * M, sp.Matrix([[(x1 + x3) ** 2 - 2 * x1 * x3, x1 * x2 + x3 * x4],
+                                     [x1 * x2 + x3 * x4, (x2 - x4) ** 2 + 2 * x2 * x4]]))
+    mapped = sources.NotationMap(symbols={"M": M})
+    assert _compare(r"G = M^T M", step, mapped).verdict == "matches"
+    assert _compare(r"G = M M^T", step, mapped).verdict != "matches"
+    c = _compare(r"x_1 = x_2", step, mapped)                 # a scalar print against matrix sides: never compared
+    assert c.verdict == "not compared" and "matrices" in c.how, c
+    norm = _step(sp.sqrt(x1**2 + x2**2 + x3**2 + x4**2), sp.sqrt((x1 + x2) ** 2 - 2 * x1 * x2 + x3**2 + x4**2))
+    c = _compare(r"\|M\|_F = \|M\|_{op}", norm, mapped)     # the operator norm is the largest singular value
+    assert c.verdict == "differs" and c.decisive, c
+
+
 # -- what counts as machine-compared (the match audit, #24) -----------------------------------------------------------
 
 def test_a_name_is_atomic_never_a_compound_expression():

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import sympy as sp
 
-from .._decide.derivation import RELATION_TEX
+from .._decide.derivation import RELATION_TEX as _STEP_TEX
 from .._shared import fmt, with_timeout, write_json
 from .._sources import sources
 from .._sources.sources import NotationMap, ParseFailure, Printed, notation_key
@@ -61,6 +61,8 @@ DECISIVE = 1e-6      # a relation fails decisively at a point when it misses by 
 POINTS = 12          # sampled points per comparison
 QUAD_POINTS = 4      # ... where a printed side has an integral only quadrature evaluates (~0.4 s a side and point)
 _DPS = 30
+RELATION_TEX = {**_STEP_TEX, "approx": r"\approx", "propto": r"\propto"}
+_SYMMETRIC = ("==", "approx", "propto")      # a op b is b op a
 
 
 # -- parses, cached on disk ------------------------------------------------------------------------------------------
@@ -101,7 +103,7 @@ def _freeze(relations: Any) -> Any:
 def _thaw(frozen: Any) -> Any:
     if isinstance(frozen, ParseFailure):
         return frozen
-    return tuple(x[1] if x[0] == "expr" else sp.Rel(x[1], x[2], x[0], evaluate=False) for x in frozen)
+    return tuple(x[1] if x[0] == "expr" else sources.relation(x[1], x[2], x[0]) for x in frozen)
 
 
 class _ParseCache:
@@ -231,10 +233,28 @@ def _names(name: str) -> list[str]:
     return [n, *_ALIASES.get(n, ()), n.replace("_", "")]
 
 
+def _side(x: Any) -> Any:
+    """A step's side as SymPy keeps it (a Matrix as an ImmutableMatrix, a Basic); a routine as it is."""
+    return sp.ImmutableMatrix(x) if isinstance(x, sp.MatrixBase) else x
+
+
+def _step_matrices(step) -> dict[str, sp.MatrixSymbol]:
+    """The matrix symbols of a step's SymPy sides with numeric shapes (sampled with random entries), by name."""
+    out: dict[str, sp.MatrixSymbol] = {}
+    for side in (step.lhs, step.rhs):
+        side = _side(side)
+        if isinstance(side, sp.Basic):
+            for m in side.atoms(sp.MatrixSymbol):
+                if all(getattr(d, "is_Integer", False) or isinstance(d, int) for d in m.shape):
+                    out.setdefault(_normal(str(m.name)), m)
+    return out
+
+
 def _step_symbols(step) -> dict[str, sp.Symbol]:
     """The symbols of a step's SymPy sides and domain, by normalized name."""
     out: dict[str, sp.Symbol] = {}
     for side in (step.lhs, step.rhs):
+        side = _side(side)
         if isinstance(side, sp.Basic):
             for s in side.free_symbols:
                 if isinstance(s, sp.Symbol):
@@ -370,7 +390,13 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
     try:
         if subs and expr.has(sp.Limit):
             subs = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in dict(subs).items()}
-        e = expr.subs(dict(subs)) if subs else expr
+        subs = dict(subs or {})
+        mats = {k: v for k, v in subs.items() if isinstance(k, sp.MatrixSymbol)}
+        e = expr.xreplace(mats) if mats else expr
+        scalars = {k: v for k, v in subs.items() if k not in mats}
+        e = e.subs(scalars) if scalars else e
+        if mats or getattr(e, "is_Matrix", False) or e.has(sp.MatrixExpr):
+            e = _explicit(e)
         if e.free_symbols or e.atoms(sp.core.function.AppliedUndef):
             return None
         e = e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative, sp.Limit, sp.Sum, sp.Product)),
@@ -379,22 +405,84 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
         raise
     except Exception:  # noqa: BLE001 - SymPy cannot carry it out here: no value
         return None
+    if isinstance(e, sp.MatrixBase):
+        if e.shape == (1, 1):
+            return _number(e[0, 0])           # a 1 x 1 result is a scalar (u^T W v)
+        entries = [_number(x) for x in e]
+        return None if any(v is None for v in entries) else _Arr(tuple(e.shape), tuple(entries))
     return _number(e)
 
 
+_OPNORM = "\\|\\cdot\\|_{op}"          # sources._matrix_meaning: the largest singular value of a matrix
+
+
+def _explicit(e: sp.Basic) -> sp.Basic:
+    """A matrix expression whose matrix symbols are replaced by explicit matrices, carried out: products, sums,
+    transposes and traces done, an operator norm (`_OPNORM`) its largest singular value (mpmath, 30 digits)."""
+    import mpmath
+
+    def opnorm(f):
+        m = sp.ImmutableMatrix(f.args[0].doit())
+        with mpmath.workdps(_DPS):
+            sv = mpmath.svd_r(mpmath.matrix([[mpmath.mpf(str(sp.N(x, _DPS))) for x in row]
+                                             for row in m.tolist()]), compute_uv=False)
+            return sp.Float(str(max(abs(x) for x in sv)), _DPS)
+
+    e = e.replace(lambda x: isinstance(x, sp.core.function.AppliedUndef) and x.func.__name__ == _OPNORM
+                  and not x.free_symbols, opnorm)
+    e = e.doit()
+    if isinstance(e, sp.MatrixExpr) and not isinstance(e, sp.MatrixBase):
+        e = e.as_explicit()
+    return e
+
+
+@dataclass(frozen=True)
+class _Arr:
+    """A matrix value at a point: its shape and entries (mpmath numbers), compared entrywise."""
+
+    shape: tuple
+    entries: tuple
+
+    def scale(self):
+        return max(abs(x) for x in self.entries)
+
+
+def _arrays(a, b):
+    """(a, b) as arrays of one shape, or None where either is a scalar and the other a matrix, or the shapes differ."""
+    if not (isinstance(a, _Arr) and isinstance(b, _Arr)) or a.shape != b.shape:
+        return None
+    return a, b
+
+
 def _close(a, b, rtol: float, tol: float = 0.0) -> bool:
+    if isinstance(a, _Arr) or isinstance(b, _Arr):
+        ab = _arrays(a, b)
+        if ab is None:
+            return False
+        bound = tol + rtol * max(a.scale(), b.scale()) + 1e-25
+        return all(abs(x - y) <= bound for x, y in zip(a.entries, b.entries))
     return abs(a - b) <= tol + rtol * max(abs(a), abs(b)) + 1e-25
 
 
 def _holds(a, b, op: str, rtol: float, tol: float = 0.0) -> bool:
     if op == "==":
         return _close(a, b, rtol, tol)
+    if isinstance(a, _Arr) or isinstance(b, _Arr):
+        return False                          # an order between matrices is not compared
     slack = (b - a) if op in ("<=", "<") else (a - b)
     return slack >= -(tol + rtol * max(abs(a), abs(b)) + 1e-25)
 
 
 def _fails(a, b, op: str) -> bool:
-    """The relation misses by more than DECISIVE relative (a clear failure, never rounding)."""
+    """The relation misses by more than DECISIVE relative (a clear failure, never rounding); matrices of one shape
+    fail = where an entry misses by more than DECISIVE relative to the largest entry; a matrix never fails against a
+    scalar or a matrix of another shape (they are not the same kind: no comparison)."""
+    if isinstance(a, _Arr) or isinstance(b, _Arr):
+        ab = _arrays(a, b)
+        if ab is None or op != "==":
+            return False
+        scale = DECISIVE * max(1, a.scale(), b.scale())
+        return any(abs(x - y) > scale for x, y in zip(a.entries, b.entries))
     scale = DECISIVE * max(1, abs(a), abs(b))
     if op == "==":
         return abs(a - b) > scale
@@ -462,8 +550,8 @@ _FLIP = {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "=="}
 
 
 def _graph(relations: Sequence) -> tuple[list, list[tuple[int, int, str]]]:
-    """Nodes (the printed sides, once each) and edges (i, j, op), op in ==, <=, < (a >= b is b <= a); a chain
-    a = b <= c shares its middle node, so paths compose it."""
+    """Nodes (the printed sides, once each) and edges (i, j, op), op in ==, <=, <, approx, propto (a >= b is b <= a);
+    a chain a = b <= c shares its middle node, so paths compose it."""
     nodes: list = []
     edges: list[tuple[int, int, str]] = []
 
@@ -484,21 +572,28 @@ def _graph(relations: Sequence) -> tuple[list, list[tuple[int, int, str]]]:
     return nodes, edges
 
 
-def _compose(a: str, b: str) -> str:
+def _compose(a: str, b: str) -> str | None:
+    """The relation a chain x a y b z states between x and z: = keeps the other; two approximations (or two
+    proportionalities) compose to one; an approximation or proportionality with an order, or with each other,
+    composes to nothing (None: no printed relation between x and z)."""
     if a == "==":
         return b
     if b == "==":
         return a
+    if a == b and a in ("approx", "propto"):
+        return a
+    if a in ("approx", "propto") or b in ("approx", "propto"):
+        return None
     return "<" if "<" in (a, b) else "<="
 
 
 def _paths(edges: Sequence[tuple[int, int, str]]) -> set[tuple[int, int, str]]:
     """Every (i, j, op) such that the printed relations state nodes[i] op nodes[j], alone or composed (i != j):
-    == edges both ways, <= and < edges forwards."""
+    ==, approx and propto edges both ways, <= and < edges forwards."""
     adj: dict[int, list[tuple[int, str]]] = {}
     for a, b, op in edges:
         adj.setdefault(a, []).append((b, op))
-        if op == "==":
+        if op in _SYMMETRIC:
             adj.setdefault(b, []).append((a, op))
     out = set()
     for start in list(adj):
@@ -508,7 +603,7 @@ def _paths(edges: Sequence[tuple[int, int, str]]) -> set[tuple[int, int, str]]:
             k, op = todo.pop()
             for nxt, e in adj.get(k, ()):
                 comp = e if op is None else _compose(op, e)
-                if (nxt, comp) in seen:
+                if comp is None or (nxt, comp) in seen:
                     continue
                 seen.add((nxt, comp))
                 if nxt != start:
@@ -523,7 +618,7 @@ def _path_links(edges: Sequence[tuple[int, int, str]], i: int, j: int, op: str) 
     adj: dict[int, list[tuple[int, str, int]]] = {}
     for k, (a, b, e) in enumerate(edges):
         adj.setdefault(a, []).append((b, e, k))
-        if e == "==":
+        if e in _SYMMETRIC:
             adj.setdefault(b, []).append((a, e, k))
     todo = [(i, None, ())]
     seen = set()
@@ -534,6 +629,8 @@ def _path_links(edges: Sequence[tuple[int, int, str]], i: int, j: int, op: str) 
                 if k in used:
                     continue
                 c = e if comp is None else _compose(comp, e)
+                if c is None:
+                    continue
                 path = used + (k,)
                 if nxt == j and c == op:
                     return path
@@ -548,7 +645,7 @@ def _link_key(a: sp.Basic, op: str, b: sp.Basic) -> str:
     """A printed link as text that does not depend on the symbols' assumptions or on its orientation (a = b is
     b = a)."""
     x, y = sp.sstr(a), sp.sstr(b)
-    if op == "==" and y < x:
+    if op in _SYMMETRIC and y < x:
         x, y = y, x
     return f"{x} {op} {y}"
 
@@ -567,7 +664,7 @@ def _atomic(e: sp.Basic) -> bool:
     of a name, or an expectation of a name (E_D R, parsed as the product of the operator and the name). Never a
     compound expression (a sum, a product of names, a power, a known function of something) and never a function
     applied to a compound argument (p(p - 1) and alpha(...) read as applications)."""
-    if isinstance(e, (sp.Symbol, sp.Indexed, sp.IndexedBase)):
+    if isinstance(e, (sp.Symbol, sp.Indexed, sp.IndexedBase, sp.MatrixSymbol)):
         return True
     if isinstance(e, sp.core.function.AppliedUndef):
         return all(_atomic(a) or a.is_number for a in e.args)
@@ -613,6 +710,11 @@ def relations_latex(relations: Any) -> str:
 
 
 def _fmt(v) -> str:
+    if isinstance(v, _Arr):
+        return f"{v.shape[0]}x{v.shape[1]} [" + ", ".join(_fmt(x) for x in v.entries[:4]) + (
+            ", …]" if len(v.entries) > 4 else "]")
+    if isinstance(v, sp.MatrixBase):
+        return f"{v.shape[0]}x{v.shape[1]} matrix"
     try:
         v = float(v)                     # a SymPy or mpmath number, as a float
     except (TypeError, ValueError):
@@ -707,13 +809,14 @@ def _scalar(v: Any):
 
 def _comparison_key(label: str, relations: Any, step, derivation: str, points: int) -> str | None:
     """A content hash of a comparison of a step made of SymPy expressions (None for numeric sides: their routines'
-    code is not part of the key): the printed relations, the step's sides, relation, domain and fidelity, the sample
-    size, and this module's code."""
+    code is not part of the key): the printed relations, the step's sides, relation, stated tolerance, domain and
+    fidelity, the sample size, and this module's code."""
     if step.numeric or relations is None or isinstance(relations, ParseFailure):
         return None
     try:
         parts = [COMPARE_CACHE_VERSION, _own_code(), sp.__version__, label, derivation, step.label, _fidelity_text(step),
                  sp.srepr(sp.sympify(step.lhs)), sp.srepr(sp.sympify(step.rhs)), step.relation,
+                 repr((step.tol, step.rtol)),
                  repr(sorted((sp.srepr(k), repr(v)) for k, v in _domain(step).items())), str(points),
                  repr([(x[0], sp.srepr(x[1]), sp.srepr(x[2])) if x[0] != "expr" else (x[0], sp.srepr(x[1]))
                        for x in _freeze(relations)])]
@@ -783,9 +886,6 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
     if not edges:
         return Comparison(**base, verdict="not compared", how="the display states no relation (an expression only)")
     base["all_links"] = tuple(_link_key(nodes[a], op, nodes[b]) for a, b, op in edges)
-    if isinstance(step.lhs, sp.MatrixBase) or isinstance(step.rhs, sp.MatrixBase):
-        return Comparison(**base, verdict="not compared", how="the step's sides are matrices (the print's are "
-                                                               "scalar expressions)")
     try:
         return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points), budget_s, error=_Timeout)
     except _Timeout:
@@ -830,74 +930,144 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int) -> C
 
 
 def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list | None = None) -> Comparison:
-    rng = random.Random(_seed(base["label"], base["derivation"], base["step"]))
-    numeric = step.numeric
-    supplied: set[str] = set()      # names whose values the step's own points supply (`state_values`)
-    # the print's symbols and functions, unified with the step's by name
-    fnames: dict[str, Any] = {}
-    for side in (step.lhs, step.rhs):
-        if isinstance(side, sp.Basic):
-            fnames.update(_functions(side))
-    stands = {n: _stand_in(n, rng) for n in sorted(fnames)}
-    printed_syms = set().union(*[n.free_symbols for n in nodes])
-    # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
-    # (the print's p(u) = E(u, m0, rho) is the step's E before m0, rho are put in)
-    inner = {k: side.expr for k, side in enumerate((step.lhs, step.rhs)) if isinstance(side, sp.Subs)} \
-        if not numeric else {}
-    if not numeric:
+    """One step against the printed graph (nodes, edges): `_Comparer` in its named parts."""
+    return _Comparer(base, nodes, edges, step, points, raw).run()
+
+
+def _group_key(pt: Mapping, fixed: Sequence) -> tuple:
+    return tuple(pt.get(k) for k in fixed)
+
+
+class _Comparer:
+    """A step against the printed relations of one label, in named parts:
+      `_symbolic_points` / `_numeric_points`  unify the print's symbols with the step's (by name) and choose the
+          points: random points of the step's domain, or the step's own first search points;
+      `_values`        the printed sides and the step's sides at those points;
+      `_full_match`    the step states a printed relation or a composition of them;
+      `_name_match`    one printed side is the step's, the other an atomic name the step computes;
+      `_difference`    else: decisive or not (`_decisive`).
+    Printed relations: =, <=, < as stated; a \\approx b is read as a = b at the step's tolerance (its stated `tol` and
+    `rtol`, else RTOL), and a mismatch of it is decisive only beyond a tolerance the step states; a \\propto b holds
+    where a/b does not vary over the points in the variables the proportionality is about: every sampled symbol
+    except those held fixed, the step's integer symbols (a dimension n: (128)'s ignored coefficient
+    S_{n-1}/(2 pi)^{n/2} depends on n) and any its domain pins to one value; the ratio is compared among the points
+    that share the held-fixed values (the points are drawn in such groups), and a side that does not vary there
+    compares nothing."""
+
+    def __init__(self, base: dict, nodes: list, edges: list, step, points: int, raw: list | None):
+        self.base, self.edges, self.step, self.points, self.raw = base, edges, step, points, raw
+        self.rng = random.Random(_seed(base["label"], base["derivation"], base["step"]))
+        self.numeric = step.numeric
+        self.supplied: set[str] = set()      # names whose values the step's own points supply (`state_values`)
+        fnames: dict[str, Any] = {}
+        for side in (step.lhs, step.rhs):
+            if isinstance(_side(side), sp.Basic):
+                fnames.update(_functions(_side(side)))
+        self.stands = {n: _stand_in(n, self.rng) for n in sorted(fnames)}
+        self.mats: dict[str, sp.MatrixSymbol] = {}     # the step's matrix symbols (random entries at each point)
+        self.nodes = list(nodes)
+        self.printed_syms = set().union(*[n.free_symbols for n in nodes])
+        # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
+        # (the print's p(u) = E(u, m0, rho) is the step's E before m0, rho are put in)
+        self.inner = {k: side.expr for k, side in enumerate((step.lhs, step.rhs)) if isinstance(side, sp.Subs)} \
+            if not self.numeric else {}
+        self.proportional = any(op == "propto" for _, _, op in edges)
+        self.fixed: list = []                # what a proportionality holds fixed (its constant may depend on them)
+        self.memo: dict[int, tuple] = {}
+        self.rejected: list[str] = []
+        # the tolerance a printed \approx is read at: the step's stated one (tol + rtol relative), else RTOL
+        self.approx_tol = (max(RTOL, float(step.rtol or 0)), float(step.tol or 0))
+
+    # -- points ------------------------------------------------------------------------------------------------------
+
+    def _symbolic_points(self) -> Comparison | None:
+        step = self.step
         mine = _step_symbols(step)
-        for e in inner.values():
+        for e in self.inner.values():
             for x in e.free_symbols:
                 if isinstance(x, sp.Symbol):
                     mine.setdefault(_normal(x.name), x)
                     mine.setdefault(_normal(x.name).replace("_", ""), x)
         rename = {}
-        for s in printed_syms:
+        for s in self.printed_syms:
             if isinstance(s, sp.Symbol) and not isinstance(s, sp.Dummy):
                 hit = next((mine[n] for n in _names(s.name) if n in mine), None)
                 if hit is not None:
                     rename[s] = hit
-        nodes = [n.xreplace(rename) for n in nodes]
-        syms = sorted(set(mine.values()), key=lambda s: s.name)
-        if any(_quadrature(n) for n in nodes):
+        self.nodes = [n.xreplace(rename) for n in self.nodes]
+        self.syms = sorted(set(mine.values()), key=lambda s: s.name)
+        self.mats = _step_matrices(step)
+        points = self.points
+        if any(_quadrature(n) for n in self.nodes):
             # numeric integrals: fewer points, so that the comparison ends within its budget (two still have to
             # agree at three points at least, and one point where they do not is a difference)
             points = min(points, QUAD_POINTS)
-        pts = _sample(syms, _domain(step), rng, points)
-        tol, rtol = 0.0, RTOL
-        how_points = f"{points} random points of the step's domain, 30 digits, relative tolerance {RTOL:g}"
-    else:
+        domain = _domain(step)
+        if self.proportional:
+            self.fixed = [s for s in self.syms if s.is_integer or (s in domain and domain[s][0] is not None
+                                                                   and domain[s][0] == domain[s][1])]
+        if self.fixed:
+            # groups of points sharing the held-fixed values: three values of them, the others drawn in each
+            free = [s for s in self.syms if s not in self.fixed]
+            size = max(2, points // 3)
+            self.pts = [{**head, **rest} for head in _sample(self.fixed, domain, self.rng, 3)
+                        for rest in _sample(free, domain, self.rng, size)]
+            points = len(self.pts)
+        else:
+            self.pts = _sample(self.syms, domain, self.rng, points)
+        for pt in self.pts:                  # the step's matrix symbols: random entries, as exact rationals
+            for m in self.mats.values():
+                pt[m] = sp.ImmutableMatrix(*m.shape, [sp.Rational(self.rng.randint(-3000, 3000), 1000)
+                                                      for _ in range(int(m.shape[0]) * int(m.shape[1]))])
+        self.tol, self.rtol = 0.0, RTOL
+        self.how_points = f"{points} random points of the step's domain, 30 digits, relative tolerance {RTOL:g}"
+        if self.fixed:
+            self.how_points += (" (in groups with the same " + ", ".join(s.name for s in self.fixed)
+                                + ": the proportionality's constant may depend on them)")
+        self.known = {_normal(s.name) for s in self.syms}
+        self.known |= {k.replace("_", "") for k in self.known}
+        return None
+
+    def _numeric_points(self) -> Comparison | None:
+        step, raw = self.step, self.raw
         override = raw
         try:
             if raw is not None:
                 pass
             elif step.erratum is not None and step.erratum.at is not None:
-                supplied.update(n for name in getattr(step.erratum.at, "state_values", ()) or ()
-                                for n in _names(str(name)))
+                self.supplied.update(n for name in getattr(step.erratum.at, "state_values", ()) or ()
+                                     for n in _names(str(name)))
                 raw = [dict(step.erratum.at)]
             else:
                 import itertools
 
                 raw = list(itertools.islice(step.search(), 2))
         except Exception as exc:  # noqa: BLE001 - no points: nothing to compare at
-            return Comparison(**base, verdict="not compared", how=f"the step's search failed: {type(exc).__name__}")
+            return Comparison(**self.base, verdict="not compared",
+                              how=f"the step's search failed: {type(exc).__name__}")
         pts = []
         for p in raw:
             for name in getattr(p, "state_values", ()) or ():
-                supplied.update(_names(str(name)))
+                self.supplied.update(_names(str(name)))
             pt = {}
             for k, v in p.items():
                 x = _scalar(v)
                 if x is not None:
                     pt[getattr(k, "name", str(k))] = x
             pts.append(pt)
-        tol, rtol = float(step.tol), max(RTOL, float(step.rtol))
-        how_points = (f"the step's {'first ' if override is None else ''}{len(pts)} search point(s), tolerance "
-                      f"{tol:g} + {rtol:g} relative"
-                      + (f" ({step.tol_source})" if step.tol_source else ""))
+        self.pts = pts
+        if self.proportional:
+            self.fixed = sorted({k for pt in pts for k, v in pt.items() if isinstance(v, sp.Integer)})
+        self.tol, self.rtol = float(step.tol), max(RTOL, float(step.rtol))
+        self.how_points = (f"the step's {'first ' if override is None else ''}{len(pts)} search point(s), tolerance "
+                           f"{self.tol:g} + {self.rtol:g} relative"
+                           + (f" ({step.tol_source})" if step.tol_source else ""))
+        self.known = {_normal(k) for pt in pts for k in pt}
+        self.known |= {k.replace("_", "") for k in self.known}
+        return None
 
-    def point_subs(pt: Mapping) -> dict:
-        if not numeric:
+    def point_subs(self, pt: Mapping) -> dict:
+        if not self.numeric:
             return pt
         by = {}
         for k, v in pt.items():
@@ -905,180 +1075,374 @@ def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list 
         for k, v in list(by.items()):
             by.setdefault(k.replace("_", ""), v)
         out = {}
-        for s in printed_syms:
+        for s in self.printed_syms:
             if isinstance(s, sp.Symbol):
                 hit = next((by[n] for n in _names(s.name) if n in by), None)
                 if hit is not None:
                     out[s] = hit
         return out
 
-    memo: dict[int, sp.Basic] = {}
+    # -- values ------------------------------------------------------------------------------------------------------
 
-    def ready(e) -> sp.Basic:
+    def ready(self, e) -> sp.Basic:
         e = sp.sympify(e)
-        if id(e) not in memo:
-            memo[id(e)] = (e, _ready(e, stands))
-        return memo[id(e)][1]
+        if id(e) not in self.memo:
+            self.memo[id(e)] = (e, _ready(e, self.stands))
+        return self.memo[id(e)][1]
 
-    def side_value(side, pt):
+    def side_value(self, side, pt):
         if callable(side) and not isinstance(side, sp.Basic):
             return _number(side(**{k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer)
                                        else v) for k, v in pt.items()}))
-        e = ready(side)
-        if numeric:
+        e = self.ready(side)
+        if self.numeric:
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
         return _evaluate(e, pt)
 
-    known = ({_normal(k) for pt in pts for k in pt} if numeric else {_normal(s.name) for s in syms})
-    known |= {k.replace("_", "") for k in known}
+    def has_value(self, s) -> bool:
+        """Whether a printed symbol has a value at the points: a symbol of the step's, or a matrix symbol the step
+        has (the same object: the notation binds the printed name to it)."""
+        if isinstance(s, sp.MatrixSymbol):
+            return self.mats.get(_normal(str(s.name))) == s
+        return isinstance(s, sp.Symbol) and any(k in self.known for k in _names(s.name))
 
-    def foreign_names() -> list[str]:
-        return sorted({_tex(s) for n in nodes for s in n.free_symbols
-                       if not (isinstance(s, sp.Symbol) and any(k in known for k in _names(s.name)))}
-                      | {f.func.__name__ for n in nodes for f in n.atoms(sp.core.function.AppliedUndef)
-                         if _normal(f.func.__name__) not in stands})
+    def has_meaning(self, f) -> bool:
+        return _normal(f.func.__name__) in self.stands or f.func.__name__ == _OPNORM
 
-    def possible(n) -> bool:             # every symbol and function of the printed side has a value at the points
-        return (all(isinstance(s, sp.Symbol) and any(k in known for k in _names(s.name)) for s in n.free_symbols)
-                and all(_normal(f.func.__name__) in stands for f in n.atoms(sp.core.function.AppliedUndef)))
+    def foreign_names(self) -> list[str]:
+        return sorted({_tex(s) for n in self.nodes for s in n.free_symbols if not self.has_value(s)}
+                      | {f.func.__name__ for n in self.nodes for f in n.atoms(sp.core.function.AppliedUndef)
+                         if not self.has_meaning(f)})
 
-    if not any(possible(n) for n in nodes):  # decided before any side is evaluated
-        return Comparison(**base, verdict="not compared",
-                          how="symbols of the print not in the step: " + (", ".join(foreign_names())[:160] or "none"))
-    can = [possible(n) for n in nodes]
-    node_vals: list[list] = [[] for _ in nodes]
-    step_vals: list[tuple] = []
-    inner_vals: list[tuple] = []
-    used = []
-    # a side with an infinite bound (int_0^oo) that reaches no value at its first two points (a divergent integral
-    # exhausts the precision, seconds each time) is given up
-    unbounded, missed = [n.has(sp.oo, -sp.oo) for n in nodes], [0] * len(nodes)
-    for pt in pts:
-        subs = point_subs(pt)
-        nv = [_evaluate(ready(n), subs) if ok else None for n, ok in zip(nodes, can)]
-        for k, v in enumerate(nv):
-            if can[k] and unbounded[k] and v is None and not any(x is not None for x in node_vals[k]):
-                missed[k] += 1
-                can[k] = missed[k] < 2
-        if numeric and all(v is None for v in nv):
-            continue                      # no printed side is evaluable here: the routine is not called
-        try:
-            sv = (side_value(step.lhs, pt), side_value(step.rhs, pt))
-        except _Timeout:
-            raise
-        except Exception:  # noqa: BLE001 - a side that cannot be evaluated here gives no value
-            sv = (None, None)
-        for k, v in enumerate(nv):
-            node_vals[k].append(v)
-        step_vals.append(sv)
-        inner_vals.append(tuple(_evaluate(ready(inner[k]), pt) if k in inner else None for k in (0, 1)))
-        used.append(pt)
-    evaluable = [k for k in range(len(nodes)) if any(v is not None for v in node_vals[k])]
-    if not evaluable:
-        return Comparison(**base, verdict="not compared",
-                          how="the printed sides have no finite real value at the sampled points (symbols of the print "
-                              "not in the step: " + (", ".join(foreign_names())[:160] or "none") + ")")
-    if not any(a is not None or b is not None for a, b in step_vals):
-        return Comparison(**base, verdict="not compared",
-                          how="the step's sides have no finite real value at the sampled points")
+    def possible(self, n) -> bool:
+        """Whether every symbol and function of a printed side has a value at the points."""
+        return (all(self.has_value(s) for s in n.free_symbols)
+                and all(self.has_meaning(f) for f in n.atoms(sp.core.function.AppliedUndef)))
 
-    def agree(k: int, values: Sequence) -> bool:
-        both = [(a, b) for a, b in zip(values, node_vals[k]) if a is not None and b is not None]
+    def _values(self) -> Comparison | None:
+        nodes, step = self.nodes, self.step
+        can = [self.possible(n) for n in nodes]
+        self.node_vals: list[list] = [[] for _ in nodes]
+        self.step_vals: list[tuple] = []
+        self.inner_vals: list[tuple] = []
+        self.used: list = []
+        # a side with an infinite bound (int_0^oo) that reaches no value at its first two points (a divergent integral
+        # exhausts the precision, seconds each time) is given up
+        unbounded, missed = [n.has(sp.oo, -sp.oo) for n in nodes], [0] * len(nodes)
+        for pt in self.pts:
+            subs = self.point_subs(pt)
+            nv = [_evaluate(self.ready(n), subs) if ok else None for n, ok in zip(nodes, can)]
+            for k, v in enumerate(nv):
+                if can[k] and unbounded[k] and v is None and not any(x is not None for x in self.node_vals[k]):
+                    missed[k] += 1
+                    can[k] = missed[k] < 2
+            if self.numeric and all(v is None for v in nv):
+                continue                      # no printed side is evaluable here: the routine is not called
+            try:
+                sv = (self.side_value(step.lhs, pt), self.side_value(step.rhs, pt))
+            except _Timeout:
+                raise
+            except Exception:  # noqa: BLE001 - a side that cannot be evaluated here gives no value
+                sv = (None, None)
+            for k, v in enumerate(nv):
+                self.node_vals[k].append(v)
+            self.step_vals.append(sv)
+            self.inner_vals.append(tuple(_evaluate(self.ready(self.inner[k]), pt) if k in self.inner else None
+                                         for k in (0, 1)))
+            self.used.append(pt)
+        self.groups = [_group_key(pt, self.fixed) for pt in self.used]
+        self.evaluable = [k for k in range(len(nodes)) if any(v is not None for v in self.node_vals[k])]
+        if not self.evaluable:
+            return Comparison(**self.base, verdict="not compared",
+                              how="the printed sides have no finite real value at the sampled points (symbols of the "
+                                  "print not in the step: " + (", ".join(self.foreign_names())[:160] or "none") + ")")
+        if not any(a is not None or b is not None for a, b in self.step_vals):
+            return Comparison(**self.base, verdict="not compared",
+                              how="the step's sides have no finite real value at the sampled points")
+        return None
+
+    # -- which printed sides are the step's --------------------------------------------------------------------------
+
+    def agree(self, k: int, values: Sequence, approx: bool = False) -> bool:
+        rtol, tol = self.approx_tol if approx else (self.rtol, self.tol)
+        both = [(a, b) for a, b in zip(values, self.node_vals[k]) if a is not None and b is not None]
         return bool(both) and len(both) >= min(3, len(values)) and all(_close(a, b, rtol, tol) for a, b in both)
 
-    def matches(side: int, rows: Sequence[tuple] = step_vals) -> set[int]:
-        return {k for k in evaluable if agree(k, [sv[side] for sv in rows])}
+    def matches(self, side: int, rows: Sequence[tuple] | None = None, approx: bool = False) -> set[int]:
+        """The printed sides whose values are the step's side's (`approx`: at the step's stated tolerance)."""
+        rows = self.step_vals if rows is None else rows
+        return {k for k in self.evaluable if self.agree(k, [sv[side] for sv in rows], approx)}
 
-    op = step.relation
-    small, big, sop = (0, 1, op) if op in ("==", "<=", "<") else (1, 0, _FLIP[op])
-    m_small, m_big = matches(small), matches(big)
-    paths = _paths(edges)
-    foreign = [k for k in range(len(nodes)) if k not in evaluable]
-    full = [(i, j, pop) for i, j, pop in sorted(paths) if pop == sop and i in m_small and j in m_big]
-    keys = tuple(base.get("all_links", ()))
+    def proportional_to(self, k: int, values: Sequence) -> bool:
+        """Whether printed side k is a constant times the step's side (`values`) in the proportionality's variables:
+        within each group of points (the same held-fixed values) their ratio is one number; some group has two
+        points where the step's side varies (a side constant there compares nothing), and three points agree."""
+        by: dict[tuple, list] = {}
+        for g, a, v in zip(self.groups, values, self.node_vals[k]):
+            if a is None or v is None:
+                continue
+            if isinstance(a, _Arr) or isinstance(v, _Arr):
+                return False                  # a proportionality of matrices is not compared
+            if (a == 0) != (v == 0):
+                return False
+            if a != 0:
+                by.setdefault(g, []).append((a, v))
+        n = sum(len(r) for r in by.values())
+        varied = False
+        for rows in by.values():
+            a0, v0 = rows[0]
+            for a, v in rows[1:]:
+                if not _close(v / a, v0 / a0, self.rtol):
+                    return False
+                varied = varied or _fails(a, a0, "==")
+        return varied and n >= min(3, len(values))
 
-    def found(i: int, j: int, pop: str) -> dict:
-        """The links a match of nodes[i] pop nodes[j] compares, and those of them that carry printed mathematics."""
-        path = _path_links(edges, i, j, pop)
-        return dict(links=tuple(keys[k] for k in path if k < len(keys)),
-                    substantive=tuple(keys[k] for k in path if k < len(keys) and _substantive(nodes, edges[k])))
+    def proportionals(self, side: int, rows: Sequence[tuple] | None = None) -> set[int]:
+        """The printed sides that are a constant times the step's side: the sides equal to it (the constant 1) and
+        those `proportional_to` it."""
+        if not self.proportional:
+            return set()
+        rows = self.step_vals if rows is None else rows
+        return self.matches(side, rows) | {k for k in self.evaluable
+                                           if self.proportional_to(k, [sv[side] for sv in rows])}
 
-    def own_value(k: int) -> bool:
+    def own_value(self, k: int) -> bool:
         """A printed side that is a single symbol (up to constants) whose value the step's own points supply
         (a `state_values` point: the print's atoms valued from the same state as the step's side)."""
-        fs = nodes[k].free_symbols
-        return (numeric and len(fs) == 1 and isinstance(next(iter(fs)), sp.Symbol)
-                and bool(set(_names(next(iter(fs)).name)) & supplied))
+        fs = self.nodes[k].free_symbols
+        return (self.numeric and len(fs) == 1 and isinstance(next(iter(fs)), sp.Symbol)
+                and bool(set(_names(next(iter(fs)).name)) & self.supplied))
 
-    rejected: list[str] = []
-    if full:
+    def found(self, i: int, j: int, pop: str) -> dict:
+        """The links a match of nodes[i] pop nodes[j] compares, and those of them that carry printed mathematics."""
+        keys = tuple(self.base.get("all_links", ()))
+        path = _path_links(self.edges, i, j, pop)
+        return dict(links=tuple(keys[k] for k in path if k < len(keys)),
+                    substantive=tuple(keys[k] for k in path if k < len(keys) and _substantive(self.nodes,
+                                                                                              self.edges[k])))
+
+    def reading(self, pop: str) -> str:
+        """How a printed relation other than the step's is read."""
+        if pop == "approx":
+            return " (\\approx read as = at the step's tolerance)"
+        if pop == "propto":
+            return (" (\\propto: each printed side a constant times the step's" + (
+                ", the constant may depend on " + ", ".join(getattr(s, "name", str(s)) for s in self.fixed)
+                if self.fixed else "") + ")")
+        return ""
+
+    def relations_stated(self) -> tuple[str, ...]:
+        """The printed relations the step's relation is compared with: its own, and for = also \\approx and
+        \\propto."""
+        return (self.sop, "approx", "propto") if self.sop == "==" else (self.sop,)
+
+    # -- verdicts ----------------------------------------------------------------------------------------------------
+
+    def _full_match(self) -> Comparison | None:
+        nodes, small = self.nodes, self.small
+        sets = {"propto": (self.p_small, self.p_big), "approx": (self.a_small, self.a_big)}
+        full = [(i, j, pop) for i, j, pop in sorted(self.paths) if pop in self.relations_stated()
+                and i in sets.get(pop, (self.m_small, self.m_big))[0] and j in sets.get(pop, (self.m_small,
+                                                                                            self.m_big))[1]]
+        if not full:
+            return None
         # equal values cannot tell a link from the composed chain (a = b = c: all three are one function); the sides
         # that are the step's own expressions can
-        scored = [(not (own_value(i) and own_value(j)), _identical(step, nodes[i], nodes[j], small),
-                   (i, j, pop) in edges or (j, i, pop) in edges, i, j, pop) for i, j, pop in full]
-        fresh, same, link, i, j, pop = max(scored, key=lambda t: (t[0], t[1], t[2]))
+        scored = [(not (self.own_value(i) and self.own_value(j)), _identical(self.step, nodes[i], nodes[j], small),
+                   (i, j, pop) in self.edges or (j, i, pop) in self.edges, i, j, pop) for i, j, pop in full]
+        best = max(scored, key=lambda t: (t[0], t[1], t[2]))
+        fresh, same, link, i, j, pop = best
         if not fresh:
-            rejected.append(f"circular: the printed side is the step's own value ({_tex(nodes[i])} "
-                            f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is one symbol whose value the step's points "
-                            f"supply from the state the step computes its sides from)")
-        else:
-            how = (f"the step states {_tex(nodes[i])} {RELATION_TEX[pop]} {_tex(nodes[j])}"
-                   + (" (a printed relation)" if link else " (the printed chain composed)")
-                   + (": symbolically identical sides" if same[1] == 2 and not numeric else ": numerically")
-                   + f"; {how_points}")
-            return Comparison(**base, verdict="matches", how=how, **found(i, j, pop))
-    # a printed side against the step's (or, second, a Subs side's expression before its substitution), the other
-    # printed side a name: atomic (a symbol, an undefined function of symbols, a derivative of one), never a compound
-    # expression; the compared side neither a constant or one symbol (0, 4v) nor the step's own value
-    for ms, mb, sub in ((m_small, m_big, None), (matches(small, inner_vals), matches(big, inner_vals), inner)):
-        if sub is not None and not sub:
-            break
-        for i, j, pop in sorted(paths):
-            if pop != sop:
-                continue
-            if i in foreign and j in (ms | mb if sop == "==" else mb):
-                side_tex, name_tex, k = nodes[j], nodes[i], j
-            elif j in foreign and i in ms:
-                side_tex, name_tex, k = nodes[i], nodes[j], i
+            self.rejected.append(f"circular: the printed side is the step's own value ({_tex(nodes[i])} "
+                                 f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is one symbol whose value the step's "
+                                 f"points supply from the state the step computes its sides from)")
+            return None
+        how = (f"the step states {_tex(nodes[i])} {RELATION_TEX[pop]} {_tex(nodes[j])}"
+               + (" (a printed relation)" if link else " (the printed chain composed)") + self.reading(pop)
+               + (": symbolically identical sides" if same[1] == 2 and not self.numeric and pop == "==" else
+                  ": numerically")
+               + f"; {self.how_points}")
+        # the printed links of every match as good as the best one (a chain a = b = c of equal values and a step with
+        # those values compares each link: a misprint in any of them would change a value)
+        ties = [self.found(*t[3:]) for t in scored if t[:3] == best[:3]]
+        return Comparison(**self.base, verdict="matches", how=how,
+                          links=tuple(dict.fromkeys(k for f in ties for k in f["links"])),
+                          substantive=tuple(dict.fromkeys(k for f in ties for k in f["substantive"])))
+
+    def _name_match(self) -> Comparison | None:
+        """A printed side against the step's (or, second, a Subs side's expression before its substitution), the
+        other printed side a name: atomic (a symbol, an undefined function of symbols, a derivative of one), never a
+        compound expression; the compared side neither a constant or one symbol (0, 4v) nor the step's own value."""
+        nodes, small, big, sop = self.nodes, self.small, self.big, self.sop
+        inner_sets = None
+        for sub in (None, self.inner):
+            if sub is not None and not sub:
+                break
+            if sub is None:
+                sets = {"==": (self.m_small, self.m_big), "propto": (self.p_small, self.p_big),
+                        "approx": (self.a_small, self.a_big)}
             else:
+                iv = self.inner_vals
+                inner_sets = inner_sets or {
+                    "==": (self.matches(small, iv), self.matches(big, iv)),
+                    "propto": (self.proportionals(small, iv), self.proportionals(big, iv)),
+                    "approx": (self.matches(small, iv, True), self.matches(big, iv, True))}
+                sets = inner_sets
+            for i, j, pop in sorted(self.paths):
+                if pop not in self.relations_stated():
+                    continue
+                ms, mb = sets.get(pop, sets["=="])
+                if i in self.foreign and j in (ms | mb if pop in _SYMMETRIC else mb):
+                    side_tex, name_tex, k = nodes[j], nodes[i], j
+                elif j in self.foreign and i in ms:
+                    side_tex, name_tex, k = nodes[i], nodes[j], i
+                else:
+                    continue
+                if self.own_value(k):
+                    self.rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is "
+                                         f"one symbol whose value the step's points supply; the other printed side, "
+                                         f"{_tex(name_tex)}, is not compared)")
+                    continue
+                if _trivial(side_tex):
+                    self.rejected.append(f"not compared (only a trivial side agrees): the printed side "
+                                         f"{_tex(side_tex)} is a constant or one symbol, and the other printed side, "
+                                         f"{_tex(name_tex)}, is not compared")
+                    continue
+                if not _atomic(name_tex):
+                    self.rejected.append(f"not compared (not a name the step computes): the printed side "
+                                         f"{_tex(side_tex)} agrees with the step's, but the other printed side, "
+                                         f"{_tex(name_tex)}, is an expression with symbols the step does not have, "
+                                         f"not a name")
+                    continue
+                before = ""
+                if sub is not None:
+                    side = small if k in ms else big
+                    subs = (self.step.lhs, self.step.rhs)[side]
+                    before = (" before its substitution " + ", ".join(f"{_tex(x)} = {_tex(v)}" for x, v in
+                                                                      zip(subs.variables, subs.point)))
+                agrees = "a constant times the step's" if pop == "propto" else "the step's"
+                return Comparison(**self.base, verdict="matches",
+                                  how=f"the printed side {_tex(side_tex)} is {agrees}{before}{self.reading(pop)}; the "
+                                      f"other printed side, {_tex(name_tex)}, names what the step computes (symbols "
+                                      f"the step does not have); {self.how_points}", **self.found(i, j, pop))
+        return None
+
+    def _difference(self) -> Comparison:
+        decisive, why = self._decisive()
+        if decisive:
+            how = (f"the step's relation is not a printed relation nor a composition of them; decisively: {why}; "
+                   f"{self.how_points}")
+            return Comparison(**self.base, verdict="differs", how=how, decisive=True)
+        if self.rejected:
+            return Comparison(**self.base, verdict="not compared", how=f"{self.rejected[0]}; {self.how_points}")
+        how = ("differs, not decisive: the step states another relation than the print (not a printed relation nor a "
+               "composition of them" + (f"; {why}" if why else "") + "); not counted as machine-compared; "
+               + self.how_points)
+        return Comparison(**self.base, verdict="differs, not decisive", how=how)
+
+    def _decisive(self) -> tuple[bool, str]:
+        """Whether every comparable printed relation (same symbols as the step, both sides evaluable; an equation with
+        a number on one side is an equation to solve, never an identity, so it is not comparable) fails at a sampled
+        point where the step's relation holds, or holds where the step's fails; a \\approx fails only beyond a
+        tolerance the step states (none stated: never decisive); a \\propto fails where its ratio varies between two
+        points of one group at both of which the step's relation holds. Returns (decisive, why)."""
+        step, nodes = self.step, self.nodes
+        if self.numeric:
+            return False, "a step with numeric sides is compared by value only"
+        mine = {_normal(s.name) for s in _step_symbols(step).values()
+                if any(s in sp.sympify(x).free_symbols for x in (step.lhs, step.rhs))} | set(self.mats)
+        cands = []
+        for i, j, pop in self.paths:
+            if i not in self.evaluable or j not in self.evaluable:
                 continue
-            if own_value(k):
-                rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is one symbol "
-                                f"whose value the step's points supply; the other printed side, {_tex(name_tex)}, is "
-                                f"not compared)")
+            syms = nodes[i].free_symbols | nodes[j].free_symbols
+            if {_normal(getattr(s, "name", str(s))) for s in syms} != mine:
                 continue
-            if _trivial(side_tex):
-                rejected.append(f"not compared (only a trivial side agrees): the printed side {_tex(side_tex)} is a "
-                                f"constant or one symbol, and the other printed side, {_tex(name_tex)}, is not "
-                                f"compared")
+            if pop in _SYMMETRIC and (bool(nodes[i].free_symbols) != bool(nodes[j].free_symbols)):
                 continue
-            if not _atomic(name_tex):
-                rejected.append(f"not compared (not a name the step computes): the printed side {_tex(side_tex)} "
-                                f"agrees with the step's, but the other printed side, {_tex(name_tex)}, is an expression "
-                                f"with symbols the step does not have, not a name")
+            cands.append((i, j, pop))
+        if not cands:
+            return False, "no printed relation has exactly the step's symbols"
+        stated = step.tol > 0 or step.rtol > 0
+        witness = None
+        for i, j, pop in cands:
+            if pop == "approx" and not stated:
+                return False, "a printed \\approx is decisive only beyond a tolerance the step states; it states none"
+            found = self._propto_witness(i, j) if pop == "propto" else self._witness(i, j, pop)
+            if found is None:
+                return False, ""
+            witness = witness or found
+        pt, why = witness
+        return True, f"at {_fmt_point(pt)}, {why}"
+
+    def _step_holds(self, k: int) -> bool | None:
+        a, b = self.step_vals[k][self.small], self.step_vals[k][self.big]
+        return None if a is None or b is None else _holds(a, b, self.sop, self.rtol, self.tol)
+
+    def _witness(self, i: int, j: int, pop: str):
+        """A point where printed nodes[i] pop nodes[j] (=, <=, <, \\approx) fails decisively and the step's relation
+        holds, or the other way round: (point, why), or None."""
+        op = "==" if pop == "approx" else pop
+        for k, (sv, pt) in enumerate(zip(self.step_vals, self.used)):
+            a, b, x, y = sv[self.small], sv[self.big], self.node_vals[i][k], self.node_vals[j][k]
+            if None in (a, b, x, y):
                 continue
-            before = ""
-            if sub is not None:
-                side = small if k in ms else big
-                subs = (step.lhs, step.rhs)[side]
-                before = (" before its substitution " + ", ".join(f"{_tex(x)} = {_tex(v)}" for x, v in
-                                                                  zip(subs.variables, subs.point)))
-            return Comparison(**base, verdict="matches",
-                              how=f"the printed side {_tex(side_tex)} is the step's{before}; the other printed side, "
-                                  f"{_tex(name_tex)}, names what the step computes (symbols the step does not have); "
-                                  f"{how_points}", **found(i, j, pop))
-    # no match: does the step decisively state something else?
-    decisive, why = _decisive(nodes, edges, paths, evaluable, node_vals, step_vals, used, step, sop, small, big,
-                              printed_syms, numeric, rtol, tol)
-    if decisive:
-        how = (f"the step's relation is not a printed relation nor a composition of them; decisively: {why}; "
-               f"{how_points}")
-        return Comparison(**base, verdict="differs", how=how, decisive=True)
-    if rejected:
-        return Comparison(**base, verdict="not compared", how=f"{rejected[0]}; {how_points}")
-    how = ("differs, not decisive: the step states another relation than the print (not a printed relation nor a "
-           "composition of them" + (f"; {why}" if why else "") + "); not counted as machine-compared; " + how_points)
-    return Comparison(**base, verdict="differs, not decisive", how=how)
+            step_holds, print_holds = _holds(a, b, self.sop, self.rtol, self.tol), _holds(x, y, op, self.rtol,
+                                                                                           self.tol)
+            print_fails = _fails(x, y, op) and (pop != "approx" or not _holds(x, y, op, *self.approx_tol))
+            if (step_holds and print_fails) or (print_holds and _fails(a, b, self.sop)):
+                which = ("the step's relation holds there and the print's fails" if step_holds
+                         else "the print's relation holds there and the step's fails")
+                return pt, (f"{which} (the step: {_fmt(a)} {self.sop} {_fmt(b)}; the print: {_tex(self.nodes[i])} = "
+                            f"{_fmt(x)} {RELATION_TEX[pop]} {_tex(self.nodes[j])} = {_fmt(y)})")
+        return None
+
+    def _propto_witness(self, i: int, j: int):
+        """Two points of one group (the same held-fixed values) where the step's relation holds and the printed ratio
+        nodes[i]/nodes[j] differs decisively: (point, why), or None."""
+        first: dict[tuple, tuple] = {}
+        for k, (g, pt) in enumerate(zip(self.groups, self.used)):
+            x, y = self.node_vals[i][k], self.node_vals[j][k]
+            if x is None or y is None or isinstance(x, _Arr) or isinstance(y, _Arr) or y == 0 \
+                    or not self._step_holds(k):
+                continue
+            r = x / y
+            if g not in first:
+                first[g] = (pt, r)
+                continue
+            pt0, r0 = first[g]
+            if _fails(r, r0, "=="):
+                return pt, (f"the step's relation holds there and at {_fmt_point(pt0)}, and the print's ratio "
+                            f"{_tex(self.nodes[i])} / {_tex(self.nodes[j])} is {_fmt(r)} there, {_fmt(r0)} at the "
+                            f"other: not a constant")
+        return None
+
+    # -- the whole -----------------------------------------------------------------------------------------------------
+
+    def run(self) -> Comparison:
+        if any(isinstance(x, sp.MatrixBase) and x.shape != (1, 1) for x in (self.step.lhs, self.step.rhs)) \
+                and not any(getattr(n, "is_Matrix", False) for n in self.nodes):
+            return Comparison(**self.base, verdict="not compared",
+                              how="the step's sides are matrices (the print's are scalar expressions: a notation map "
+                                  "may bind the printed names to matrices)")
+        failed = self._numeric_points() if self.numeric else self._symbolic_points()
+        if failed is not None:
+            return failed
+        if not any(self.possible(n) for n in self.nodes):   # decided before any side is evaluated
+            return Comparison(**self.base, verdict="not compared",
+                              how="symbols of the print not in the step: "
+                                  + (", ".join(self.foreign_names())[:160] or "none"))
+        failed = self._values()
+        if failed is not None:
+            return failed
+        op = self.step.relation
+        self.small, self.big, self.sop = (0, 1, op) if op in ("==", "<=", "<") else (1, 0, _FLIP[op])
+        self.m_small, self.m_big = self.matches(self.small), self.matches(self.big)
+        self.p_small, self.p_big = self.proportionals(self.small), self.proportionals(self.big)
+        self.a_small, self.a_big = self.matches(self.small, approx=True), self.matches(self.big, approx=True)
+        self.paths = _paths(self.edges)
+        self.foreign = [k for k in range(len(self.nodes)) if k not in self.evaluable]
+        return self._full_match() or self._name_match() or self._difference()
 
 
 def _quadrature(expr: sp.Basic) -> bool:
@@ -1101,49 +1465,6 @@ def _identical(step, a, b, small: int) -> tuple[int, int]:
         return with_timeout(same, 2.0, error=_Timeout)
     except (_Timeout, Exception):  # noqa: BLE001 - expansion failed: the numeric comparison stands
         return (0, 0)
-
-
-def _decisive(nodes, edges, paths, evaluable, node_vals, step_vals, used, step, sop, small, big, printed_syms,
-              numeric, rtol, tol) -> tuple[bool, str]:
-    """Whether every comparable printed relation (same symbols as the step, both sides evaluable; an equation with a
-    number on one side is an equation to solve, never an identity, so it is not comparable) fails at a sampled point
-    where the step's relation holds, or holds where the step's fails. Returns (decisive, why)."""
-    if numeric:
-        return False, "a step with numeric sides is compared by value only"
-    mine = {_normal(s.name) for s in _step_symbols(step).values()
-            if any(s in sp.sympify(x).free_symbols for x in (step.lhs, step.rhs))}
-    cands = []
-    for i, j, pop in paths:
-        if i not in evaluable or j not in evaluable:
-            continue
-        syms = nodes[i].free_symbols | nodes[j].free_symbols
-        if {_normal(getattr(s, "name", str(s))) for s in syms} != mine:
-            continue
-        if pop == "==" and (bool(nodes[i].free_symbols) != bool(nodes[j].free_symbols)):
-            continue
-        cands.append((i, j, pop))
-    if not cands:
-        return False, "no printed relation has exactly the step's symbols"
-    witness = None
-    for i, j, pop in cands:
-        found = None
-        for k, (sv, pt) in enumerate(zip(step_vals, used)):
-            a, b, x, y = sv[small], sv[big], node_vals[i][k], node_vals[j][k]
-            if None in (a, b, x, y):
-                continue
-            sop_eff = sop
-            step_holds, print_holds = _holds(a, b, sop_eff, rtol, tol), _holds(x, y, pop, rtol, tol)
-            if (step_holds and _fails(x, y, pop)) or (print_holds and _fails(a, b, sop_eff)):
-                found = (pt, step_holds, a, b, x, y, i, j, pop)
-                break
-        if found is None:
-            return False, ""
-        witness = witness or found
-    pt, step_holds, a, b, x, y, i, j, pop = witness
-    which = ("the step's relation holds there and the print's fails" if step_holds
-             else "the print's relation holds there and the step's fails")
-    return True, (f"at {_fmt_point(pt)}, {which} (the step: {_fmt(a)} {sop} {_fmt(b)}; the print: "
-                  f"{_tex(nodes[i])} = {_fmt(x)} {RELATION_TEX[pop]} {_tex(nodes[j])} = {_fmt(y)})")
 
 
 # -- per label, per paper --------------------------------------------------------------------------------------------
@@ -1253,7 +1574,7 @@ def printout_of(paper) -> list[Printed] | None:
     return parsed_printout(found, notation_of(paper))
 
 
-_OPENS_WITH_RELATION = re.compile(r"\s*(?:=|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|\\leq|\\geq|<|>|&|[+\-])")
+_OPENS_WITH_RELATION = re.compile(r"\s*(?:=|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|\\leq|\\geq|\\approx|\\propto|<|>|&|[+\-])")
 
 
 def _chain_text(p: Printed, items: Sequence[Printed]) -> tuple[str, str] | None:

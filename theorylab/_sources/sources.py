@@ -131,7 +131,10 @@ class NotationMap:
         \\bm) is dropped. A symbol with single-letter indices (x_i, W_{l+1}, beta_{o,d}) is the IndexedBase of its
         other parts indexed by them: map its base name to an IndexedBase, a Function or any callable, or its full
         name ("x_{i}") to an object. A name applied to arguments, f(x, y), calls the mapped object (an undefined
-        Function of that name if unmapped). Defaults: "e" -> E, "\\pi" -> pi.
+        Function of that name if unmapped). Defaults: "e" -> E, "\\pi" -> pi. A name bound to a matrix (an
+        sp.MatrixSymbol, an sp.Matrix, any matrix expression; "W_{l}" and "W_{l+1}" as full names) is a matrix: its
+        products keep the printed order, W^T / W^{\\top} / W^{\\mathsf{T}} is its transpose, and norms and inner
+        products of matrices mean tr(A^T A) and tr(A^T B) (PARSE_FORMAT 4).
 
     Example::
 
@@ -847,6 +850,40 @@ _RELATIONS = {"=": "==", ":=": "==", "\\coloneqq": "==", "\\triangleq": "==", "\
 _OTHER_RELATIONS = ("\\approx", "\\simeq", "\\sim", "\\propto", "\\succcurlyeq", "\\preccurlyeq", "\\succeq",
                     "\\preceq", "\\succ", "\\prec", "\\ll", "\\gg", "\\asymp", "\\cong", "\\to", "\\rightarrow",
                     "\\mapsto", "\\ni", "\\in", "\\notin", "\\lesssim", "\\gtrsim")
+
+
+class Approx(sp.core.relational.Relational):
+    r"""A printed approximation, a \approx b (PARSE_FORMAT 4): kept as printed, never decided by SymPy; the comparison
+    (theorylab._pipeline.fidelity) reads it as an equality at the step's stated tolerance."""
+
+    __slots__ = ()
+    rel_op = "approx"
+
+    def _latex(self, printer):
+        return f"{printer._print(self.lhs)} \\approx {printer._print(self.rhs)}"
+
+
+class Propto(sp.core.relational.Relational):
+    r"""A printed proportionality, a \propto b (PARSE_FORMAT 4): a = C b with C a constant in the variables the
+    proportionality is about (theorylab._pipeline.fidelity says which); kept as printed, never decided by SymPy."""
+
+    __slots__ = ()
+    rel_op = "propto"
+
+    def _latex(self, printer):
+        return f"{printer._print(self.lhs)} \\propto {printer._print(self.rhs)}"
+
+
+_APPROXIMATE = {"\\approx": "approx", "\\propto": "propto"}     # printed relations kept as Approx / Propto
+_REL_CLASSES = {"approx": Approx, "propto": Propto}
+
+
+def relation(lhs, rhs, op: str):
+    """The printed relation lhs op rhs, unevaluated: op one of SymPy's (==, <=, <, >=, >, !=) or "approx", "propto"."""
+    cls = _REL_CLASSES.get(op)
+    return cls(lhs, rhs) if cls is not None else sp.Rel(lhs, rhs, op, evaluate=False)
+
+
 _REL_RX = re.compile(r"(?::=|\\coloneqq|\\triangleq|\\equiv|\\doteq|\\eqqcolon|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|"
                      r"\\ne(?![A-Za-z])|\\lt(?![A-Za-z])|\\gt(?![A-Za-z])|=|<|>|"
                      + "|".join(re.escape(r) + "(?![A-Za-z])" for r in _OTHER_RELATIONS) + ")")
@@ -1486,7 +1523,7 @@ def _parse_term(t: _T, names: _Names, parser: str):
     except KeyError:
         raise ValueError(f"parser must be one of {sorted(PARSERS)}; got parser={parser!r}") from None
     try:
-        e = _resolve(fn(conv.s))
+        e = _resolve(_with_matrices(fn, conv, names, parser))
     except _Fail:
         raise
     except ImportError as ex:
@@ -1614,6 +1651,97 @@ def _back(e, names: _Names, notation: NotationMap):
             e = e.xreplace({f: sp.Function(full)(*f.args)})
         else:
             e = e.xreplace({f: o(*[index(i) for i in idx], *f.args)})
+    return _matrices_back(e, names, symbols)
+
+
+# -- matrix names (PARSE_FORMAT 4): a name the notation binds to a matrix keeps its factors' order -------------------
+
+def _is_matrix(v: Any) -> bool:
+    return isinstance(v, (sp.MatrixBase, sp.MatrixExpr))
+
+
+def _matrix_of(names: _Names, key: str) -> tuple[str, bool] | None:
+    r"""The declared matrix name a placeholder stands for, and whether it is transposed (W^{T}, W^\top, W^{\mathsf{T}}
+    all read W^{T}); None where the notation declares no matrix of that name."""
+    declared = getattr(names, "matrices", None)
+    if not declared or key not in names.table:
+        return None
+    name, idx = names.table[key]
+    suffix = f"_{{{','.join(idx)}}}" if idx else ""
+    for base, transposed in ((name, False), (name[:-4], True) if name.endswith("^{T}") else (name, False)):
+        for n in (base + suffix, base):
+            if n in declared:
+                return n, transposed
+    return None
+
+
+_MATRIX_POWER = re.compile(r"Q_\{(z[a-z]{3})\}\s*\^")
+
+
+def _with_matrices(fn: Callable[[str], Any], conv: _T, names: _Names, parser: str):
+    r"""The parser's reading of a term, its matrix names as matrices (latex2sympy2_extended's variable_values: their
+    products are MatMul, in the printed order, W^T W is not W W^T); a power of a matrix name is reported."""
+    s = conv.s
+    present = tuple(sorted(k for k in names.table if "Q_{" + k[1:] + "}" in s and _matrix_of(names, k)))
+    if not present:
+        return fn(s)
+    if parser != "latex2sympy2_extended":
+        raise _Fail("matrix names need the latex2sympy2_extended parser", parser, conv.at(0))
+    for m in _MATRIX_POWER.finditer(s):
+        if "Q" + m.group(1) in present:
+            raise _Fail("a power of a matrix (W^{2}, W^{-1})", names.table["Q" + m.group(1)][0], conv.at(m.start()))
+    return _parse_l2s_matrices(s, tuple("Q_{" + k[1:] + "}" for k in present))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_l2s_matrices(s: str, matrices: tuple[str, ...]):
+    from latex2sympy2_extended import latex2sympy
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+    return latex2sympy(s, variable_values={m: sp.zeros(2, 2) for m in matrices},
+                       conversion_config=ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=False))
+
+
+_NORMS = {"\\|\\cdot\\|_{F}": "F", "\\|\\cdot\\|_{2}": "2", "\\|\\cdot\\|": "2", "\\|\\cdot\\|_{op}": "op",
+          "\\|\\cdot\\|_{\\text{op}}": "op", "\\|\\cdot\\|_{\\mathrm{op}}": "op"}
+
+
+def _matrix_meaning(f: sp.Basic) -> sp.Basic | None:
+    r"""A norm or inner product (unmapped by the notation) of matrices as what it means: \|A\|_F = sqrt(tr(A^T A)), the
+    same for \|v\|_2 of a vector; \|A\|_2 and \|A\|_{op} of a matrix its largest singular value (the undefined function
+    "\|\cdot\|_{op}", which the comparison evaluates); <A, B> = tr(A^T B). None for anything else."""
+    name = f.func.__name__
+    args = f.args
+    if not args or not all(getattr(a, "is_Matrix", False) for a in args):
+        return None
+    if name == "\\langle\\cdot,\\cdot\\rangle" and len(args) == 2:
+        return sp.Trace(sp.MatMul(args[0].T, args[1]))
+    kind = _NORMS.get(name)
+    if kind is None or len(args) != 1:
+        return None
+    a = args[0]
+    if kind == "F" or (kind == "2" and 1 in a.shape):
+        return sp.sqrt(sp.Trace(sp.MatMul(a.T, a)))
+    return sp.Function("\\|\\cdot\\|_{op}")(a)
+
+
+def _matrices_back(e, names: _Names, symbols: Mapping[str, Any]):
+    """The matrix placeholders (MatrixSymbols of the parser) -> the notation's matrices (transposed where printed so),
+    and norms and inner products of matrices their meaning (`_matrix_meaning`)."""
+    rep = {}
+    for a in e.atoms(sp.MatrixSymbol):
+        key = re.sub(r"[{}_]", "", str(a.name))
+        found = _matrix_of(names, key)
+        if found is not None:
+            m = symbols[found[0]]
+            m = sp.ImmutableMatrix(m) if isinstance(m, sp.MatrixBase) else m
+            rep[a] = m.T if found[1] else m
+    if rep:
+        e = e.xreplace(rep)
+    if getattr(names, "matrices", None):
+        for f in sorted(e.atoms(sp.core.function.AppliedUndef), key=lambda f: sp.count_ops(f)):
+            meaning = _matrix_meaning(f)
+            if meaning is not None:
+                e = e.xreplace({f: meaning})
     return e
 
 
@@ -1656,7 +1784,7 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
     relations, Eq(a, b) and b <= c (:=, \\triangleq, \\equiv give Eq). A display that opens with a relation takes
     the last term of `lead` as its left side. Each term is parsed by `parser` (PARSERS; DEFAULT_PARSER) after its
     symbols are replaced by placeholders, which are then mapped back through `notation.symbols`. A display with no
-    relation gives its one expression; relations with no SymPy counterpart (\\approx, \\succcurlyeq, \\to) and the
+    relation gives its one expression; relations with no SymPy counterpart (\\succcurlyeq, \\to; \\approx and \\propto are kept as Approx and Propto) and the
     constructs in `_UNSUPPORTED` are failures naming the construct.
 
     PARSE_FORMAT 3 reads: \\frac{\\partial^k X}{\\partial v^k} and \\frac{d X}{d v} as Derivative(X, (v, k)) (a partial
@@ -1818,6 +1946,8 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
         raise _Fail("nothing to parse (only conditions or an empty display)", text[:30], 0)
     names = _Names()
     names.plain = {k for k, v in notation.symbols.items() if isinstance(v, sp.Expr) and not isinstance(v, sp.Indexed)}
+    names.matrices = {k for k, v in notation.symbols.items() if _is_matrix(v)}
+    names.plain |= names.matrices
     rels: list = []
     for k, st in enumerate(statements):
         ops = _top_level(st.s, _REL_RX)
@@ -1827,7 +1957,7 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
             last = m.end()
         terms.append(st[last:])
         for m in ops:
-            if m.group(0) not in _RELATIONS:
+            if m.group(0) not in _RELATIONS and m.group(0) not in _APPROXIMATE:
                 raise _Fail("a relation with no SymPy counterpart", m.group(0), st.at(m.start()))
         if ops and not terms[0].s.strip():
             if k == 0 and lead.strip():
@@ -1853,7 +1983,7 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
             rels.append(values[0])
             continue
         for m, a, b in zip(ops, values, values[1:]):
-            rels.append(sp.Rel(a, b, _RELATIONS[m.group(0)], evaluate=False))
+            rels.append(relation(a, b, _RELATIONS.get(m.group(0)) or _APPROXIMATE[m.group(0)]))
     return tuple(rels)
 
 
@@ -1886,7 +2016,7 @@ def parse_report(printed: Iterable[Printed], notation: NotationMap | None = None
 
 # -- parse results as data: keyed, written and read (the built-in papers ship theirs) --------------------------------
 
-PARSE_FORMAT = 3
+PARSE_FORMAT = 4
 """The version of the parsing rules: what this module makes of a display's LaTeX (reading, cleanup, placeholders,
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
@@ -1994,7 +2124,7 @@ def relations_from_json(obj: Mapping) -> tuple | ParseFailure:
         if item[0] == "expr":
             out.append(eval(item[1], names))                       # noqa: S307 - srepr, SymPy's names only
         else:
-            out.append(sp.Rel(eval(item[1], names), eval(item[2], names), item[0], evaluate=False))  # noqa: S307
+            out.append(relation(eval(item[1], names), eval(item[2], names), item[0]))  # noqa: S307
     return tuple(out)
 
 
