@@ -224,3 +224,40 @@ def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
                                                         for k in labels}
     # (25) (erratum 002-eq25) is matched as the whole printed inequality, both sides the step's (not as a name)
     assert any(c.how.startswith("the step states") for c in comps["(25)"].comparisons)
+
+
+_S31_PLANTS = [("(112)", r"(\sin^2\theta + \sigma^2)", r"(\sin^2\theta - \sigma^2)"),
+               ("(133)", r"\sqrt{\pi n}", r"\sqrt{2\pi n}"),
+               ("(136)", r"\frac{1}{(1+\lambda)^2}", r"\frac{1}{(1+\lambda)}"),
+               ("(150)", r"\frac{1}{2\pi}", r"\frac{1}{\pi}"),
+               ("(28)", r"\frac{(y-g(x))^2}{2\sigma^2}", r"\frac{(y-g(x))^2}{\sigma^2}"),
+               ("(48)", r"= 1", r"= 2"),
+               ("(68)", r"\frac{\|\hat{\boldsymbol{y}}\|_2}{\|\boldsymbol{X}\|_{\text{op}}}",
+                r"\|\hat{\boldsymbol{y}}\|_2 \|\boldsymbol{X}\|_{\text{op}}")]
+
+
+def test_planted_slips_in_the_newly_compared_displays_never_match():
+    """#24: the displays features-are-fate's map and steps made comparable ((28), (48), (68), (112), (133), (136),
+    (150)) match the print as printed; a slip planted in a copy of each (a sign, a factor, an exponent, the printed
+    value 1 of (48)) is never reported as matching."""
+    from dataclasses import replace
+
+    from theorylab._pipeline import catalogue, fidelity
+    from theorylab._sources import sources
+
+    paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
+    derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
+    items = list(fidelity.printout_of(paper))
+    notation = fidelity.notation_of(paper)
+    for label, old, new in _S31_PLANTS:
+        p = next(q for q in items if q.label == label)
+        assert old in p.text, (label, p.text)
+        for text, expect in ((p.text, True), (p.text.replace(old, new, 1), False)):
+            planted = replace(p, text=text, relations=sources.parse_display(text, notation, lead=p.lead))
+            rel = planted.relations
+            if not isinstance(rel, sources.ParseFailure):
+                rel = fidelity._chain(planted, [planted if q is p else q for q in items], notation) or rel
+            comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps
+                     if label in s.cites]
+            status, reason = fidelity._label_status(planted, comps)
+            assert (status in ("matches the print", "partly compared")) == expect, (label, text, status, reason)
