@@ -251,6 +251,65 @@ def test_matrix_relations_are_compared_entrywise_and_a_transposition_is_decisive
     assert c.verdict == "differs" and c.decisive, c
 
 
+def test_a_numeric_steps_vector_and_matrix_points_bind_the_printed_names():
+    """A step with numeric sides whose points carry a vector (beta as a tuple, adaptive-tangent (21)) or a matrix:
+    a printed sum over j of an expression of beta_j runs over the tuple's entries, a printed matrix name of the same
+    shape is the point's matrix; a wrong summand is no match."""
+    import math
+
+    import numpy as np
+
+    pts = [{"beta": (0.3,), "c": 2.0}, {"beta": (1.0, -7.0, 0.05), "c": 0.5}]
+    step = Step(label="s", lhs=lambda beta, c: sum(math.sqrt(c + b * b) for b in beta),
+                rhs=lambda beta, c: sum(math.hypot(b, math.sqrt(c)) for b in beta), search=lambda: pts,
+                cites=("(1)",), fidelity=AS_PRINTED)
+    c = _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + \beta_j^2}", step)
+    assert c.verdict == "matches", c
+    assert _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + 2\beta_j^2}", step).verdict != "matches"
+    W = sp.MatrixSymbol("W", 2, 2)
+    mats = [{"W": np.array([[1.0, 2.0], [3.0, 4.0]])}, {"W": np.array([[0.5, -2.0], [1.0, 3.0]])}]
+    frob = Step(label="s", lhs=lambda W: float(np.trace(W.T @ W)), rhs=lambda W: float((W**2).sum()),
+                search=lambda: mats, cites=("(1)",), fidelity=AS_PRINTED)
+    notation = sources.NotationMap(symbols={"W": W})
+    assert _compare(r"N(W) = \|W\|_F^2", frob, notation).verdict == "matches"
+    assert _compare(r"N(W) = \|W\|_{op}^2", frob, notation).verdict != "matches"
+
+
+def test_a_misprinted_display_is_skipped_in_chains_and_is_never_a_name():
+    """features-are-fate (28)-(30) with erratum 002-eq29: a chain link an erratum says is misprinted is skipped when
+    the chain is composed (the chain composes around it, and its link is never "covered" by a composition through
+    it), and a misprinted printed side is never a name the step computes."""
+    from types import SimpleNamespace
+
+    from theorylab._decide.derivation import Erratum
+
+    def printed(label, text, lead=""):
+        return sources.Printed(label=label, kind="display", text=text, line=1, lead=lead,
+                               relations=sources.parse_display(text, lead=lead))
+
+    erratum = Erratum(key="t-eq2", source="test", where="eq (2)", says="(x + 1)^2 = x^2 + 2x + 2",
+                      truth="x^2 + 2x + 1", severity="typo", at={"x": 0})
+    wrong = Step(label="e", lhs=(x + 1) ** 2, rhs=x**2 + 2 * x + 2, cites=("(2)",), erratum=erratum)
+    right = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    right = replace(right, cites=("(3)",))
+    items = [printed("(1)", r"F = (x + 1)^2"), printed("(2)", r"= x^2 + 2x + 2", r"F = (x + 1)^2"),
+             printed("(3)", r"= x^2 + 2x + 1", r"= x^2 + 2x + 2")]
+    paper = SimpleNamespace(notation=None, name="t")
+    derivs = [SimpleNamespace(key="t", steps=(wrong, right))]
+    out = fidelity.compare_paper(paper, derivs, printout=items)
+    (c,) = out["(3)"].comparisons
+    assert "x**2 + 2*x + 2" not in " ".join(c.links), c          # the misprinted link is not covered
+    assert out["(3)"].status in fidelity.COUNTED, out["(3)"]
+    # a misprinted side that the step lacks is not a name it computes
+    k = sp.Function("K")(sp.Symbol("x"))                              # as parsed (no assumptions)
+    cont = printed("(2)", r"= K(x)", r"(x + 1)^2")
+    assert fidelity._misprinted_sides(cont, [cont]) == (k,)           # the side the continuation prints
+    named = _step((x + 1) ** 2, x**2 + 2 * x + 1)
+    assert fidelity.compare_step("(2)", cont.relations, named).verdict == "matches"     # K names the step's side
+    c = fidelity.compare_step("(2)", cont.relations, named, misprinted=(k,))
+    assert c.verdict == "not compared" and "misprinted" in c.how, c
+
+
 # -- what counts as machine-compared (the match audit, #24) -----------------------------------------------------------
 
 def test_a_name_is_atomic_never_a_compound_expression():

@@ -807,7 +807,37 @@ def _scalar(v: Any):
     return None
 
 
-def _comparison_key(label: str, relations: Any, step, derivation: str, points: int) -> str | None:
+def _array(v: Any) -> tuple | None:
+    """A point's vector or matrix (a tuple, list or numpy array of finite numbers) as an ImmutableMatrix-ready nested
+    tuple with a `shape` (a vector is a column), or None."""
+    try:
+        import numpy as np
+
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if arr.ndim not in (1, 2) or arr.size == 0 or not np.all(np.isfinite(arr)):
+        return None
+    arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+    return _Entries(tuple(tuple(sp.Float(float(x), _DPS) for x in row) for row in arr))
+
+
+class _Entries(tuple):
+    """Rows of a point's array; iterating gives its entries row by row (a vector's in order)."""
+
+    @property
+    def shape(self) -> tuple:
+        return (len(self), len(self[0]))
+
+    def __iter__(self):
+        return (x for row in tuple.__iter__(self) for x in row)
+
+    def matrix(self) -> sp.ImmutableMatrix:
+        return sp.ImmutableMatrix([list(row) for row in tuple.__iter__(self)])
+
+
+def _comparison_key(label: str, relations: Any, step, derivation: str, points: int,
+                    misprinted: Sequence = ()) -> str | None:
     """A content hash of a comparison of a step made of SymPy expressions (None for numeric sides: their routines'
     code is not part of the key): the printed relations, the step's sides, relation, stated tolerance, domain and
     fidelity, the sample size, and this module's code."""
@@ -819,7 +849,7 @@ def _comparison_key(label: str, relations: Any, step, derivation: str, points: i
                  repr((step.tol, step.rtol)),
                  repr(sorted((sp.srepr(k), repr(v)) for k, v in _domain(step).items())), str(points),
                  repr([(x[0], sp.srepr(x[1]), sp.srepr(x[2])) if x[0] != "expr" else (x[0], sp.srepr(x[1]))
-                       for x in _freeze(relations)])]
+                       for x in _freeze(relations)]), repr(sorted(sp.srepr(m) for m in misprinted))]
     except Exception:  # noqa: BLE001 - a side SymPy cannot write down: not cached
         return None
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
@@ -854,16 +884,17 @@ def _store_comparison(key: str | None, c: Comparison) -> None:
 
 
 def compare_step(label: str, relations: Any, step, *, derivation: str = "", points: int = POINTS,
-                 budget_s: float = 10.0) -> Comparison:
+                 budget_s: float = 10.0, misprinted: Sequence = ()) -> Comparison:
     """Compare a step with the relations printed at `label` (a tuple from sources.parse_display, a ParseFailure, or
     None for a numbered statement). A comparison of a step made of SymPy expressions is cached on disk beside the
     parses (keyed by its content and this module's code), one that ran out of its budget too (it would again)."""
-    key = _comparison_key(label, relations, step, derivation, points)
+    key = _comparison_key(label, relations, step, derivation, points, misprinted)
     hit = _cached_comparison(key)
     if hit is not None:
         return hit
     try:
-        out = _compare_step(label, relations, step, derivation=derivation, points=points, budget_s=budget_s)
+        out = _compare_step(label, relations, step, derivation=derivation, points=points, budget_s=budget_s,
+                            misprinted=misprinted)
     except Exception as exc:  # noqa: BLE001 - a comparison that crashes is reported, never a crash of check
         return Comparison(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
                           verdict="not compared", how=f"the comparison failed: {type(exc).__name__}: {exc}"[:200],
@@ -873,7 +904,8 @@ def compare_step(label: str, relations: Any, step, *, derivation: str = "", poin
     return out
 
 
-def _compare_step(label: str, relations: Any, step, *, derivation: str, points: int, budget_s: float) -> Comparison:
+def _compare_step(label: str, relations: Any, step, *, derivation: str, points: int, budget_s: float,
+                  misprinted: Sequence = ()) -> Comparison:
     base = dict(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
                 stated=_stated(step))
     if relations is None:
@@ -887,17 +919,18 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
         return Comparison(**base, verdict="not compared", how="the display states no relation (an expression only)")
     base["all_links"] = tuple(_link_key(nodes[a], op, nodes[b]) for a, b, op in edges)
     try:
-        return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points), budget_s, error=_Timeout)
+        return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points, misprinted), budget_s,
+                            error=_Timeout)
     except _Timeout:
         return Comparison(**base, verdict="not compared", how=f"evaluating the sides took over {budget_s:g} s")
 
 
-def _compare_cases(base: dict, nodes: list, edges: list, step, points: int) -> Comparison:
+def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misprinted: Sequence = ()) -> Comparison:
     """_compare; for a step with numeric sides that differs at its first search points, which carry a parameter the
     print does not have (k = 2 for I_1, 1 for I_2 of one step citing both), also at its first two points of each other
     value of that parameter (at most three values among its first eight points): it may cover the printed case
     there."""
-    first = _compare(base, nodes, edges, step, points)
+    first = _compare(base, nodes, edges, step, points, misprinted=misprinted)
     if not first.verdict.startswith("differs") or not step.numeric or (step.erratum is not None and step.erratum.at is not None):
         return first
     import itertools
@@ -921,7 +954,7 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int) -> C
     for key, pts in groups.items():
         if len(pts) < 2 or pts[:2] == raw[:2]:
             continue
-        c = _compare(base, nodes, edges, step, points, raw=pts[:2])
+        c = _compare(base, nodes, edges, step, points, raw=pts[:2], misprinted=misprinted)
         if c.verdict == "matches":
             case = ", ".join(f"{k} = {v}" for k, v in zip(extra, key))
             return replace(c, how=f"{c.how}; at its points with {case} (the step covers more than this printed case; "
@@ -929,9 +962,11 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int) -> C
     return first
 
 
-def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list | None = None) -> Comparison:
-    """One step against the printed graph (nodes, edges): `_Comparer` in its named parts."""
-    return _Comparer(base, nodes, edges, step, points, raw).run()
+def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list | None = None,
+             misprinted: Sequence = ()) -> Comparison:
+    """One step against the printed graph (nodes, edges): `_Comparer` in its named parts. misprinted: printed sides an
+    erratum of the paper says are misprinted (never a name the step computes)."""
+    return _Comparer(base, nodes, edges, step, points, raw, misprinted).run()
 
 
 def _group_key(pt: Mapping, fixed: Sequence) -> tuple:
@@ -954,7 +989,8 @@ class _Comparer:
     that share the held-fixed values (the points are drawn in such groups), and a side that does not vary there
     compares nothing."""
 
-    def __init__(self, base: dict, nodes: list, edges: list, step, points: int, raw: list | None):
+    def __init__(self, base: dict, nodes: list, edges: list, step, points: int, raw: list | None,
+                 misprinted: Sequence = ()):
         self.base, self.edges, self.step, self.points, self.raw = base, edges, step, points, raw
         self.rng = random.Random(_seed(base["label"], base["derivation"], base["step"]))
         self.numeric = step.numeric
@@ -965,7 +1001,10 @@ class _Comparer:
                 fnames.update(_functions(_side(side)))
         self.stands = {n: _stand_in(n, self.rng) for n in sorted(fnames)}
         self.mats: dict[str, sp.MatrixSymbol] = {}     # the step's matrix symbols (random entries at each point)
+        self.arrays: list[dict] = []
+        self.raw_points: list[dict] = []    # a numeric step's points as its routines take them (arrays, strings)
         self.nodes = list(nodes)
+        self.misprinted = {k for k, n in enumerate(nodes) if any(n == m for m in misprinted)}
         self.printed_syms = set().union(*[n.free_symbols for n in nodes])
         # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
         # (the print's p(u) = E(u, m0, rho) is the step's E before m0, rho are put in)
@@ -1046,15 +1085,22 @@ class _Comparer:
             return Comparison(**self.base, verdict="not compared",
                               how=f"the step's search failed: {type(exc).__name__}")
         pts = []
+        self.arrays: list[dict] = []         # per point: its vectors and matrices (tuples, arrays) by name
         for p in raw:
             for name in getattr(p, "state_values", ()) or ():
                 self.supplied.update(_names(str(name)))
-            pt = {}
+            pt, arr = {}, {}
             for k, v in p.items():
                 x = _scalar(v)
                 if x is not None:
                     pt[getattr(k, "name", str(k))] = x
+                else:
+                    m = _array(v)
+                    if m is not None:
+                        arr[_normal(getattr(k, "name", str(k)))] = m
             pts.append(pt)
+            self.arrays.append(arr)
+            self.raw_points.append({getattr(k, "name", str(k)): v for k, v in p.items()})
         self.pts = pts
         if self.proportional:
             self.fixed = sorted({k for pt in pts for k, v in pt.items() if isinstance(v, sp.Integer)})
@@ -1090,10 +1136,12 @@ class _Comparer:
             self.memo[id(e)] = (e, _ready(e, self.stands))
         return self.memo[id(e)][1]
 
-    def side_value(self, side, pt):
+    def side_value(self, side, pt, index: int = 0):
         if callable(side) and not isinstance(side, sp.Basic):
-            return _number(side(**{k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer)
-                                       else v) for k, v in pt.items()}))
+            args = dict(self.raw_points[index]) if index < len(self.raw_points) else {}
+            args.update({k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer) else v)
+                         for k, v in pt.items()})
+            return _number(side(**args))
         e = self.ready(side)
         if self.numeric:
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
@@ -1101,10 +1149,67 @@ class _Comparer:
 
     def has_value(self, s) -> bool:
         """Whether a printed symbol has a value at the points: a symbol of the step's, or a matrix symbol the step
-        has (the same object: the notation binds the printed name to it)."""
+        has (the same object: the notation binds the printed name to it), or one its points carry as an array."""
         if isinstance(s, sp.MatrixSymbol):
-            return self.mats.get(_normal(str(s.name))) == s
+            return self.mats.get(_normal(str(s.name))) == s or (
+                bool(self.arrays) and self._array_of(s, self.arrays[0]) is not None)
         return isinstance(s, sp.Symbol) and any(k in self.known for k in _names(s.name))
+
+    @staticmethod
+    def _array_of(s, arrays: Mapping):
+        """The array a point carries under a printed name (a matrix symbol of that shape, an indexed base), or
+        None."""
+        name = s.name if isinstance(s, sp.MatrixSymbol) else getattr(getattr(s, "label", s), "name", None)
+        hit = next((arrays[n] for n in _names(str(name)) if n in arrays), None) if name is not None else None
+        if hit is None or (isinstance(s, sp.MatrixSymbol) and tuple(s.shape) != hit.shape):
+            return None
+        return hit
+
+    def bind(self, e: sp.Basic, k: int) -> sp.Basic:
+        """A printed side with the arrays of point k put in (a step with numeric sides whose points carry vectors or
+        matrices): a matrix symbol of the same name and shape is the point's matrix; an indexed base of the same name
+        (beta_j) is the point's vector: a sum over j of an expression of beta_j runs over its entries (from the
+        printed lower bound, its upper bound, a symbol, the last entry: sum_{j=1}^{P} f(beta_j) at beta = (b1, b2)
+        is f(b1) + f(b2)), and beta_k with a number k is entry k (from 1)."""
+        if not self.numeric or k >= len(self.arrays) or not self.arrays[k]:
+            return e
+        arrays = self.arrays[k]
+        mats = {m: self._array_of(m, arrays).matrix() for m in e.atoms(sp.MatrixSymbol)
+                if self._array_of(m, arrays) is not None}
+        if mats:
+            e = e.xreplace(mats)
+        bases = {b: self._array_of(b, arrays) for b in e.atoms(sp.IndexedBase)}
+        bases = {b: v for b, v in bases.items() if v is not None}
+        if not bases:
+            return e
+
+        def entry(b, i, first):
+            flat = list(bases[b])
+            return flat[i - first] if 0 <= i - first < len(flat) else None
+
+        def over(x: sp.Sum):
+            if len(x.limits) != 1 or len(x.limits[0]) != 3:
+                return x
+            j, lo, hi = x.limits[0]
+            used = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and i.indices == (j,)]
+            if not used or not lo.is_Integer:
+                return x
+            n = len(list(bases[used[0].base]))
+            top = int(lo) + n - 1 if not hi.is_Integer else int(hi)
+            terms = []
+            for i in range(int(lo), top + 1):
+                t = x.function.xreplace({j: sp.Integer(i)})
+                rep = {ix: entry(ix.base, i, int(lo)) for ix in t.atoms(sp.Indexed) if ix.base in bases
+                       and ix.indices == (sp.Integer(i),)}
+                if any(v is None for v in rep.values()):
+                    return x
+                terms.append(t.xreplace(rep))
+            return sp.Add(*terms)
+
+        e = e.replace(lambda x: isinstance(x, sp.Sum), over)
+        rep = {ix: entry(ix.base, int(ix.indices[0]), 1) for ix in e.atoms(sp.Indexed) if ix.base in bases
+               and len(ix.indices) == 1 and ix.indices[0].is_Integer}
+        return e.xreplace({a: b for a, b in rep.items() if b is not None})
 
     def has_meaning(self, f) -> bool:
         return _normal(f.func.__name__) in self.stands or f.func.__name__ == _OPNORM
@@ -1115,7 +1220,9 @@ class _Comparer:
                          if not self.has_meaning(f)})
 
     def possible(self, n) -> bool:
-        """Whether every symbol and function of a printed side has a value at the points."""
+        """Whether every symbol and function of a printed side has a value at the points (at the first point, its
+        arrays put in)."""
+        n = self.bind(n, 0)
         return (all(self.has_value(s) for s in n.free_symbols)
                 and all(self.has_meaning(f) for f in n.atoms(sp.core.function.AppliedUndef)))
 
@@ -1129,9 +1236,9 @@ class _Comparer:
         # a side with an infinite bound (int_0^oo) that reaches no value at its first two points (a divergent integral
         # exhausts the precision, seconds each time) is given up
         unbounded, missed = [n.has(sp.oo, -sp.oo) for n in nodes], [0] * len(nodes)
-        for pt in self.pts:
+        for index, pt in enumerate(self.pts):
             subs = self.point_subs(pt)
-            nv = [_evaluate(self.ready(n), subs) if ok else None for n, ok in zip(nodes, can)]
+            nv = [_evaluate(self.ready(self.bind(n, index)), subs) if ok else None for n, ok in zip(nodes, can)]
             for k, v in enumerate(nv):
                 if can[k] and unbounded[k] and v is None and not any(x is not None for x in self.node_vals[k]):
                     missed[k] += 1
@@ -1139,7 +1246,7 @@ class _Comparer:
             if self.numeric and all(v is None for v in nv):
                 continue                      # no printed side is evaluable here: the routine is not called
             try:
-                sv = (self.side_value(step.lhs, pt), self.side_value(step.rhs, pt))
+                sv = (self.side_value(step.lhs, pt, index), self.side_value(step.rhs, pt, index))
             except _Timeout:
                 raise
             except Exception:  # noqa: BLE001 - a side that cannot be evaluated here gives no value
@@ -1307,6 +1414,11 @@ class _Comparer:
                     self.rejected.append(f"not compared (only a trivial side agrees): the printed side "
                                          f"{_tex(side_tex)} is a constant or one symbol, and the other printed side, "
                                          f"{_tex(name_tex)}, is not compared")
+                    continue
+                if (i if k == j else j) in self.misprinted:
+                    self.rejected.append(f"not compared (a misprinted side is not a name the step computes): the "
+                                         f"printed side {_tex(side_tex)} agrees with the step's, but the other printed "
+                                         f"side, {_tex(name_tex)}, is one an erratum of the paper says is misprinted")
                     continue
                 if not _atomic(name_tex):
                     self.rejected.append(f"not compared (not a name the step computes): the printed side "
@@ -1617,11 +1729,15 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
             for label in s.cites:
                 citing.setdefault(label, []).append((d, s))
     notation = notation_of(paper)
+    derivations = list(derivations) if not isinstance(derivations, (list, tuple)) else derivations
+    errata = _misprinted_labels(derivations)
+    sides = {q.label: _misprinted_sides(q, items) for q in items if q.label in errata and q.kind == "display"}
     out = {}
     for p in items:
         comps = []
         chain: Any = False
         for d, s in citing.get(p.label, ()):
+            misprinted: tuple = ()
             if p.kind != "display":
                 rel = None
             elif isinstance(p.relations, ParseFailure):
@@ -1630,17 +1746,107 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
                 if chain is False:
                     chain = _chain(p, items, notation)
                 rel = chain or p.relations
+                others = {errata[k]: v for k, v in sides.items() if k != p.label and v}
+                misprinted = tuple(m for v in sides.values() for m in v)
+                rel, skipped = _skip_misprinted(rel, others)
+                if not rel:
+                    comps.append(Comparison(label=p.label, derivation=d.key, step=s.label,
+                                            fidelity=_fidelity_text(s), verdict="not compared",
+                                            how=f"its printed links go through a side an erratum says is misprinted "
+                                                f"({', '.join(skipped)}), and nothing printed bridges it",
+                                            printed=relations_latex(chain or p.relations), stated=_stated(s)))
+                    continue
             if s.numeric and not numeric and not isinstance(rel, ParseFailure) and rel is not None:
                 comps.append(Comparison(label=p.label, derivation=d.key, step=s.label, fidelity=_fidelity_text(s),
                                         verdict="not compared", how="numeric sides (not evaluated here)",
                                         printed=relations_latex(rel), stated=_stated(s)))
                 continue
-            comps.append(compare_step(p.label, rel, s, derivation=d.key))
+            comps.append(compare_step(p.label, rel, s, derivation=d.key, misprinted=misprinted))
         status, reason = _label_status(p, comps)
         out[p.label] = LabelComparison(label=p.label, kind=p.kind, status=status, reason=reason, printed=p.text,
                                        relations=relations_latex(p.relations) if p.kind == "display" else "",
                                        comparisons=tuple(comps))
     return out
+
+
+_LABEL_REF = re.compile(r"\((\d+[a-z]?)\)")
+
+
+def _misprinted_labels(derivations: Iterable) -> dict[str, str]:
+    """label -> erratum key: the displays the errata of the derivations' steps say are misprinted: a typo (severity
+    "typo": the printed text is not what the paper means; a wrong value or a false statement is the paper's claim, and
+    its chain is the paper's), at the labels its `where` names ("eq (29)"; where it names none, the labels its step
+    cites). A withdrawn erratum names none."""
+    out: dict[str, str] = {}
+    for d in derivations:
+        for s in d.steps:
+            e = getattr(s, "erratum", None)
+            if e is None or getattr(e, "withdrawn", "") or getattr(e, "severity", "") != "typo":
+                continue
+            for label in [f"({m})" for m in _LABEL_REF.findall(e.where or "")] or list(s.cites):
+                out.setdefault(label, e.key)
+    return out
+
+
+def _misprinted_sides(q: Printed, items: Sequence[Printed] = ()) -> tuple:
+    """The printed sides a misprinted continuation display ("= b" after "a = ...", (29)) states: the sides of its
+    own relations but the left side it takes from the display before it, and but any side another display prints too.
+    A display that prints both sides of its relation (a = b) names none: the erratum does not say which side is
+    misprinted."""
+    rel = q.relations
+    lead = _lead_side(q)
+    if lead is None:
+        return ()
+    elsewhere = {n for o in items if o is not q and o.kind == "display" and o.relations
+                 and not isinstance(o.relations, ParseFailure) for n in _graph(o.relations)[0] if n != _lead_side(o)}
+    return tuple(n for n in _graph(rel)[0] if (lead is None or n != lead) and n not in elsewhere)
+
+
+def _lead_side(q: Printed):
+    """The left side a continuation display ("= b" after "a = ...") takes from the display before it, or None."""
+    rel = q.relations
+    if isinstance(rel, ParseFailure) or not rel or not isinstance(rel[0], sp.core.relational.Relational):
+        return None
+    return rel[0].lhs if q.lead and _OPENS_WITH_RELATION.match(q.text) else None
+
+
+def _skip_misprinted(relations: Any, misprinted: Mapping[str, tuple]) -> tuple[Any, list[str]]:
+    """A printed chain with the sides of misprinted displays (erratum key -> sides) skipped: each relation through a
+    misprinted side b (a = b, b <= c) is replaced by the composition a <= c, so the chain composes around the misprint
+    and its links are never compared; (relations, the erratum keys skipped)."""
+    if isinstance(relations, ParseFailure) or not relations or not misprinted:
+        return relations, []
+    rels = list(relations)
+    skipped = []
+    for key, sides in misprinted.items():
+        for b in sides:
+            touching = [r for r in rels if isinstance(r, sp.core.relational.Relational) and b in (r.lhs, r.rhs)]
+            if not touching:
+                continue
+            skipped.append(key)
+            into, out_of = [], []                 # (a, op): a op b;  (c, op): b op c
+            for r in touching:
+                op = r.rel_op
+                lhs, rhs = (r.rhs, r.lhs) if op in (">=", ">") else (r.lhs, r.rhs)
+                op = _FLIP.get(op, op) if op in (">=", ">") else op
+                if rhs == b:
+                    into.append((lhs, op))
+                    if op in _SYMMETRIC:
+                        out_of.append((lhs, op))
+                if lhs == b:
+                    out_of.append((rhs, op))
+                    if op in _SYMMETRIC:
+                        into.append((rhs, op))
+            rels = [r for r in rels if r not in touching]
+            for a, op1 in into:
+                for c, op2 in out_of:
+                    op = _compose(op1, op2)
+                    if op is not None and a != c and a != b and c != b:
+                        new = sources.relation(a, c, op)
+                        if not any(isinstance(r, sp.core.relational.Relational) and r.rel_op == op and
+                                   {r.lhs, r.rhs} == {a, c} for r in rels):
+                            rels.append(new)
+    return tuple(rels), list(dict.fromkeys(skipped))
 
 
 def compared_rows(paper, derivations: Iterable) -> dict[str, dict]:
@@ -1685,7 +1891,8 @@ def share_report(paper, derivations: Iterable, comparisons: Mapping[str, LabelCo
 
 
 def _reason_kind(reason: str) -> str:
-    for key in ("circular", "only a trivial side agrees", "not a name the step computes", "only links between names",
+    for key in ("circular", "only a trivial side agrees", "not a name the step computes", "misprinted",
+                "only links between names",
                 "symbols of the print not in the step", "matrices", "numeric sides", "no relation",
                 "no finite real value", "took over", "search failed"):
         if key in reason:

@@ -1668,7 +1668,8 @@ def _matrix_of(names: _Names, key: str) -> tuple[str, bool] | None:
         return None
     name, idx = names.table[key]
     suffix = f"_{{{','.join(idx)}}}" if idx else ""
-    for base, transposed in ((name, False), (name[:-4], True) if name.endswith("^{T}") else (name, False)):
+    plain = name[1:-5] if name.startswith("(") and name.endswith(")^{T}") else name[:-4]   # (W_1 ... W_L)^{T}
+    for base, transposed in ((name, False), (plain, True) if name.endswith("^{T}") else (name, False)):
         for n in (base + suffix, base):
             if n in declared:
                 return n, transposed
