@@ -56,6 +56,9 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # density: int p = 1); inside the integral only the atoms f(x), g(x) are renamed, the printed factors stay
     (re.compile(r"\\int p\(x\) ?(e\^\{-\\frac\{\(y-f\(x\)\)\^2\}\{2\\sigma\^2\}\})(.*?)"
                 r"(?:\\mathrm\{d\}x\\mathrm\{d\}y|dxdy)", re.S), _kl_instance),
+    # (30) in the same instance: the L2(p) norms and inner product of the constant f, g are |f|, |g_x| and f g_x (p a
+    # density), atom by atom
+    (r"\|f\|_{L_2}^2", r"f^{2}"), (r"\|g\|_{L_2}^2", r"g_{x}^{2}"), (r"\langle f, g\rangle", r"f g_{x}"),
     # (27) in the instance its step checks: M = 2 (the Hermite basis phi_1, phi_2 of L2(N(0, 1))), the sums' range
     # i, j = 1..M made explicit
     (r"\sum_{i,j} \alpha_i \alpha_j", r"\sum_{i=1}^{2} \sum_{j=1}^{2} \alpha_i \alpha_j"),
