@@ -85,8 +85,6 @@ ACCOUNTS = (
     Account("(153)", "definition", "defines the cross Gram matrix K~_ij = (1/sqrt(m m_*)) <relu(w_i.x) relu(w*_j.x)>"),
     # App. B.2-B.4 (the steps are in transfer_appendix_b.py; these labels state no finite relation to check)
     Account("(38)", "not-checkable", "the text carries the label with no equation (it sits between (34) and (35))"),
-    Account("(48)", "not-checkable", "a double limit of the gradient flow (alpha -> 0 after t -> oo); its finite-alpha "
-            "form (66) is checked in transfer.appendixB3"),
     Account("(67)", "definition", "defines the constants C_l used by the bound (66) (checked)"),
     Account("(70)", "not-checkable", "an alpha -> 0 limit of the t -> oo gradient flow with an unspecified constant; "
             "the finite-alpha part (69) is checked, the limit by the trained networks of "

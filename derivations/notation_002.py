@@ -5,6 +5,8 @@ the steps' shorthands for printed sub-expressions, indexed symbols taken per uni
 of layout (an unbalanced parenthesis), never its mathematics. The Paper names it as
 'theorylab.derivations.notation_002:NOTATION', so declaring the paper imports nothing of it.
 """
+import re
+
 import sympy as sp
 
 from theorylab.authoring import NotationMap
@@ -15,6 +17,26 @@ __all__ = ["NOTATION"]
 
 _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
 _n = sp.Symbol("n", integer=True, positive=True)
+
+
+def _kl_instance(m) -> str:
+    """(28)-(29): int p(x) e^{-(y - f(x))^2/(2 sigma^2)} [...] dx dy at constant f, g -> the y-integral over the real
+    line of e^{-(y - f)^2/(2 sigma^2)} [...] with f(x) -> f, g(x) -> g_x (the printed factors and brackets kept)."""
+    inst = lambda t: t.replace("g(x)", "g_{x}").replace("f(x)", "f")  # noqa: E731
+    return r"\int_{-\infty}^{\infty} " + inst(m.group(1)) + inst(m.group(2)) + " dy"
+
+
+def _overlap(arg):
+    """<sigma(w_i^T x) sigma(w_j^T x)>_{L2} of (149)-(153), the L2(p) overlap of two ReLU features as (149) names it:
+    a function of the two features' weights w_i, w_j (w*_j) only, as the text's K_ij, K*_ij, K~_ij index it (a name:
+    its value is the steps'). The argument is a product of two applied features, each with one indexed weight (the
+    map is applied before the inner function names are); any other argument stays as printed."""
+    feats = sp.Mul.make_args(arg)
+    weights = [f.args[0].atoms(sp.Indexed) for f in feats
+               if isinstance(f, sp.core.function.AppliedUndef) and len(f.args) == 1]
+    if len(feats) == 2 and len(weights) == 2 and all(len(w) == 1 for w in weights):
+        return sp.Function("\\langle\\cdot\\rangle_{L_2}")(*(next(iter(w)) for w in weights))
+    return sp.Function("\\langle\\cdot\\rangle_{L_2}")(arg)
 
 
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
@@ -29,6 +51,14 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # fails in this instance already (f = g)
     (r"\int \left[\cos(f(x)) - \cos(g(x)) \right] p(x) dx", r"\left[\cos(f) - \cos(g_{x}) \right]"),
     (r"\int \left[f(x)^2 + g(x)^2 \right] p(x) dx", r"\left[f^2 + g_{x}^2 \right]"),
+    # (28)-(29) in the same instance, the one the steps of (29) and (30) check: constant f, g (their values f and g_x
+    # at one x), where the double integral int int p(x) [...] dx dy is the y-integral of [...] over the real line (p a
+    # density: int p = 1); inside the integral only the atoms f(x), g(x) are renamed, the printed factors stay
+    (re.compile(r"\\int p\(x\) ?(e\^\{-\\frac\{\(y-f\(x\)\)\^2\}\{2\\sigma\^2\}\})(.*?)"
+                r"(?:\\mathrm\{d\}x\\mathrm\{d\}y|dxdy)", re.S), _kl_instance),
+    # (30) in the same instance: the L2(p) norms and inner product of the constant f, g are |f|, |g_x| and f g_x (p a
+    # density), atom by atom
+    (r"\|f\|_{L_2}^2", r"f^{2}"), (r"\|g\|_{L_2}^2", r"g_{x}^{2}"), (r"\langle f, g\rangle", r"f g_{x}"),
     # (27) in the instance its step checks: M = 2 (the Hermite basis phi_1, phi_2 of L2(N(0, 1))), the sums' range
     # i, j = 1..M made explicit
     (r"\sum_{i,j} \alpha_i \alpha_j", r"\sum_{i=1}^{2} \sum_{j=1}^{2} \alpha_i \alpha_j"),
@@ -44,6 +74,12 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # only: its value is the steps')
     (r"\mathbb{E}_{\boldsymbol{z}}\frac{1}{\|\boldsymbol{z}\|_2^2}", r"\mathcal{M}"),
     (r"\mathbb{E}_{\boldsymbol{z}} \frac{1}{\|\boldsymbol{z}\|_{2}^{2}}", r"\mathcal{M}"),
+    # (111)-(112): E_{z,w,eps} b^2 is E_{X,eps} b^2 after the text's change of variables z = X beta_s, w = X nu
+    # (before (109)): the second moment m_b2 of b, as (108) names it
+    (r"\mathbb{E}_{\boldsymbol{z},\boldsymbol{w},\boldsymbol{\epsilon}}b^2", r"m_{b2}"),
+    # (125), (136): I_1(n+2, lambda), the integral I_1(m, lambda) that (126) defines, at m = n + 2, as one name (a name
+    # only: its value is the steps')
+    (r"I_1(n+2,\lambda)", r"q_{I1np2}"),
     # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
     # changes of variables u = r^2/2 and t = u/n, which keep (0, oo)
     (r"\int \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du", r"\int_{0}^{\infty} \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du"),
@@ -64,6 +100,9 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     "g_{x}": sp.Symbol("g_x", real=True),                           # (24)-(25): g's value at one x
     "c_{1}": sp.Symbol("c1", real=True), "c_{2}": sp.Symbol("c2", real=True),  # (107): beta_hat - beta_t, d = 2
     "m_{b1}": sp.Symbol("m_b1", real=True), "m_{b2}": sp.Symbol("m_b2", nonnegative=True),  # (108): E b, E b^2
+    "\\langle\\cdot\\rangle_{L_2}": _overlap,                           # (149)-(153): the overlap of two features
+    "\\mathcal{M}": sp.Symbol("inv_z2_mean", positive=True),      # E_z 1/||z||^2 of (112)-(113), a name
+    "q_{I1np2}": sp.Symbol("I1_np2", positive=True),                 # (126)'s I_1 at m = n + 2, a name
     # \mathcal{M} (E_z 1/||z||^2, (112)-(113)) and I_1, I_2 ((125)-(127)) have no value here: their value under the
     # chi^2_n law of ||z||^2 is a probability law, mathematics a step states, never notation
     **notation_002_b.SYMBOLS,

@@ -53,6 +53,8 @@ def op(m):
         return sp.Symbol("op_" + at, nonnegative=True)
     if _dbar_l(m):
         return sp.Symbol("op_Dbar_l", nonnegative=True)
+    if m == sp.Symbol("X"):                       # (68): ||X||_op, the data matrix of (3)
+        return sp.Symbol("op_X", nonnegative=True)
     return sp.Function("\\|\\cdot\\|_{\\text{op}}")(m)
 
 
@@ -63,12 +65,14 @@ def op_rm(m):
 
 
 def two(m):
-    """||r||_2, ||r_par||_2, ||r_perp||_2 of (75) and ||X^T P_par r||_2 of (83)-(85): one symbol each (B.4 defines
-    r = X W_1..W_L - y_t, r_par and r_perp its components in im(X) and ker(X^T), P_par the projector onto im(X))."""
+    """||r||_2, ||r_par||_2, ||r_perp||_2 of (75), ||X^T P_par r||_2 of (83)-(85), ||yhat||_2 and ||W_1 W_2 .. W_L||_2 of
+    (68): one symbol each (B.4 defines r = X W_1..W_L - y_t, r_par and r_perp its components in im(X) and ker(X^T),
+    P_par the projector onto im(X); B.3 after (68): yhat = lim X W_1..W_L, the fitted targets)."""
     r, par, perp = sp.Symbol("r"), sp.Symbol("\\parallel"), sp.Symbol("\\perp")
     x_t, p = sp.Symbol("X^{T}"), sp.IndexedBase("P")
     names = {r: "norm_r", sp.IndexedBase("r")[par]: "norm_r_par", sp.IndexedBase("r")[perp]: "norm_r_perp",
-             x_t * p[par] * r: "norm_XtPr"}
+             x_t * p[par] * r: "norm_XtPr", sp.Symbol("\\hat{y}"): "norm_yhat",
+             sp.Symbol("W_{1}\\cdots W_{L}"): "norm_beta"}
     hit = next((v for k, v in names.items() if sp.expand(m - k) == 0), None)
     return sp.Symbol(hit, nonnegative=True) if hit else sp.Function("\\|\\cdot\\|_{2}")(m)
 
@@ -123,10 +127,17 @@ REWRITES: tuple = (
                 r"\\boldsymbol\{P\}_\{\\parallel\} \\boldsymbol\{r\}\s*\\\|_2"), "q_{PhiTXtPr}"),
     (re.compile(r"\\sigma_\{\\min\}\^2\(\\boldsymbol\{W\}_\{L-1\}\^T\s*\\dots\s*\\boldsymbol\{W\}_1\^T\)"
                 r"(\\mathcal\{L\})?"), _smin_phi),
+    # (68)-(69): prod_{l=1}^L s_l^2, the product of the layers' top singular values squared, one symbol (sing() names
+    # s_l per layer; the product runs over all L layers)
+    (r"\prod_{l=1}^L s_l^2", "q_{prods2}"),
+    (r"\prod_{l=1}^{L} s_l^2", "q_{prods2}"),
     # (87): W_1^perp(t), W_1^perp(0) (the text: 'W_1 into two components W_1^par and W_1^perp where the columns of
     # W_1^perp are in ker(X^T)'), their Frobenius norms one symbol each
     (r"\|\boldsymbol{W}_{1}^{\perp}(t)\|_{F}", "q_{Wperpt}"),
     (r"\|\boldsymbol{W}_{1}^{\perp}(0)\|_{F}", "q_{Wperpz}"),
+    # (48): u_{l+1}(t)^T v_l(t), the singular vectors at the point's time t, is the inner product <v_l, u_{l+1}> (as in
+    # (61)-(63), (66); the inner product is symmetric)
+    (r"(\boldsymbol{u}_{l+1}(t)^T \boldsymbol{v}_l(t))", r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
     # (61)-(63), (66): v_l^T u_{l+1} is the inner product <v_l, u_{l+1}> of the two unit vectors
     (re.compile(r"\(\\boldsymbol\{v\}_\{?l\}?\^\{?T\}?\s*\\boldsymbol\{u\}_\{l\+1\}\)"),
      r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
@@ -149,6 +160,7 @@ SYMBOLS: dict = {
     "q_{PhiTr}": sp.Symbol("norm_PhiTr", nonnegative=True),        # ||W_{L-1}^T .. W_1^T r||_2
     "q_{PhiTXtPr}": sp.Symbol("norm_PhiTXtPr", nonnegative=True),  # ||W_{L-1}^T .. W_1^T X^T P_par r||_2
     "q_{sminPhi}": sp.Symbol("smin_Phi", nonnegative=True),        # sigma_min(W_{L-1}^T .. W_1^T)
+    "q_{prods2}": sp.Symbol("prod_s2", nonnegative=True),           # prod_{l=1}^L s_l^2
     "q_{vWWv}": sp.Symbol("vWWv_l", nonnegative=True),              # v_l^T W_l^T W_l v_l
     "q_{uWWu}": sp.Symbol("uWWu_l", nonnegative=True),              # u_{l+1}^T W_l^T W_l u_{l+1}
     "q_{vWWtv}": sp.Symbol("vWWtv_l", nonnegative=True),            # v_l^T W_{l+1} W_{l+1}^T v_l

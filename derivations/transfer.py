@@ -1009,10 +1009,10 @@ def _b2_mean_over_z(n, theta, sigma):
         return _chi2_mean(n, lambda t: c2 + (s2 * t + v * t) / t**2)
 
 
-def _b2_by_inverse_moment(n, theta, sigma):
-    """(112)'s right side: cos^2 + (sin^2 + sigma^2) E_z 1/||z||^2"""
+def _b2_by_inverse_moment(n, theta, sigma, inv_z2_mean):
+    """(112)'s right side: cos^2 + (sin^2 + sigma^2) E_z 1/||z||^2 (inv_z2_mean: E_z 1/||z||^2, the point's)"""
     with mpmath.workdps(30):
-        return mpmath.cos(theta) ** 2 + (mpmath.sin(theta) ** 2 + mpmath.mpf(sigma) ** 2) * _chi2_mean(n, lambda t: 1 / t)
+        return mpmath.cos(theta) ** 2 + (mpmath.sin(theta) ** 2 + mpmath.mpf(sigma) ** 2) * inv_z2_mean
 
 
 def _ridge_mean_over_z(n, theta, sigma, lam):
@@ -1136,11 +1136,14 @@ DERIVATIONS = (
              "mean-zero cross terms; (111)-(112) are E_z of this (the change of variables z = X beta_s, w = X nu)",
              cites=("(111)", "(112)"), fidelity="as printed"),
         Step("(112) in expectation over z: E_z of the conditional E b^2 above (||z||^2 ~ chi^2_n) = cos^2 + "
-             "(sin^2 + sigma^2) E_z 1/||z||^2", lhs=_b2_mean_over_z, rhs=_b2_by_inverse_moment,
-             search=lambda: [{"n": 5, "theta": 0.7, "sigma": 0.5}, {"n": 12, "theta": 2.0, "sigma": 1.5}], rtol=1e-20,
-             tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
+             "(sin^2 + sigma^2) E_z 1/||z||^2", lhs=lambda n, theta, sigma, inv_z2_mean: _b2_mean_over_z(n, theta, sigma),
+             rhs=_b2_by_inverse_moment,
+             search=lambda: [dict(p, inv_z2_mean=_chi2_mean(p["n"], lambda t: 1 / t))
+                             for p in ({"n": 5, "theta": 0.7, "sigma": 0.5}, {"n": 12, "theta": 2.0, "sigma": 1.5})],
+             rtol=1e-20, tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
              why="the step above is E_{w, eps} b^2 given z (z2 = ||z||^2); its mean under the chi-square law of "
-             "||z||^2 is (112)'s right side (the density integrates to 1)", cites=("(112)",), fidelity="as printed"),
+             "||z||^2 is (112)'s right side (the density integrates to 1); E_z 1/||z||^2 (inv_z2_mean, (112)'s "
+             "printed factor) is the point's, by quadrature of the same law", cites=("(112)",), fidelity="as printed"),
         Step("(114) as written: E 1/||z||^2 = S_(n-1)/(2pi)^(n/2) int_0^oo r^(n-3) e^(+r^2/2) dr, so "
              "E 1/||z||^2 >= S_(n-1)/(2pi)^(n/2) int_0^R r^(n-3) e^(+r^2/2) dr for every R (positive integrand)",
              lhs=INV_CHI2_EXPECTATION, rhs=S_n / (2 * sp.pi) ** (nn / 2) * sp.Integral(r_ ** (nn - 3) * sp.exp(r_**2 / 2), (r_, 0, R_)),
@@ -1551,6 +1554,16 @@ _BIG_N = 10**6
 _SD_BIG = math.sqrt(2 / _BIG_N)   # E|T - 1| <= sd(T) = sqrt(2/n) for T = ||z||^2/n
 
 
+def _i1_saddle(n, lam):
+    """(133)'s right side: S_{n-1}/(2 pi)^{n/2} sqrt(pi n) n^{n/2} e^{-n/2}/(n + n lam)^2, S_{n-1} = 2 pi^{n/2}/Gamma(n/2)
+    (in logarithms: n^{n/2} overflows float64)"""
+    with mpmath.workdps(30):
+        k, lm = mpmath.mpf(n), mpmath.mpf(lam)
+        log_s = mpmath.log(2) + (k / 2) * mpmath.log(mpmath.pi) - mpmath.loggamma(k / 2)
+        return mpmath.exp(log_s - (k / 2) * mpmath.log(2 * mpmath.pi) + mpmath.log(mpmath.sqrt(mpmath.pi * k))
+                          + (k / 2) * mpmath.log(k) - k / 2) / (k + k * lm) ** 2
+
+
 def _hermite_risk(c1, c2):
     """E_x (x^T c)^2 for x ~ N(0, I_2) by a 3-node Gauss-Hermite rule per axis (exact for degree <= 5)"""
     xs, ws = np.polynomial.hermite_e.hermegauss(3)
@@ -1783,6 +1796,16 @@ COVERAGE_DERIVATIONS = (
              lhs=sp.Limit(S_n / (2 * sp.pi) ** (nn / 2) * sp.sqrt(sp.pi * nn) * nn ** (nn / 2) * sp.exp(-nn / 2)
                       / (nn + nn * lam) ** 2 * nn * (1 + lam) ** 2, nn, sp.oo), rhs=1, domain={lam: (0.1, 3.0)},
              why="the text's '~' as n -> oo: (133)'s right side over (135)'s tends to 1", cites=("(133)", "(135)"),
+             fidelity="as printed"),
+        Step("(133) for large n: I1(n, lam) (126) = S_{n-1}/(2pi)^{n/2} sqrt(pi n) n^{n/2} e^{-n/2}/(n + n lam)^2",
+             lhs=lambda n, lam: _chi2_moment(n, lam, 2, 2), rhs=_i1_saddle,
+             search=lambda: [{"n": float(_BIG_N), "lam": 1.0}, {"n": float(_BIG_N), "lam": 0.5},
+                             {"n": float(_BIG_N), "lam": 2.0}], tol=(4 * _SD_BIG + 1e-6) / _BIG_N,
+             tol_source="|I1 - 1/(n(1+lam)^2)| = |E h(T) - h(1)|/n <= sup|h'| sqrt(2/n)/n, h(t) = t/(t+lam)^2, "
+                        "sup|h'| = 1/lam^2 <= 4 for lam >= 1/2; |(133) - 1/(n(1+lam)^2)| <= 1/(6 n^2) (Stirling's "
+                        "relative error 1/(12 k) at k = n/2); n = 1e6",
+             why="the text's 'for large n' (the saddle point (131)): at n = 1e6, within the saddle point's error; "
+             "the left side is (126)'s I_1 at m = n by quadrature of the chi-square law", cites=("(133)",),
              fidelity="as printed"),
         Step("(135): n I1(n, lam) = E[T/(T + lam)^2] (T = ||z||^2/n) -> 1/(1 + lam)^2, so lim I1(n, lam) = 0",
              lhs=lambda lam: _BIG_N * _chi2_moment(_BIG_N, lam, 2, 2), rhs=lambda lam: 1 / (1 + lam) ** 2,

@@ -273,6 +273,10 @@ _PRINTED = {
     "smin_Phi": lambda st, p: float(np.linalg.svd(_phi(st), compute_uv=False)[-1]),  # sigma_min(W_{L-1}^T..W_1^T)
     "Wperp_t": lambda st, p: _w1perp(**p),                                    # ||W_1^perp(t)||_F
     "Wperp_0": lambda st, p: _w1perp0(**p),                                   # ||W_1^perp(0)||_F
+    "norm_yhat": lambda st, p: float(np.linalg.norm(st["x"] @ _prod(st["ws"]))),  # ||yhat||_2, yhat = X W_1..W_L
+    "op_X": lambda st, p: float(np.linalg.norm(st["x"], 2)),                   # ||X||_op
+    "norm_beta": lambda st, p: float(np.linalg.norm(_prod(st["ws"]))),        # ||W_1 .. W_L||_2
+    "prod_s2": lambda st, p: float(np.prod([_op2(w) for w in st["ws"]])),      # prod_l s_l^2
     "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
 }
 
@@ -934,6 +938,10 @@ CONV = lambda: [dict(p, kind="emp") for p in (  # noqa: E731
 _a = sp.Symbol("alpha", positive=True)
 _RHO = sp.Float(float(np.sqrt(_fro2(_init(3, 3, 0.5, 1)[0]) - _op2(_init(3, 3, 0.5, 1)[0]))), 30)
 
+# small-alpha converged flows for (48): alpha = 0.01, T = 100 (population losses below 1e-25, ||r_par|| < 1e-7)
+ALIGNED = _with_l(lambda: [{"d": 2, "L": 2, "alpha": 0.01, "seed": 0, "t": 100.0},
+                           {"d": 3, "L": 3, "alpha": 0.01, "seed": 1, "t": 100.0},
+                           {"d": 2, "L": 2, "alpha": 0.01, "seed": 0, "t": 100.0, "n": 4, "kind": "emp"}])
 SMALL = _with_l(_pts((3, 3, 0.05, 1, 0.0), (2, 2, 0.1, 0, 0.0)), ls=(1,))
 AT_SMALL = {"d": 2, "L": 2, "alpha": 0.1, "seed": 0, "t": 0.0, "l": 1}
 AT_59 = {"d": 1, "L": 2, "alpha": 0.8, "seed": 3, "t": 1.0, "n": 3, "kind": "emp", "l": 1}
@@ -1042,14 +1050,20 @@ B3 = Derivation(
              relation=">=", search=_printed_pts(PAIRS, "s_l", "s_l1", "op_Dbar_l"), tol=ODE_TOL, tol_source=ODE_SRC,
              cites=("(65)",), fidelity="as printed"),
         Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", lhs=_lp(_align_side), rhs=_lp(_rhs66),
-             relation=">=", search=_printed_pts(PAIRS, "vu_l", "C_l", "s_l1"), tol=ODE_TOL, tol_source=ODE_SRC,
-             cites=("(66)",), fidelity="as printed",
+             relation=">=", search=_printed_pts(lambda: PAIRS() + ALIGNED(), "vu_l", "C_l", "s_l1"), tol=ODE_TOL,
+             tol_source=ODE_SRC, cites=("(66)",), fidelity="as printed",
              why="C_l as printed in (67), with ||Dbar_l||_op^2; the finite-alpha form of (48)"),
+        Step("(48): lim_{alpha -> 0} lim_{t -> oo} (u_{l+1}(t)^T v_l(t))^2 = 1, read at alpha = 0.01 and a converged "
+             "T = 100", lhs=_lp(_align_side), rhs=sp.Integer(1), search=_printed_pts(ALIGNED, "vu_l"), tol=3e-3,
+             tol_source="(66)-(67), the step above: 0 <= 1 - (v_l^T u_{l+1})^2 <= alpha^2 C_l/s_{l+1}^2, at most 2.9e-3 "
+                        "at these points (alpha = 0.01; C_l depends on Wbar only)",
+             why="the limits read at a small alpha and a time T where the flow has converged (the population losses (2) "
+                 "below 1e-25, the empirical flow's (3) ||r_par|| below 1e-7)", cites=("(48)",), fidelity="as printed"),
         Step("(68) first: ||yhat|| / ||X||_op <= ||W_1..W_L||_2 (at a converged T)", lhs=_yhat_over_x, rhs=_beta_norm,
-             relation="<=", search=CONV, cites=("(68)",), fidelity="as printed",
+             relation="<=", search=_printed_pts(CONV, "norm_yhat", "op_X", "norm_beta", "prod_s2"), cites=("(68)",), fidelity="as printed",
              why="the limit t -> oo read at a converged time T"),
         Step("(68) second, as printed: ||W_1..W_L||_2 <= prod_l s_l^2 (at a converged T)", lhs=_beta_norm, rhs=_prod_s2,
-             relation="<=", search=CONV, cites=("(68)",),
+             relation="<=", search=_printed_pts(CONV, "norm_yhat", "op_X", "norm_beta", "prod_s2"), cites=("(68)",),
              erratum=Erratum(key="002-eq68", source=SEED, where="eq (68)", says="||W_1 .. W_L||_2 <= prod_l s_l^2",
                              truth="||W_1 .. W_L||_2 <= prod_l s_l (submultiplicativity); the square fails whenever "
                              "prod s_l < 1", severity="typo",

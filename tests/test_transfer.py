@@ -204,19 +204,60 @@ def test_every_citing_step_of_the_main_text_declares_its_fidelity():
 def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     """#24: the displays features-are-fate's notation (derivations/notation_002.py) maps onto the steps citing them
     ((25) constant f, g; (107)/(124) d = 2; (108) E b, E b^2; (129)-(130) the integrals over (0, oo)) compare with them
-    and match the print. The others are honestly not compared: (24) and (27) match only through a printed side whose
-    other side is a compound expression (an integral), not a name; (112)-(113) and (125) needed the chi^2 law of
-    ||z||^2 in the map (E_z 1/||z||^2, I_1, I_2), which is mathematics, not notation (the match audit, fix 7)."""
+    and match the print; (112) matches with E_z 1/||z||^2 a name whose value the step's points carry (quadrature of
+    the chi^2 law, in the step, never the map), (133) and (136) through their printed right sides, I_1(n, lam) and
+    I_1(n+2, lam) names of what the steps compute. The others are honestly not compared: (24) and (27) match only
+    through a printed side whose other side is a compound expression (an integral), not a name; (113) and (125) would
+    need the chi^2 law of ||z||^2 in the map (E_z 1/||z||^2 as an integral, I_1, I_2), which is mathematics, not
+    notation (the match audit, fix 7), and (125)'s left side is (124)'s d = 2 instance."""
     from theorylab._pipeline import catalogue, fidelity
 
     paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-    labels = {"(24)", "(25)", "(27)", "(107)", "(108)", "(112)", "(113)", "(124)", "(125)", "(129)", "(130)"}
+    labels = {"(24)", "(25)", "(27)", "(107)", "(108)", "(112)", "(113)", "(124)", "(125)", "(129)", "(130)", "(133)",
+              "(136)"}
     items = fidelity.printout_of(paper)
     wanted = [p for p in items if p.label in labels]
     comps = fidelity.compare_paper(paper, derivs, printout=wanted)
-    matching = {"(25)", "(107)", "(108)", "(124)", "(129)", "(130)"}
+    matching = {"(25)", "(107)", "(108)", "(112)", "(124)", "(129)", "(130)", "(133)", "(136)"}
     assert {k: v.status for k, v in comps.items()} == {k: "matches the print" if k in matching else "not compared"
                                                         for k in labels}
     # (25) (erratum 002-eq25) is matched as the whole printed inequality, both sides the step's (not as a name)
     assert any(c.how.startswith("the step states") for c in comps["(25)"].comparisons)
+
+
+_S31_PLANTS = [("(112)", r"(\sin^2\theta + \sigma^2)", r"(\sin^2\theta - \sigma^2)"),
+               ("(133)", r"\sqrt{\pi n}", r"\sqrt{2\pi n}"),
+               ("(136)", r"\frac{1}{(1+\lambda)^2}", r"\frac{1}{(1+\lambda)}"),
+               ("(150)", r"\frac{1}{2\pi}", r"\frac{1}{\pi}"),
+               ("(28)", r"\frac{(y-g(x))^2}{2\sigma^2}", r"\frac{(y-g(x))^2}{\sigma^2}"),
+               ("(48)", r"= 1", r"= 2"),
+               ("(68)", r"\frac{\|\hat{\boldsymbol{y}}\|_2}{\|\boldsymbol{X}\|_{\text{op}}}",
+                r"\|\hat{\boldsymbol{y}}\|_2 \|\boldsymbol{X}\|_{\text{op}}")]
+
+
+def test_planted_slips_in_the_newly_compared_displays_never_match():
+    """#24: the displays features-are-fate's map and steps made comparable ((28), (48), (68), (112), (133), (136),
+    (150)) match the print as printed; a slip planted in a copy of each (a sign, a factor, an exponent, the printed
+    value 1 of (48)) is never reported as matching."""
+    from dataclasses import replace
+
+    from theorylab._pipeline import catalogue, fidelity
+    from theorylab._sources import sources
+
+    paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
+    derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
+    items = list(fidelity.printout_of(paper))
+    notation = fidelity.notation_of(paper)
+    for label, old, new in _S31_PLANTS:
+        p = next(q for q in items if q.label == label)
+        assert old in p.text, (label, p.text)
+        for text, expect in ((p.text, True), (p.text.replace(old, new, 1), False)):
+            planted = replace(p, text=text, relations=sources.parse_display(text, notation, lead=p.lead))
+            rel = planted.relations
+            if not isinstance(rel, sources.ParseFailure):
+                rel = fidelity._chain(planted, [planted if q is p else q for q in items], notation) or rel
+            comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps
+                     if label in s.cites]
+            status, reason = fidelity._label_status(planted, comps)
+            assert (status in ("matches the print", "partly compared")) == expect, (label, text, status, reason)
