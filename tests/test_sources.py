@@ -516,3 +516,13 @@ def test_an_evaluation_bar_is_never_dropped():
     assert isinstance(f, ParseFailure) and "only inside a name" in f.reason
     v = sp.Symbol("v")
     assert parse_display(r"y = 2 v + 1 \Big|_{v=0}")[0].rhs == sp.Subs(2 * v + 1, v, 0)
+
+
+def test_a_matrix_expression_sympy_cannot_form_is_a_parse_failure_never_a_crash():
+    """A scalar of the parse inside a product of the map's matrices (SymPy's MatMul raises NotImplementedError for
+    a noncommutative scalar): the display is reported with its reason, and the paper's other displays still parse."""
+    z, v = sp.Matrix(sp.symbols("z1:4")), sp.Matrix(sp.symbols("v1:3"))
+    got = parse_display(r"P = \frac{1}{\|\boldsymbol{z}_{s}\|_{2}^{2}} \boldsymbol{v}_{s} \boldsymbol{z}_{s}^{T}",
+                        NotationMap(symbols={"z_{s}": z, "v_{s}": v}))
+    assert isinstance(got, ParseFailure), got
+    assert "SymPy cannot form" in got.reason

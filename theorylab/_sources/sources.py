@@ -1932,6 +1932,8 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
         return ParseFailure("too deeply nested for the parser", "", 0)
     except (TypeError, ValueError, AttributeError) as ex:   # a notation map's object that does not fit the parse
         return ParseFailure(f"the notation map does not apply here ({type(ex).__name__}: {ex})"[:160], "", 0)
+    except NotImplementedError as ex:   # SymPy cannot form it, e.g. a scalar of the parse inside a product of matrices
+        return ParseFailure(f"SymPy cannot form this expression of the map's matrices ({ex})"[:160], "", 0)
 
 
 _CASES = re.compile(r"\\begin\s*\{(?:cases|dcases)\}(.*?)\\end\s*\{(?:cases|dcases)\}", re.S)
