@@ -526,3 +526,18 @@ def test_a_matrix_expression_sympy_cannot_form_is_a_parse_failure_never_a_crash(
                         NotationMap(symbols={"z_{s}": z, "v_{s}": v}))
     assert isinstance(got, ParseFailure), got
     assert "SymPy cannot form" in got.reason
+
+
+def test_a_display_the_next_one_continues_is_a_cut_side_never_parsed_as_complete():
+    r"""adaptive-tangent's (17) ends in the middle of a product that (18) continues ('\hskip 120pt\cdot vec(...)'):
+    (17) alone would parse as a relation missing a factor, so it is reported, never compared as if complete."""
+    from theorylab._sources.sources import cut_sides, parse_printed
+
+    items = [Printed(label="(1)", kind="display", text=r"K = a + b c", line=1),
+             Printed(label="(2)", kind="display", text=r"\hskip 120.00018pt\cdot d", line=2),
+             Printed(label="(3)", kind="display", text=r"x = -2 y", line=3),
+             Printed(label="(4)", kind="display", text=r"-2 y = z", line=4)]
+    assert set(cut_sides(items)) == {"(1)"}            # a display opening with '-' may be an expression of its own
+    parsed = {p.label: p.relations for p in parse_printed(items)}
+    assert isinstance(parsed["(1)"], ParseFailure) and "(2) continues it" in parsed["(1)"].reason
+    assert not isinstance(parsed["(3)"], ParseFailure)

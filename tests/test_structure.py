@@ -311,6 +311,8 @@ TESTS_OF = {
     "theorylab._numerics.training": ("test_montecarlo_training",),
     "theorylab._numerics.sweep": ("test_sweep",),
     "theorylab._sources.sources": ("test_sources",),
+    "theorylab._sources.constructs": ("test_sources",),
+    "theorylab._sources.text": ("test_sources",),
     "theorylab._decide.search": ("test_search",),
     "theorylab._decide.derivation": ("test_derivation", "test_engine"),
     "theorylab._decide.entry": ("test_entry",),

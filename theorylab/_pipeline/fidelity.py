@@ -204,10 +204,13 @@ PARSES = _ParseCache()
 def parsed_printout(printed: Iterable[Printed], notation: NotationMap | None = None, *,
                     parser: str | None = None) -> list[Printed]:
     """The Printed records with `relations` filled (as sources.parse_printed does), through the disk cache."""
-    out = []
+    out, printed = [], list(printed)
+    cut = sources.cut_sides(printed)
     for p in printed:
         if p.kind != "display":
             out.append(p)
+        elif p.label in cut:
+            out.append(replace(p, relations=cut[p.label]))
         elif not p.text:
             out.append(replace(p, relations=ParseFailure("no printed display (a label on an empty line)", p.label,
                                                          0)))

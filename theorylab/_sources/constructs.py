@@ -16,7 +16,7 @@ import re
 
 import sympy as sp
 
-from .sources import _T
+from .text import _Fail, _match_close, _scripts, _split_top, _T, _tidy, _top_level
 
 __all__ = ["runs", "RUN_TRANSPOSE", "run_name"]
 
@@ -149,7 +149,6 @@ def binary_ops(t: _T) -> _T:
     otherwise the operator is a function of its two operands, "\otimes"(A, B) (a notation map may define "\otimes",
     e.g. as sp.kronecker_product for its matrices). In a subscript (\Omega_{\omega_1 \oplus \omega_2}) it is part of
     that name. Anywhere else it is reported: its operands are not delimited."""
-    from .sources import _Fail, _match_close, _top_level, _tidy
 
     start = 0
     for _ in range(20):
@@ -190,7 +189,6 @@ def components(t: _T) -> _T:
     component, \qcomp{i}(z_l), the name "(\cdot)" indexed by i applied to the group (with a function name before the
     group, the component of the application: E(beta)_k is (\cdot)_k(E(beta))). (x)_+ is the positive part (read
     before this)."""
-    from .sources import _match_close
 
     for _ in range(30):
         s = t.s
@@ -224,7 +222,6 @@ _DIVERGENCE = re.compile(r"(?<=[A-Za-z}])\s*\(")
 def divergence_bars(t: _T) -> _T:
     r"""A name applied to a group with one top-level bar \|, D_{KL}(p \| q): two arguments, D_{KL}(p, q) (before
     norms pair their bars: such a group holds no norm)."""
-    from .sources import _match_close, _top_level
 
     bar = re.compile(r"\\\|")
     for m in list(_DIVERGENCE.finditer(t.s))[::-1]:
@@ -256,7 +253,6 @@ def constrained(t: _T) -> _T:
     subscript, as printed): data a notation map or a comparison can evaluate. Reported instead: constraints that are
     quantified (\forall i, "for j <= ...", a membership g \in B, several statements) and an optimum with several
     values on its left (a, b = \argmin ...), whose constraint list and whose left side are not delimited."""
-    from .sources import _Fail, _scripts, _top_level
 
     s = t.s
     st = _top_level(s, _SUCH_THAT)
@@ -294,5 +290,4 @@ def constrained(t: _T) -> _T:
 
 
 def _split_commas(t: _T) -> list[_T]:
-    from .sources import _split_top
     return [p for p, _ in _split_top(t, re.compile(","))]
