@@ -1490,6 +1490,19 @@ def _ridge_eq122(n, d, seed, lam):
     return np.outer(bs, v) @ np.linalg.solve(M, v) * (a @ (X @ bt + eps))
 
 
+def _ridge_min_scalar(Phi, y_t, n, lam=0.0):
+    """the minimiser of (12)'s objective (1/(2n)) ||Phi W_L - y_t||^2 + (lam/2) ||W_L||^2 ((9)'s at lam = 0) in the
+    scalar instance d = n = 1, computed numerically: least squares (SVD) of the stacked system
+    [Phi/sqrt(n); sqrt(lam)] W = [y_t/sqrt(n); 0], whose squared residual is twice the objective"""
+    A = np.array([[Phi / math.sqrt(n)], [math.sqrt(lam)]])
+    b = np.array([y_t / math.sqrt(n), 0.0])
+    return float(np.linalg.lstsq(A, b, rcond=None)[0][0])
+
+
+_RIDGE_SCALAR_POINTS = [{"Phi": 0.7, "y_t": 0.4, "n": 1, "lam": 0.5}, {"Phi": -1.3, "y_t": -1.1, "n": 1, "lam": 0.01},
+                        {"Phi": 2.0, "y_t": 3.0, "n": 1, "lam": 2.0}, {"Phi": 0.3, "y_t": -2.5, "n": 1, "lam": 1.0}]
+
+
 def _perp_pair_mean(n, d, seed):
     """(140)-(141): <nu, (I - P_row(X)) beta_s> averaged over X and its mirror X R (R = I - 2 nu nu^T: same law
     of X; P_row(XR) = R P R, R nu = -nu, R beta_s = beta_s, so the two values are opposite)"""
@@ -1731,6 +1744,19 @@ COVERAGE_DERIVATIONS = (
              tol_source="float64 solve with cond(Phi^T Phi + n lam I) <= 1e4 here, entries <= 1e3: <= 1e-12",
              why="(118) solves (12) iff the gradient of the strictly convex objective vanishes there",
              cites=("(118)",), fidelity="as printed"),
+        Step("(12) = (118) at d = n = 1: the numerical minimiser of (1/(2n))(Phi W_L - y_t)^2 + (lam/2) W_L^2 is "
+             "Phi y_t/(Phi^2 + n lam)", lhs=_ridge_min_scalar,
+             rhs=lambda Phi, y_t, n, lam: Phi * y_t / (Phi**2 + n * lam), search=lambda: _RIDGE_SCALAR_POINTS,
+             rtol=1e-12, tol_source="SVD least squares of a 2x1 system with cond <= 1e2: relative error <= 1e-14",
+             why="(12)'s argmin and (118)'s closed form in the scalar instance d = n = 1 (Phi, y_t, W_L numbers: "
+             "Phi^T = Phi, I_d = 1, ||x||_2^2 = x^2): the minimiser computed by least squares, not from the formula",
+             cites=("(12)", "(118)"), fidelity="as printed"),
+        Step("(9) at d = n = 1: the numerical minimiser of (1/(2n))(Phi W_L - y_t)^2 is y_t/Phi (Phi != 0)",
+             lhs=_ridge_min_scalar, rhs=lambda Phi, y_t, n: y_t / Phi,
+             search=lambda: [{k: v for k, v in p.items() if k != "lam"} for p in _RIDGE_SCALAR_POINTS], rtol=1e-12,
+             tol_source="SVD least squares of a 1x1 system: relative error <= 1e-15",
+             why="(9)'s argmin in the scalar instance d = n = 1 (the unregularised readout Phi^+ y_t = y_t/Phi)",
+             cites=("(9)",), fidelity="as printed"),
         Step("(121)-(123): beta_s v^T W_L = ((X beta_s)^T y_t/(||X beta_s||^2 + n lam)) beta_s", lhs=_ridge_beta,
              rhs=_ridge_beta_seed, search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
              tol_source="float64 solve (cond <= 1e4) and products of size <= 50: <= 1e-12 absolute",
