@@ -108,6 +108,8 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (125), (136): I_1(n+2, lambda), the integral I_1(m, lambda) that (126) defines, at m = n + 2, as one name (a name
     # only: its value is the steps')
     (r"I_1(n+2,\lambda)", r"q_{I1np2}"),
+    # (104)-(106): beta_{\rm s}, beta_{\rm t} are the text's beta_s, beta_t (upright subscripts, one name each)
+    (r"\beta_{\rm s}", r"\beta_{s}"), (r"\beta_{\rm t}", r"\beta_{t}"),
     # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
     # changes of variables u = r^2/2 and t = u/n, which keep (0, oo)
     (r"\int \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du", r"\int_{0}^{\infty} \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du"),
@@ -137,5 +139,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # I_d = I_1 = 1; argmin over W_L the operator (9) and (12) print
     "\\Phi": _PHI, "\\Phi^{T}": _PHI, "y_{t}": _YT, "y_{\\mathrm{t}}": _YT, "I_{d}": sp.Integer(1),
     "\\argmin_{\\hat{W}_{L}\\in \\mathbb{R}^{d}}": _argmin_wl,
+    # beta_s, beta_t (source and target weights, Assumption 3.1) as the steps name them
+    "\\beta_{s}": sp.Symbol("beta_s", real=True), "\\beta_{t}": sp.Symbol("beta_t", real=True),
     **notation_002_b.SYMBOLS,
 })
