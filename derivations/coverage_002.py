@@ -38,10 +38,6 @@ ACCOUNTS = (
             "derivations/transfer_appendix_b.py, with the finite-time bound ||beta(t) - beta_s|| <= sqrt(2 L(0)) "
             "exp(-(alpha^2 lambda)^{L-1} t) that gives the limit (L the excess loss, transfer.appendixB2), and its "
             "evidence is pretraining of " + _DL + ", where beta(t) reaches beta_s"),
-    Account("(9)", "definition", "defines linear transfer: W_L as the (minimum-norm) least-squares readout on the "
-            "frozen features Phi = X W_1 ... W_{L-1}; its solution is checked at (101)-(105)"),
-    Account("(12)", "definition", "defines ridge linear transfer: the objective (9) plus (lambda/2)||W_L||^2; its "
-            "minimizer (118) is checked"),
     Account("(16)", "definition", "defines the source teacher of Sec. 4: the target teacher (17) with the neurons "
             "in a random subset A of size mu m_* ablated, renormalized by 1/((1-mu) m_*)"),
     Account("(17)", "definition", "defines the target teacher f_t^* = (1/m_*) sum_i c_i^* relu(w_i^* . x)"),

@@ -15,6 +15,12 @@ from . import notation_002_b
 
 __all__ = ["NOTATION"]
 
+# (9), (12), (118) in the scalar instance their step checks (d = 1: the readout W_L, the feature matrix Phi and the
+# labels y_t are numbers): the step's own symbols
+_PHI, _YT = sp.Symbol("Phi", real=True), sp.Symbol("y_t", real=True)
+_WL = sp.IndexedBase("W")[sp.Symbol("L")]     # the printed variable W_L of (9), (12)'s objectives (a name)
+_NORM2 = sp.Function("\\|\\cdot\\|_{2}")
+
 _g, _s = sp.Symbol("gamma", positive=True), sp.Symbol("sigma", nonnegative=True)
 _n = sp.Symbol("n", integer=True, positive=True)
 
@@ -37,6 +43,28 @@ def _overlap(arg):
     if len(feats) == 2 and len(weights) == 2 and all(len(w) == 1 for w in weights):
         return sp.Function("\\langle\\cdot\\rangle_{L_2}")(*(next(iter(w)) for w in weights))
     return sp.Function("\\langle\\cdot\\rangle_{L_2}")(arg)
+
+
+def _argmin_eval(cls, objective):
+    """argmin over W_L in R^d of (9), (12) (the operator the subscript names: its objectives are printed in W_L) in
+    the scalar instance d = 1: there ||x||_2 of a number is |x|, so ||x||_2^2 = x^2. The minimiser of a quadratic
+    in W_L is its vertex where the leading coefficient is > 0 (else no number: nan); any other objective stays an unevaluated argmin (as
+    does one whose norms are not read yet: the parse resolves inner names after outer ones, and re-evaluates)."""
+    obj = objective.replace(lambda e: isinstance(e, sp.Pow) and e.exp == 2 and getattr(e.base, "func", None) == _NORM2,
+                            lambda e: e.base.args[0] ** 2)
+    if not obj.has(_WL) or obj.atoms(sp.core.function.AppliedUndef):
+        return None
+    poly = sp.Poly(sp.expand(obj), _WL)
+    if poly.degree() != 2:
+        return None
+    a, b = poly.all_coeffs()[:2]
+    # the vertex is the unique minimiser where the leading coefficient is > 0 (Phi != 0 in (9)); elsewhere the
+    # argmin is empty or all of R: no number (nan)
+    return sp.Piecewise((sp.simplify(-b / (2 * a)), a > 0), (sp.nan, True))
+
+
+_argmin_wl = type("\\argmin_{\\hat{W}_{L}\\in \\mathbb{R}^{d}}", (sp.Function,),
+                  {"nargs": 1, "eval": classmethod(_argmin_eval)})
 
 
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
@@ -80,6 +108,8 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (125), (136): I_1(n+2, lambda), the integral I_1(m, lambda) that (126) defines, at m = n + 2, as one name (a name
     # only: its value is the steps')
     (r"I_1(n+2,\lambda)", r"q_{I1np2}"),
+    # (104)-(106): beta_{\rm s}, beta_{\rm t} are the text's beta_s, beta_t (upright subscripts, one name each)
+    (r"\beta_{\rm s}", r"\beta_{s}"), (r"\beta_{\rm t}", r"\beta_{t}"),
     # (128)-(130): the integrals over (0, oo): the text after (131) says they come from (126)'s int_0^oo dr by the
     # changes of variables u = r^2/2 and t = u/n, which keep (0, oo)
     (r"\int \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du", r"\int_{0}^{\infty} \frac{u^{n/2} e^{-u}}{(2u+n\lambda)^2} du"),
@@ -105,5 +135,11 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     "q_{I1np2}": sp.Symbol("I1_np2", positive=True),                 # (126)'s I_1 at m = n + 2, a name
     # \mathcal{M} (E_z 1/||z||^2, (112)-(113)) and I_1, I_2 ((125)-(127)) have no value here: their value under the
     # chi^2_n law of ||z||^2 is a probability law, mathematics a step states, never notation
+    # (9), (12), (118) at d = 1 (the step of (12) = (118)): Phi, y_t numbers, Phi^T = Phi (a number's transpose),
+    # I_d = I_1 = 1; argmin over W_L the operator (9) and (12) print
+    "\\Phi": _PHI, "\\Phi^{T}": _PHI, "y_{t}": _YT, "y_{\\mathrm{t}}": _YT, "I_{d}": sp.Integer(1),
+    "\\argmin_{\\hat{W}_{L}\\in \\mathbb{R}^{d}}": _argmin_wl,
+    # beta_s, beta_t (source and target weights, Assumption 3.1) as the steps name them
+    "\\beta_{s}": sp.Symbol("beta_s", real=True), "\\beta_{t}": sp.Symbol("beta_t", real=True),
     **notation_002_b.SYMBOLS,
 })

@@ -1160,6 +1160,13 @@ DERIVATIONS = (
              domain={nn: (3, 12)}, symbolic=False, points=6,
              why="the left side is (114) with the exponent's sign of (113) (erratum 002-eq114); the right side is "
              "(115) without its common factor S_{n-1}", cites=("(115)",), fidelity="as printed"),
+        Step("(113) = (115) around the misprinted (114) (erratum 002-eq114): E 1/||z||^2 = S_(n-1)/(4 pi^(n/2)) "
+             "int_0^oo e^(-t) t^(n/2-2) dt",
+             lhs=INV_CHI2_EXPECTATION,
+             rhs=S_n / (4 * sp.pi ** (nn / 2)) * sp.Integral(sp.exp(-t_) * t_ ** (nn / 2 - 2), (t_, 0, sp.oo)),
+             domain={nn: (3, 12)}, symbolic=False, points=6,
+             why="the left side is E 1/||z||^2 under the chi^2_n law of ||z||^2 (not the print's integrals), the right "
+             "side (115) as printed, S_(n-1) included", cites=("(115)",), fidelity="as printed"),
         Step("(116)-(117): S_(n-1) Gamma(n/2 - 1)/(4 pi^(n/2)) = 1/(n-2)",
              lhs=S_n * sp.gamma(nn / 2 - 1) / (4 * sp.pi ** (nn / 2)), rhs=1 / (nn - 2), domain={nn: (3, 40)},
              why="S_(n-1) = 2 pi^(n/2)/Gamma(n/2), the area of the unit sphere in R^n", cites=("(116)", "(117)"),
@@ -1490,6 +1497,31 @@ def _ridge_eq122(n, d, seed, lam):
     return np.outer(bs, v) @ np.linalg.solve(M, v) * (a @ (X @ bt + eps))
 
 
+def _ridge_min_scalar(Phi, y_t, n, lam=0.0):
+    """the minimiser of (12)'s objective (1/(2n)) ||Phi W_L - y_t||^2 + (lam/2) ||W_L||^2 ((9)'s at lam = 0) in the
+    scalar instance d = n = 1, computed numerically: least squares (SVD) of the stacked system
+    [Phi/sqrt(n); sqrt(lam)] W = [y_t/sqrt(n); 0], whose squared residual is twice the objective"""
+    A = np.array([[Phi / math.sqrt(n)], [math.sqrt(lam)]])
+    b = np.array([y_t / math.sqrt(n), 0.0])
+    return float(np.linalg.lstsq(A, b, rcond=None)[0][0])
+
+
+def _b_lstsq(X, beta_s, y_t):
+    """(102)-(105)'s b, the coefficient of beta_s in W_1 .. W_{L-1} Phi^+ y_t: the least-squares coefficient of y_t
+    on X beta_s (Phi^+ = v (X beta_s)^T/||X beta_s||^2, (101)), in the scalar instance d = n = 1, computed
+    numerically (SVD least squares of the 1x1 system (X beta_s) b = y_t)"""
+    return float(np.linalg.lstsq(np.array([[X * beta_s]]), np.array([y_t]), rcond=None)[0][0])
+
+
+_B_SCALAR_POINTS = [{"X": 0.8, "beta_s": 1.0, "beta_t": 0.6, "eps": 0.3},
+                    {"X": -1.7, "beta_s": -1.0, "beta_t": -0.2, "eps": -0.9},
+                    {"X": 2.5, "beta_s": 1.0, "beta_t": 1.0, "eps": 0.05}]
+
+
+_RIDGE_SCALAR_POINTS = [{"Phi": 0.7, "y_t": 0.4, "n": 1, "lam": 0.5}, {"Phi": -1.3, "y_t": -1.1, "n": 1, "lam": 0.01},
+                        {"Phi": 2.0, "y_t": 3.0, "n": 1, "lam": 2.0}, {"Phi": 0.3, "y_t": -2.5, "n": 1, "lam": 1.0}]
+
+
 def _perp_pair_mean(n, d, seed):
     """(140)-(141): <nu, (I - P_row(X)) beta_s> averaged over X and its mirror X R (R = I - 2 nu nu^T: same law
     of X; P_row(XR) = R P R, R nu = -nu, R beta_s = beta_s, so the two values are opposite)"""
@@ -1716,6 +1748,23 @@ COVERAGE_DERIVATIONS = (
         Step("(106): b = beta_s^T X^T X beta_t/q + beta_s^T X^T eps/q (y_t = X beta_t + eps)", lhs=_b106, rhs=_b105_at,
              search=lambda: _SHAPES, rtol=1e-12, tol_source="float64: two quadratic forms of size <= 50, <= 1e-13",
              cites=("(106)",), fidelity="as printed"),
+        Step("(105) at d = n = 1: the least-squares coefficient of y_t on X beta_s is "
+             "beta_s^T X^T y_t/(beta_s^T X^T X beta_s)", lhs=_b_lstsq,
+             rhs=lambda X, beta_s, y_t: beta_s * X * y_t / (beta_s * X * X * beta_s),
+             search=lambda: [{"X": p["X"], "beta_s": p["beta_s"], "y_t": p["X"] * p["beta_t"] + p["eps"]}
+                             for p in _B_SCALAR_POINTS], rtol=1e-12,
+             tol_source="SVD least squares of a 1x1 system: relative error <= 1e-15",
+             why="(105) in the scalar instance d = n = 1 (X, beta_s = +-1 (unit norm), y_t numbers; transposes are "
+             "the numbers themselves): b computed by least squares, not from the formula", cites=("(105)",),
+             fidelity="as printed"),
+        Step("(106) at d = n = 1: b with y_t = X beta_t + eps is beta_s^T X^T X beta_t/q + beta_s^T X^T eps/q, "
+             "q = beta_s^T X^T X beta_s", lhs=lambda X, beta_s, beta_t, eps: _b_lstsq(X, beta_s, X * beta_t + eps),
+             rhs=lambda X, beta_s, beta_t, eps: (beta_s * X * X * beta_t / (beta_s * X * X * beta_s)
+                                                 + beta_s * X * eps / (beta_s * X * X * beta_s)),
+             search=lambda: _B_SCALAR_POINTS, rtol=1e-12,
+             tol_source="SVD least squares of a 1x1 system and one product: relative error <= 1e-15",
+             why="(106) in the scalar instance d = n = 1, the target model y_t = X beta_t + eps (Assumption 3.1): b by "
+             "least squares on the left", cites=("(106)",), fidelity="as printed"),
         Step("(109)-(110): E b = cos theta (the mean of b over a draw and its mirror image (z, -w, -eps))",
              lhs=_b_pair_mean, rhs=lambda n, d, seed, theta: math.cos(theta),
              search=lambda: [{**p, "theta": t} for p in _SHAPES for t in (0.7, 1.5, 2.8)], tol=1e-12,
@@ -1731,6 +1780,19 @@ COVERAGE_DERIVATIONS = (
              tol_source="float64 solve with cond(Phi^T Phi + n lam I) <= 1e4 here, entries <= 1e3: <= 1e-12",
              why="(118) solves (12) iff the gradient of the strictly convex objective vanishes there",
              cites=("(118)",), fidelity="as printed"),
+        Step("(12) = (118) at d = n = 1: the numerical minimiser of (1/(2n))(Phi W_L - y_t)^2 + (lam/2) W_L^2 is "
+             "Phi y_t/(Phi^2 + n lam)", lhs=_ridge_min_scalar,
+             rhs=lambda Phi, y_t, n, lam: Phi * y_t / (Phi**2 + n * lam), search=lambda: _RIDGE_SCALAR_POINTS,
+             rtol=1e-12, tol_source="SVD least squares of a 2x1 system with cond <= 1e2: relative error <= 1e-14",
+             why="(12)'s argmin and (118)'s closed form in the scalar instance d = n = 1 (Phi, y_t, W_L numbers: "
+             "Phi^T = Phi, I_d = 1, ||x||_2^2 = x^2): the minimiser computed by least squares, not from the formula",
+             cites=("(12)", "(118)"), fidelity="as printed"),
+        Step("(9) at d = n = 1: the numerical minimiser of (1/(2n))(Phi W_L - y_t)^2 is y_t/Phi (Phi != 0)",
+             lhs=_ridge_min_scalar, rhs=lambda Phi, y_t, n: y_t / Phi,
+             search=lambda: [{k: v for k, v in p.items() if k != "lam"} for p in _RIDGE_SCALAR_POINTS], rtol=1e-12,
+             tol_source="SVD least squares of a 1x1 system: relative error <= 1e-15",
+             why="(9)'s argmin in the scalar instance d = n = 1 (the unregularised readout Phi^+ y_t = y_t/Phi)",
+             cites=("(9)",), fidelity="as printed"),
         Step("(121)-(123): beta_s v^T W_L = ((X beta_s)^T y_t/(||X beta_s||^2 + n lam)) beta_s", lhs=_ridge_beta,
              rhs=_ridge_beta_seed, search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
              tol_source="float64 solve (cond <= 1e4) and products of size <= 50: <= 1e-12 absolute",

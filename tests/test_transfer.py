@@ -236,10 +236,31 @@ _S31_PLANTS = [("(112)", r"(\sin^2\theta + \sigma^2)", r"(\sin^2\theta - \sigma^
                 r"\|\hat{\boldsymbol{y}}\|_2 \|\boldsymbol{X}\|_{\text{op}}")]
 
 
+_S31B_PLANTS = [("(9)", r"- \boldsymbol{y}_{\mathrm{t}}", r"+ \boldsymbol{y}_{\mathrm{t}}"),
+                ("(12)", r"\frac{\lambda}{2}", r"\lambda"),
+                ("(118)", r"+ n\lambda", r"- n\lambda"),
+                ("(105)", r"\boldsymbol{X}^T \boldsymbol{X} \beta_{\rm s}", r"\boldsymbol{X}^T \beta_{\rm s}"),
+                ("(106)", r"+ \frac{\beta_{\rm s}^T X^T \epsilon}", r"- \frac{\beta_{\rm s}^T X^T \epsilon}"),
+                ("(115)", r"\frac{S_{n-1}}{4\pi^{n/2}}", r"\frac{S_{n-1}}{2\pi^{n/2}}")]
+
+
 def test_planted_slips_in_the_newly_compared_displays_never_match():
     """#24: the displays features-are-fate's map and steps made comparable ((28), (48), (68), (112), (133), (136),
     (150)) match the print as printed; a slip planted in a copy of each (a sign, a factor, an exponent, the printed
     value 1 of (48)) is never reported as matching."""
+    _assert_plants(_S31_PLANTS)
+
+
+def test_planted_slips_in_the_round_2_displays_never_match():
+    """#24 (session 31, round 2): (9), (12) (argmin over W_L read in the scalar instance d = n = 1) and (118) match the
+    step that minimises the objective numerically, (105) and (106) the step computing b by least squares (d = n = 1);
+    a slip planted in each (the residual's sign, lambda/2 -> lambda, + n lambda -> - n lambda, X^T X -> X^T in (105)'s
+    denominator, (106)'s noise term's sign, (115)'s 4 -> 2; (115) compares as E 1/||z||^2 = (115) around the typo
+    (114), erratum 002-eq114) is never reported as matching."""
+    _assert_plants(_S31B_PLANTS)
+
+
+def _assert_plants(plants):
     from dataclasses import replace
 
     from theorylab._pipeline import catalogue, fidelity
@@ -249,7 +270,7 @@ def test_planted_slips_in_the_newly_compared_displays_never_match():
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
     items = list(fidelity.printout_of(paper))
     notation = fidelity.notation_of(paper)
-    for label, old, new in _S31_PLANTS:
+    for label, old, new in plants:
         p = next(q for q in items if q.label == label)
         assert old in p.text, (label, p.text)
         for text, expect in ((p.text, True), (p.text.replace(old, new, 1), False)):
