@@ -32,72 +32,6 @@ def _l1(v):
     return sp.Function("\\|\\cdot\\|_{1}")(v)
 
 
-class _MinOver(sp.Function):
-    """min over lo <= z <= hi of an objective in z: the printed operator \\min_{...} of (11), (12), (23) (its subscript
-    gives the variable and the bounds), evaluated numerically once the objective has no symbol but z: a grid of 4001
-    points (log-spaced in z - lo up to 1e12 where hi is oo), then golden section around the best grid point, at 40
-    digits. A notation (what min means), never a value of the paper's: the objective is the printed one."""
-
-    nargs = 4
-
-    @classmethod
-    def eval(cls, objective, var, lo, hi):
-        return None
-
-    @property
-    def free_symbols(self):
-        objective, var, lo, hi = self.args
-        return (objective.free_symbols - {var}) | lo.free_symbols | hi.free_symbols
-
-    def _eval_evalf(self, prec):
-        import mpmath
-
-        objective, var, lo, hi = self.args
-        if objective.free_symbols - {var} or not lo.is_number or (not hi.is_number and hi != sp.oo):
-            return None
-        f = sp.lambdify(var, objective, "mpmath")
-        with mpmath.workdps(40):
-            a = mpmath.mpf(str(sp.Float(lo, 40)))
-            if hi == sp.oo:
-                grid = [a + mpmath.mpf(10) ** (mpmath.mpf(k) / 200) - mpmath.mpf(10) ** -12 for k in range(-2400, 2401)]
-                grid[0] = a
-            else:
-                b = mpmath.mpf(str(sp.Float(hi, 40)))
-                if b < a:
-                    return None
-                grid = [a + (b - a) * k / 4000 for k in range(4001)]
-            vals = [mpmath.re(f(x)) for x in grid]
-            k = min(range(len(grid)), key=lambda i: vals[i])
-            lo_, hi_ = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
-            g = (mpmath.sqrt(5) - 1) / 2
-            for _ in range(200):
-                c, d = hi_ - g * (hi_ - lo_), lo_ + g * (hi_ - lo_)
-                if f(c) <= f(d):
-                    hi_ = d
-                else:
-                    lo_ = c
-            best = min(vals[k], mpmath.re(f((lo_ + hi_) / 2)))
-            return sp.Float(mpmath.nstr(best, 35), prec_to_dps(prec))
-
-
-def prec_to_dps(prec):
-    return max(15, int(prec * 0.30103))
-
-
-def _min_over(lo, hi):
-    """the printed \\min_{lo <= z <= hi}(objective) as _MinOver (z, the bound v, v_1, v_2 the parse's symbols)"""
-    def apply(objective):
-        var = next((s for s in objective.free_symbols if s.name == "z"), sp.Symbol("z"))
-        return _MinOver(objective, var, sp.sympify(lo), sp.Symbol(hi) if isinstance(hi, str) else hi)
-    return apply
-
-
-def _omega_instance(a):
-    """omega(z) = (z - 1)^2, the instance omega1 = omega2 = omega = (z - 1)^2 of the steps of (11), (12), (23) (continuous,
-    strictly quasi-convex, minimized at omega(1) = 0, as Props. 3-4 require): EXAMPLES[0] of omega_solver"""
-    return (a - 1) ** 2
-
-
 NOTATION = NotationMap(rewrites=(
     # (22) in the P = 2 instance of its step '(22) as printed (P = 2)': the sum over j = 1..P of (22) (its summand
     # opens with "2|") runs to 2; beta_j and ||beta||_1 are in `symbols` below
@@ -147,9 +81,4 @@ NOTATION = NotationMap(rewrites=(
     # I_P the P x P identity ("I_P" of Theorem 1) at P = 2, theta_0 the initial parameters (a P-vector, the step's
     # matrix symbol theta_0); M-hat, theta-hat, the solution (8) names, stay names (theta-hat a P-vector)
     "\\hat{\\beta}": sp.ImmutableMatrix(sp.symbols("beta_1 beta_2", real=True)), "I_{P}": sp.ImmutableMatrix(sp.eye(2)),
-    "\\theta_{0}": sp.MatrixSymbol("theta_0", 2, 1), "\\hat{\\theta}": sp.MatrixSymbol("\\hat{\\theta}", 2, 1),
-    # (11), (12), (23) in the instance omega1 = omega2 = omega = (z - 1)^2 of their steps (each step says so); their
-    # min over z in the printed bounds evaluated numerically (_MinOver); omega1 (+) omega2 and omega~ stay names
-    "\\omega_{1}": _omega_instance, "\\omega_{2}": _omega_instance, "\\omega": _omega_instance,
-    "\\min_{1\\le  z\\le  v}": _min_over(1, "v"), "\\min_{1\\le  z\\le  v_{1}}": _min_over(1, "v_{1}"),
-    "\\min_{1\\le  z\\le  v_{2}}": _min_over(1, "v_{2}"), "\\min_{z\\ge  1}": _min_over(1, sp.oo)})
+    "\\theta_{0}": sp.MatrixSymbol("theta_0", 2, 1), "\\hat{\\theta}": sp.MatrixSymbol("\\hat{\\theta}", 2, 1)})

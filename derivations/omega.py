@@ -509,12 +509,6 @@ DERIVATIONS = (
         Step("omega.tilde's value equals the minimum of (12) solved directly", lhs=_tilde_value, rhs=_tilde_direct,
              search=_tilde_points, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE, cites=('(12)',), fidelity="as printed",
              why="(12)'s definition omega~(v) = min_{z >= 1} omega(z) + v^2/z^2, evaluated by the entry"),
-        Step("(12) as printed in the instance omega = (z - 1)^2 (notation_003): omega.tilde's value equals "
-             "min_{z >= 1} omega(z) + v^2/z^2 solved directly", lhs=_tilde_value, rhs=_tilde_direct,
-             search=lambda: ({"omega": "(z-1)**2", "v": v} for v in (0.5, 3.0, 50.0)), rtol=VALUE_RTOL,
-             tol_source=VALUE_SOURCE, cites=('(12)',), fidelity="as printed",
-             why="(12)'s definition; the print's min over z >= 1 is evaluated by notation_003's minimizer at the "
-                 "instance's omega"),
         Step("omega.tilde's argmin satisfies the KKT condition of (12) (residual within the float64 resolution of the "
              "argmin)", lhs=_tilde_kkt, rhs=_tilde_kkt_bound, relation="<=", search=_tilde_points, cites=('(12)',),
              fidelity="as printed", why="(12)'s minimum over z >= 1: its first-order condition at the entry's argmin"),
@@ -528,12 +522,6 @@ DERIVATIONS = (
              rhs=_oplus_direct, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
              search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0)),
              cites=('(11)',), fidelity="as printed", why="(11)'s definition, evaluated by the entry"),
-        Step("(11) as printed in the instance omega1 = omega2 = (z - 1)^2 (notation_003): omega.oplus's value equals "
-             "min_{1<=z<=v} omega1(z) + omega2(v/z) solved directly", lhs=_oplus_value, rhs=_oplus_direct,
-             rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": "(z-1)**2", "omega2": "(z-1)**2", "v": v} for v in (1.5, 4.0, 30.0)),
-             cites=('(11)',), fidelity="as printed",
-             why="(11)'s definition; the print's min is evaluated by notation_003's minimizer at the instance's omega"),
         Step("Prop. 4: omega1 (+) omega2 is strictly increasing on [1, oo) (entry omega.oplus)", lhs=_oplus_v1, rhs=_oplus_v2,
              relation="<", search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y} for a, b in O1O2
                                            for x, y in ((1.0, 1.01), (1.01, 1.5), (1.5, 4.0), (4.0, 20.0))),

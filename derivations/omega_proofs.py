@@ -402,11 +402,6 @@ def _eq23_points():
             for x, y in ((1.0, 1.5), (1.5, 4.0), (3.0, 7.0)))
 
 
-def _eq23_instance_points():
-    """(23) in the instance omega1 = omega2 = (z - 1)^2 of notation_003 (the print's omega1, omega2 there)"""
-    return ({"omega1": "(z-1)**2", "omega2": "(z-1)**2", "v1": x, "v2": y} for x, y in ((1.5, 4.0), (3.0, 7.0), (1.0, 1.5)))
-
-
 def _min_over_v1(omega1, omega2, v1, v2):
     """min over 1 <= z <= v1 of omega1(z) + omega2(v1/z) (40 digits)"""
     return _min_mp(omega1, omega2, v1, v1)
@@ -433,14 +428,6 @@ PROP4 = Derivation(
              "1 <= v1 < v2 (entry omega.oplus against the 40-digit minimization)", lhs=_oplus_v2_p4, rhs=_min_over_v2,
              relation=">", search=_eq23_points, cites=('(23)',), fidelity="as printed",
              why="omega2 evaluated as written, also below 1 (v1/z < 1 for z > v1)"),
-        Step("(23) as printed in the instance omega1 = omega2 = (z - 1)^2 (notation_003): (omega1 (+) omega2)(v2) > "
-             "min_{1<=z<=v2} omega1(z) + omega2(v1/z) (entry omega.oplus against the 40-digit minimization)",
-             lhs=_oplus_v2_p4, rhs=_min_over_v2, relation=">", search=_eq23_instance_points, cites=('(23)',),
-             fidelity="as printed", why="the printed min evaluated by the notation's minimizer at the instance's omega"),
-        Step("(23) as printed in the instance omega1 = omega2 = (z - 1)^2: min_{1<=z<=v2} = min_{1<=z<=v1} of omega1(z) + "
-             "omega2(v1/z) (40-digit minimizations)", lhs=_min_over_v2, rhs=_min_over_v1, rtol=1e-30,
-             tol_source="40-digit golden section: values within 1e-35 relative", search=_eq23_instance_points,
-             cites=('(23)',), fidelity="as printed"),
         Step("(23), middle equality: the min over [1, v2] equals the min over [1, v1] (40-digit minimizations)",
              lhs=_min_over_v2, rhs=_min_over_v1, rtol=1e-30, tol_source="40-digit golden section: values within 1e-35 relative",
              search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y}
