@@ -408,7 +408,7 @@ B8 = sp.Matrix(sp.symbols("beta_1 beta_2", real=True))
 _n8 = sp.sqrt(B8[0] ** 2 + B8[1] ** 2)
 Q8 = sp.Matrix([[B8[0] / _n8, -B8[1] / _n8], [B8[1] / _n8, B8[0] / _n8]])
 M8_SPECTRAL = Q8 * sp.diag(ss, 1) * Q8.T
-THETA0 = sp.MatrixSymbol("theta_0", 2, 1)  # theta_0 (notation_003 binds the printed theta_0 to it)
+THETA0 = sp.Matrix(sp.symbols("theta_01 theta_02", real=True))  # theta_0 (notation_003 binds the printed theta_0 to it)
 
 
 DERIVATIONS = (
@@ -427,7 +427,7 @@ DERIVATIONS = (
              "(4)'s interpolation M-hat (theta-hat - theta_0) = beta-hat with M-hat from its spectrum",
              lhs=THETA0 + M8_SPECTRAL.LUsolve(B8), rhs=THETA0 + B8 / ss, cites=('(8)',), fidelity="as printed",
              why="(4)'s constraint at the solution: grad f0 M (theta - theta0) = grad f0 beta-hat (theta0 a P-vector, "
-                 "the matrix symbol theta_0 of notation_003)"),
+                 "the vector (theta_01, theta_02) of notation_003)"),
         Step("(8): M has the eigenvalue s along beta and 1 on its complement", lhs=M8 * b_vec, rhs=ss * b_vec, cites=('(8)',),
              fidelity="as printed", why="(8)'s M-hat = I_P + (s - 1) beta beta^T/||beta||^2 applied to beta (P = 3)"),
         Step("(32): M^2 = I + (s^2 - 1) beta beta^T/||beta||^2, between any rows grad f0(x), grad f0(x')", lhs=M8 * M8,
