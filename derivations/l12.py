@@ -315,6 +315,33 @@ def _relu_unit_points():
         yield {"w1": tuple(scale * rng.normal(size=3)), "w2": tuple(rng.normal(size=2)), "x": tuple(rng.normal(size=3))}
 
 
+def _relu_unit_1d(**p):
+    """(31) middle, one unit in the instance H = 1, d = 1, O = 1: w_h^(2) (<w_h^(1), x>)_+ = w2 max(w1 x, 0) from the
+    weights alone, at 50 digits"""
+    with mpmath.workdps(50):
+        w1, w2, x = _mp(p["w^{(1)}"][0]), _mp(p["w^{(2)}"][0]), _mp(p["x"])
+        return w2 * max(w1 * x, 0)
+
+
+def _relu_unit_1d_32(**p):
+    """(31) right, same instance: m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, theta_h = w_h^(1)/||w_h^(1)||
+    (32) computed here from the weights (||w1|| = |w1| for d = 1), 50 digits"""
+    with mpmath.workdps(50):
+        w1, w2, x = _mp(p["w^{(1)}"][0]), _mp(p["w^{(2)}"][0]), _mp(p["x"])
+        return w2 * abs(w1) * max(w1 / abs(w1) * x, 0)
+
+
+def _relu_unit_1d_points():
+    """one unit (H = 1), d = O = 1: the weights w^(1) = (w1,), w^(2) = (w2,) (a tuple per unit), the input x, and
+    (32)'s m_h, theta_h of the weights (state values: computed from the same weights); active and inactive units,
+    w1 of both signs, scales 1e-3 .. 1e3"""
+    for w1, w2, x in ((2.0, 0.5, 1.5), (-3.0, 1.25, -0.75), (0.001, -4.0, 2.0), (-700.0, 0.3, 0.02), (1.5, -2.0, -1.0),
+                      (-0.25, 3.0, 5.0)):
+        pt = _StatePoint({"w^{(1)}": (w1,), "w^{(2)}": (w2,), "x": x, "m": (w2 * abs(w1),), "theta": (w1 / abs(w1),)})
+        pt.state_values = frozenset({"m", "theta"})
+        yield pt
+
+
 def _relu_cost(w1, w2):
     """sum_h ||w_h^(1)||^2 + ||w_h^(2)||^2 (the ReLU network's parameter norm), exactly on the float weights"""
     with mpmath.workdps(40):
@@ -516,6 +543,15 @@ DERIVATIONS = (
              "homogeneous", search=_relu_unit_points, rtol=1e-40,
              tol_source="both sides at 50 significant digits (mpmath); the quotient by ||w^(1)|| rounds at 1e-50",
              cites=("(31)", "(32)"), fidelity=AS_PRINTED),
+        Step("(31) as printed for one unit with scalar weights (H = 1, d = O = 1): w_h^(2) (<w_h^(1), x>)_+ = "
+             "m_h (<theta_h, x>)_+, the left from the weights, the right through (32)'s m_h, theta_h",
+             lhs=_relu_unit_1d, rhs=_relu_unit_1d_32, search=_relu_unit_1d_points, rtol=1e-40,
+             tol_source="both sides at 50 significant digits (mpmath) on float inputs; |w1|/|w1| and the products "
+                        "round at 1e-50",
+             why="positive homogeneity of the ReLU, max(c a, 0) = c max(a, 0) for c = |w1| > 0; (31)'s sums over h "
+                 "have one term (notation_000: H = 1), the inner product of R^1 is the product, (.)_+ is max(., 0); "
+                 "the points carry (32)'s m_h, theta_h computed from the weights (state values)",
+             cites=("(31)",), fidelity=AS_PRINTED),
         Step("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs z^2 + ||m_h||^2/z^2 (32)",
              lhs=sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
              rhs=z**2 + (m1**2 + m2**2) / z**2, why="O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "

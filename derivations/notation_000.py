@@ -87,6 +87,9 @@ NOTATION = NotationMap(rewrites=(
             # dimension d (D = 1, O = 2)' and '(35) as printed for one unit (H = 1, ...)' read them: the sums over
             # d = 1..D and h = 1..H have one term (the printed sums and the factor 2 stay as printed)
             "D": sp.Integer(1), "H": sp.Integer(1),
+            # (31) in the instance of its step '(31) as printed for one unit with scalar weights (H = 1, d = O = 1)':
+            # (.)_+ is the positive part ("ReLU"), the inner product <a, x> of R^1 the product a x
+            "(\\cdot)_{+}": lambda a: sp.Max(a, 0), "\\langle\\cdot,\\cdot\\rangle": lambda a, b: a * b,
             # (28)/(30) for one input dimension d in the steps' two-output instance (O = 2): w_{+,d}^(1) is their w1,
             # w_{+,o,d}^(2) their w2_o (o = 1, 2; the summation index o picks one of the two)
             "w_{+,d}^{(1)}": sp.Symbol("w1", real=True),

@@ -75,4 +75,10 @@ NOTATION = NotationMap(rewrites=(
     (r"\|\widehat{{\bm{\beta}}}\|_{2}", r"\sqrt{\beta_1^2+\beta_2^2}"),
 ), symbols={
     # (22) (and (21)): beta_j, the coordinates of beta = (beta_1, ..., beta_P); ||beta||_1 in coordinates
-    "\\beta": _beta_j, "\\|\\cdot\\|_{1}": _l1})
+    "\\beta": _beta_j, "\\|\\cdot\\|_{1}": _l1,
+    # (8) in the P = 2 instance of its step '(8) as printed (P = 2)': beta-hat = (beta_1, beta_2) (the column vector
+    # of (5)'s coordinates, the same symbols as beta_j above; its ||.||_2 is in coordinates by the rewrite for (9)),
+    # I_P the P x P identity ("I_P" of Theorem 1) at P = 2, theta_0 the initial parameters (a P-vector, the step's
+    # (theta_01, theta_02)); M-hat, theta-hat, the solution (8) names, stay names (theta-hat a P-vector)
+    "\\hat{\\beta}": sp.ImmutableMatrix(sp.symbols("beta_1 beta_2", real=True)), "I_{P}": sp.ImmutableMatrix(sp.eye(2)),
+    "\\theta_{0}": sp.ImmutableMatrix(sp.symbols("theta_01 theta_02", real=True)), "\\hat{\\theta}": sp.MatrixSymbol("\\hat{\\theta}", 2, 1)})

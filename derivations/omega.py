@@ -401,6 +401,16 @@ def _quad_entry(zeta):
     return float(_tilde_e("(z-1)**2", v))
 
 
+# (8) as printed in the P = 2 instance: M-hat built from its spectrum, independently of (8)'s formula: the eigenvalue
+# s on the unit vector u = beta/||beta|| and 1 on the orthogonal unit vector w = (-beta_2, beta_1)/||beta|| (Theorem 1
+# and A.3.1: "M-hat has the eigenvalue s along beta-hat and 1 on its complement"), M = Q diag(s, 1) Q^T, Q = [u w]
+B8 = sp.Matrix(sp.symbols("beta_1 beta_2", real=True))
+_n8 = sp.sqrt(B8[0] ** 2 + B8[1] ** 2)
+Q8 = sp.Matrix([[B8[0] / _n8, -B8[1] / _n8], [B8[1] / _n8, B8[0] / _n8]])
+M8_SPECTRAL = Q8 * sp.diag(ss, 1) * Q8.T
+THETA0 = sp.Matrix(sp.symbols("theta_01 theta_02", real=True))  # theta_0 (notation_003 binds the printed theta_0 to it)
+
+
 DERIVATIONS = (
     Derivation(key="omega.theorem1", title="Theorem 1: the structureless solution (8) and the adapted kernel (9)", source=SEED,
                where="Theorem 1, eqs (8)-(9), A.3.1", entries=("omega.theorem1", "omega.tilde"), steps=(
@@ -408,6 +418,16 @@ DERIVATIONS = (
              cites=('(8)', 'Theorem 1'), fidelity="as printed",
              why="(8)'s M-hat and theta-hat satisfy (4)'s constraint, whose right side is grad f0 beta-hat with beta-hat "
                  "from (5) (P = 3, beta = beta-hat)"),
+        Step("(8) as printed (P = 2): M-hat = I_P + (s - 1)||beta-hat||^-2 beta-hat beta-hat^T, against M-hat built from "
+             "its spectrum (eigenvalue s on beta-hat/||beta-hat||, 1 on the orthogonal unit vector)",
+             lhs=M8_SPECTRAL, rhs=sp.eye(2) + (ss - 1) / (B8.T * B8)[0] * B8 * B8.T, cites=('(8)',), fidelity="as printed",
+             why="Q diag(s, 1) Q^T with Q = [u w] orthonormal (u = beta/||beta||, w = (-beta_2, beta_1)/||beta||): the "
+                 "matrix with the spectrum A.3.1 gives M-hat (notation_003: beta-hat = (beta_1, beta_2), I_P at P = 2)"),
+        Step("(8) as printed (P = 2): theta-hat = theta_0 + s^-1 beta-hat, against theta_0 + M-hat^-1 beta-hat solved from "
+             "(4)'s interpolation M-hat (theta-hat - theta_0) = beta-hat with M-hat from its spectrum",
+             lhs=THETA0 + M8_SPECTRAL.LUsolve(B8), rhs=THETA0 + B8 / ss, cites=('(8)',), fidelity="as printed",
+             why="(4)'s constraint at the solution: grad f0 M (theta - theta0) = grad f0 beta-hat (theta0 a P-vector, "
+                 "the vector (theta_01, theta_02) of notation_003)"),
         Step("(8): M has the eigenvalue s along beta and 1 on its complement", lhs=M8 * b_vec, rhs=ss * b_vec, cites=('(8)',),
              fidelity="as printed", why="(8)'s M-hat = I_P + (s - 1) beta beta^T/||beta||^2 applied to beta (P = 3)"),
         Step("(32): M^2 = I + (s^2 - 1) beta beta^T/||beta||^2, between any rows grad f0(x), grad f0(x')", lhs=M8 * M8,
