@@ -278,6 +278,13 @@ _PRINTED = {
     "norm_beta": lambda st, p: float(np.linalg.norm(_prod(st["ws"]))),        # ||W_1 .. W_L||_2
     "prod_s2": lambda st, p: float(np.prod([_op2(w) for w in st["ws"]])),      # prod_l s_l^2
     "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
+    # the matrices of (52), (53), (60), (64) (notation_002_b binds their \\check names to 3 x 3 MatrixSymbols and 3 x 1
+    # vectors of these names; read at d = 3 points only): entries of the point's state
+    "W_l": lambda st, p: st["ws"][p["l"] - 1],                                # W_l(t)
+    "W_l1": lambda st, p: st["ws"][p["l"]],                                   # W_{l+1}(t)
+    "D_l": lambda st, p: _D(st, p["l"]),                                      # D_l(t) by (32)
+    "u_l1": lambda st, p: _top(st, p["l"] + 1)[0].reshape(-1, 1),             # u_{l+1}, the top left singular vector
+    "v_l": lambda st, p: _top(st, p["l"])[2].reshape(-1, 1),                  # v_l, the top right singular vector
 }
 
 
@@ -347,6 +354,12 @@ def _with_l(points, ls=(1, 2)):
 
 BOTH = lambda: POP() + EMP()  # noqa: E731
 PAIRS = _with_l(BOTH)
+# the d = 3 points with L >= 3 and l + 1 < L (W_l, W_{l+1} both 3 x 3): the matrix instance of (52), (53), (60), (64),
+# whose printed matrices notation_002_b binds to 3 x 3 MatrixSymbols
+def PAIRS_D3_FIRST():
+    """PAIRS, the d = 3 pairs with l + 1 < L first (the machine comparison reads a step's first points)."""
+    ps = PAIRS()
+    return sorted(ps, key=lambda p: not (p["d"] == 3 and p["l"] + 1 < p["L"]))
 
 
 # -- B.2: Lemma 3.3 -------------------------------------------------------------------------------------------------
@@ -969,11 +982,11 @@ B3 = Derivation(
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", lhs=_lp(_fro_lL),
              rhs=_lp(_fro_lL0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_L", "fro_Wbar_l", "fro_Wbar_L"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
         Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", lhs=_lp(_op_l), rhs=_lp(_vWWv),
-             search=_printed_pts(PAIRS, "op_W_l", "vWWv_l", "uWWu_l"), tol=1e-12,
+             search=_printed_pts(PAIRS_D3_FIRST, "op_W_l", "W_l", "v_l", "u_l1"), tol=1e-12,
              tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",),
              fidelity="as printed"),
         Step("(52b): v_l^T W_l^T W_l v_l >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_vWWv), rhs=_lp(_uWWu), relation=">=",
-             search=PAIRS, tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",),
+             search=_printed_pts(PAIRS_D3_FIRST, "op_W_l", "W_l", "v_l", "u_l1"), tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",),
              fidelity="as printed"),
         Step("(53) as printed: u_{l+1}^T W_l^T W_l u_{l+1} = u_{l+1}^T (D_l + W_{l+1}^T W_{l+1}) u_{l+1}",
              lhs=_lp(_uWWu), rhs=_lp(_rhs53), search=_with_l(POP3, ls=(1,)), tol=ODE_TOL, tol_source=ODE_SRC,
@@ -981,9 +994,10 @@ B3 = Derivation(
              erratum=Erratum(key="002-eq53", source=SEED, where="eq (53)", says="W_l^T W_l = D_l + W_{l+1}^T W_{l+1}",
                              truth="W_l^T W_l = D_l + W_{l+1} W_{l+1}^T (the definition (32)); for l+1 = L the printed "
                              "W_L^T W_L is 1x1", severity="typo",
-                             note="a transpose slip: (54) follows from (32) as defined and holds.", at=AT_53)),
+                             note="a transpose slip: (54) follows from (32) as defined and holds.",
+                             at=_PrintedAt(AT_53, "W_l", "u_l1", "D_l", "W_l1"))),
         Step("(54): u_{l+1}^T W_l^T W_l u_{l+1} = ||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}", lhs=_lp(_uWWu),
-             rhs=_lp(_rhs54), search=_printed_pts(PAIRS, "uWWu_l", "op_W_l1", "uDbaru_l"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
+             rhs=_lp(_rhs54), search=_printed_pts(PAIRS_D3_FIRST, "W_l", "u_l1", "op_W_l1", "uDbaru_l"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
         Step("(55): (54) >= ||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)", lhs=_lp(_rhs54),
              rhs=_lp(_rhs55), relation=">=", search=_printed_pts(PAIRS, "op_W_l", "op_W_l1", "uDbaru_l", "op_Wbar_l1", "op_Wbar_l"), tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
         Step("(56) as printed: ||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
@@ -1019,13 +1033,14 @@ B3 = Derivation(
              erratum=Erratum(key="002-eq60", source=SEED, where="eq (60)", says="v^T W W^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v",
                              truth="v^T W W^T v = v^T (s^2 u u^T + (W W^T - s^2 u u^T)) v", severity="typo",
                              note="a garbled split (a product printed for a sum); (61) meant the second term <= "
-                             "||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", at=AT_53)),
+                             "||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
+                             at=_PrintedAt(AT_53, "v_l", "W_l1", "u_l1", "s_l1"))),
         Step("(61) as printed: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2",
              lhs=_lp(_vW1W1v), rhs=_lp(_rhs61), relation="<=", search=PAIRS, cites=("(61)",),
              erratum=Erratum(key="002-eq61", source=SEED, where="eq (61)", says="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2 (= 0)",
                              truth="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", severity="typo",
                              note="an op norm printed as F; (63) uses the intended residual bound (57)",
-                             at=_PrintedAt(AT_53, "s_l1", "vu_l"))),
+                             at=_PrintedAt(AT_53, "s_l1", "vu_l", "v_l", "W_l1"))),
         Step("(61) corrected: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
              lhs=_lp(_vW1W1v), rhs=_lp(_rhs61_fixed), relation="<=", search=PAIRS, tol=1e-12, tol_source="float64 SVD"),
         Step("(62) first line as printed: s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + ||W_{l+1}||_F^2 "
@@ -1044,10 +1059,10 @@ B3 = Derivation(
              "(59), (62), (65), (67) and ||Wbar_L||_op (the only well-formed readings); the second line of (62) is "
              "the same bound garbled"),
         Step("(64): s_l^2 >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_s2), rhs=_lp(_uWWu), relation=">=",
-             search=_printed_pts(PAIRS, "s_l"),
+             search=_printed_pts(PAIRS_D3_FIRST, "s_l", "W_l", "u_l1"),
              tol=1e-12, tol_source="float64 SVD", cites=("(64)",), fidelity="as printed"),
         Step("(65): u_{l+1}^T W_l^T W_l u_{l+1} >= s_{l+1}^2 - alpha^2 ||Dbar_l||_op^2", lhs=_lp(_uWWu), rhs=_lp(_rhs65),
-             relation=">=", search=_printed_pts(PAIRS, "s_l", "s_l1", "op_Dbar_l"), tol=ODE_TOL, tol_source=ODE_SRC,
+             relation=">=", search=_printed_pts(PAIRS_D3_FIRST, "s_l", "s_l1", "op_Dbar_l", "W_l", "u_l1"), tol=ODE_TOL, tol_source=ODE_SRC,
              cites=("(65)",), fidelity="as printed"),
         Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", lhs=_lp(_align_side), rhs=_lp(_rhs66),
              relation=">=", search=_printed_pts(lambda: PAIRS() + ALIGNED(), "vu_l", "C_l", "s_l1"), tol=ODE_TOL,
