@@ -278,6 +278,17 @@ _PRINTED = {
     "norm_beta": lambda st, p: float(np.linalg.norm(_prod(st["ws"]))),        # ||W_1 .. W_L||_2
     "prod_s2": lambda st, p: float(np.prod([_op2(w) for w in st["ws"]])),      # prod_l s_l^2
     "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
+    # (33)-(35), (76)-(81): dL/dt, dL_par/dt along the flow and the per-layer gradient terms, tuples over l = 1..L
+    "Ldot": lambda st, p: _Ldot(**p),                                          # dL/dt
+    "Lpardot": lambda st, p: _Lpar_dot(**p),                                   # dL_par/dt
+    "gWdot": lambda st, p: _per_layer(st, "gWdot"),                            # <grad_l L, dW_l/dt>
+    "gradF": lambda st, p: _per_layer(st, "gradF"),                            # ||grad_l L||_F
+    "gparWdot": lambda st, p: _per_layer(st, "gparWdot"),                      # <grad_l L_par, dW_l/dt>
+    "gparg": lambda st, p: _per_layer(st, "gparg"),                            # <grad_l L_par, grad_l L>
+    "gparF": lambda st, p: _per_layer(st, "gparF"),                            # ||grad_l L_par||_F
+    "gradF_L": lambda st, p: _per_layer(st, "gradF")[-1],                      # ||grad_L L||_F
+    "gparF_L": lambda st, p: _per_layer(st, "gparF")[-1],                      # ||grad_L L_par||_F
+    "gpargperp": lambda st, p: _per_layer(st, "gpargperp"),                    # <grad_l L_par, grad_l L_perp>
     # the matrices of (52), (53), (60), (64) (notation_002_b binds their \\check names to 3 x 3 MatrixSymbols and 3 x 1
     # vectors of these names; read at d = 3 points only): entries of the point's state
     "W_l": lambda st, p: st["ws"][p["l"] - 1],                                # W_l(t)
@@ -286,6 +297,21 @@ _PRINTED = {
     "u_l1": lambda st, p: _top(st, p["l"] + 1)[0].reshape(-1, 1),             # u_{l+1}, the top left singular vector
     "v_l": lambda st, p: _top(st, p["l"])[2].reshape(-1, 1),                  # v_l, the top right singular vector
 }
+
+
+def _per_layer(st, what):
+    """The tuple over l = 1..L of a per-layer gradient term (complex-step gradients, as the steps' sides)."""
+    g = _cs_grad(_L(st), st["ws"])
+    f = _field(st["ws"], st["kind"], st["x"], st["y"])
+    dot = lambda a, b: float(np.real(np.sum(a * b)))  # noqa: E731
+    if what in ("gWdot", "gradF"):
+        return tuple(dot(a, b) for a, b in zip(g, f)) if what == "gWdot" else tuple(
+            float(np.linalg.norm(a)) for a in g)
+    gp, gq, gl = _grads(st)
+    return {"gparWdot": lambda: tuple(dot(a, b) for a, b in zip(gp, f)),
+            "gparg": lambda: tuple(dot(a, b) for a, b in zip(gp, gl)),
+            "gparF": lambda: tuple(float(np.linalg.norm(np.real(a))) for a in gp),
+            "gpargperp": lambda: tuple(dot(a, b) for a, b in zip(gp, gq))}[what]()
 
 
 class _StatePoint(dict):
@@ -585,13 +611,15 @@ B2 = Derivation(
         Step("(32): D_l(t) = D_l(0) = alpha^2 (Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T) on the flow",
              lhs=_D_t, rhs=_D_0, search=_with_l(BOTH), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(32)",),
              fidelity="as printed", why="the text's D(t) = D(0) is D_l(t) = D_l(0) for each l"),
-        Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", lhs=_Ldot, rhs=_sum_grad_wdot, search=BOTH, tol=CS_TOL,
+        Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", lhs=_Ldot, rhs=_sum_grad_wdot,
+             search=_printed_pts(BOTH, "Ldot", "gWdot"), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(33)",), fidelity="as printed",
              why="the noise constant of (2) has zero derivative: the sides are the same for every sigma"),
         Step("(34): sum_l <grad_l L, dW_l/dt> = -sum_l ||grad_l L||_F^2", lhs=_sum_grad_wdot, rhs=_minus_sum_grad2,
-             search=BOTH, tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",), fidelity="as printed"),
+             search=_printed_pts(BOTH, "gWdot", "gradF"), tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",), fidelity="as printed"),
         Step("(35) as printed: -sum_l ||grad_l L||^2 <= +||grad_L L||_F^2 (holds: lhs <= 0 <= rhs)",
-             lhs=_minus_sum_grad2, rhs=_gradL2, relation="<=", search=POP, cites=("(35)",), fidelity="as printed"),
+             lhs=_minus_sum_grad2, rhs=_gradL2, relation="<=", search=_printed_pts(POP, "gradF", "gradF_L"), cites=("(35)",),
+             fidelity="as printed"),
         Step("(35) meant: -sum_l ||grad_l L||^2 <= -||grad_L L||_F^2", lhs=_minus_sum_grad2, rhs=_minus_gradL2,
              relation="<=", search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(35)",),
              fidelity=Amendment(key="002-eq35-sign", kind="typo fixed", what="the minus sign of (35) restored",
@@ -1262,9 +1290,11 @@ B4 = Derivation(
         Step("(75): L = (||r_par||^2 + ||r_perp||^2) / (2n)", lhs=_Lemp, rhs=_rhs75,
              search=_printed_pts(EMP, "loss_t", "norm_r", "norm_r_par", "norm_r_perp"), tol=1e-12,
              tol_source="float64 projector X X^+ of a 5x3 Gaussian matrix", cites=("(75)",), fidelity="as printed"),
-        Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", lhs=_Lpar_dot, rhs=_rhs76, search=EMP, tol=CS_TOL,
+        Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", lhs=_Lpar_dot, rhs=_rhs76,
+             search=_printed_pts(EMP, "Lpardot", "gparWdot"), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(76)",), fidelity="as printed"),
-        Step("(77): (76) = -sum_l <grad_l L_par, grad_l L>", lhs=_rhs76, rhs=_rhs77, search=EMP, tol=CS_TOL,
+        Step("(77): (76) = -sum_l <grad_l L_par, grad_l L>", lhs=_rhs76, rhs=_rhs77,
+             search=_printed_pts(EMP, "gparWdot", "gparg"), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(77)",), fidelity="as printed"),
         Step("(78) as printed: dL_par/dt = -sum_l (||grad_l L_par||^2 + <grad_l L_par, grad_l L_perp>)", lhs=_Lpar_dot,
              rhs=_rhs78, search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(78)",),
@@ -1274,7 +1304,8 @@ B4 = Derivation(
                              note="the root of App. B.4's constants: the chain (78)-(85) computes as if L = ||r||^2/2 "
                              "and L_par = ||r_par||^2/2, while (75) prints L = ||r||^2/(2n) and the text L_par = "
                              "||r_par||^2; (80), (82), (84), (85) and the rate after (85) carry it. Exponential "
-                             "convergence of L_par survives.", at=AT_EMP)),
+                             "convergence of L_par survives.",
+                             at=_PrintedAt(AT_EMP, "Lpardot", "gparWdot", "gparg", "gparF", "gpargperp"))),
         Step("(79): grad_l L_perp = W^T..X^T P_perp r W^T.. = 0", lhs=_perp_grad, rhs=sp.Integer(0), search=EMP, tol=CS_TOL,
              tol_source=CS_SRC, cites=("(79)",), fidelity="as printed",
              why="the printed middle expression lacks the factor 2 of the gradient of ||P_perp r||^2, but it and the "
@@ -1283,8 +1314,10 @@ B4 = Derivation(
              tol_source=CS_SRC, cites=("(80)",),
              erratum=Erratum(key="002-eq80", source=SEED, where="eq (80)", says="dL_par/dt = -sum_l ||grad_l L_par||_F^2",
                              truth="dL_par/dt = -(1/(2n)) sum_l ||grad_l L_par||_F^2", severity="wrong-constant",
-                             root="002-eq78", note="the 1/(2n) of (78) carried", at=AT_EMP)),
-        Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", lhs=_rhs80, rhs=_rhs81, relation="<=", search=EMP,
+                             root="002-eq78", note="the 1/(2n) of (78) carried",
+                             at=_PrintedAt(AT_EMP, "Lpardot", "gparF"))),
+        Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", lhs=_rhs80, rhs=_rhs81, relation="<=",
+             search=_printed_pts(EMP, "gparF", "gparF_L"),
              tol=CS_TOL, tol_source=CS_SRC, cites=("(81)",), fidelity="as printed"),
         Step("(82) as printed, after (81): -||grad_L L_par||^2 = -||W_{L-1}^T..W_1^T X^T P_par r||^2", lhs=_rhs81,
              rhs=_m_phi_xpr2,

@@ -161,3 +161,22 @@ def test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, pr
     planted = parse_display(text.replace(good, slip), NOTATION, lead=lead)
     assert isinstance(planted, tuple), planted
     assert compare_step(label, planted, step).verdict != "matches"
+
+
+@pytest.mark.parametrize("label, deriv, prefix, good, slip", [
+    # (the sum's lower bound is no plant: the engine reads a point's tuple as the summand over the printed range)
+    ("(33)", "B2", "(33)", r"q_{Ldot} = \sum", r"q_{Ldot} = -\sum"),                                   # the sign
+    ("(34)", "B2", "(34)", r"\mathfrak{g}_{l}^2", r"\mathfrak{g}_{l}"),                                # the square
+    ("(35)", "B2", "(35) as printed", r"q_{gFL}^2", r"2 q_{gFL}^2"),                                  # a factor
+    ("(76)", "B4", "(76)", r"q_{Lpardot} = \sum", r"q_{Lpardot} = -\sum"),
+    ("(77)", "B4", "(77)", r"= -\sum", r"= \sum"),                                                      # the sign
+    # (the sign of <grad_l L_par, grad_l L_perp> is no plant: that term is 0 by (79))
+    ("(78)", "B4", "(78) as printed", r"\mathfrak{p}_{l}^{2} +", r"\mathfrak{p}_{l} +"),
+    ("(80)", "B4", "(80) as printed", r"\mathfrak{p}_{l}^2", r"\mathfrak{p}_{l}"),
+    ("(81)", "B4", "(81)", r"q_{gpFL}^2", r"q_{gpFL}"),
+])
+def test_gradient_flow_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip):
+    """(33)-(35), (76)-(78), (80)-(81): dL/dt, dL_par/dt and the sums over the layers of the per-layer gradient terms
+    (notation_002_b's names; the points carry the tuples l = 1..L): the print matches the step; a square, a sign or a
+    factor planted does not."""
+    test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip)
