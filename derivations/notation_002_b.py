@@ -97,6 +97,39 @@ def _smin_phi(m) -> str:
 
 
 REWRITES: tuple = (
+    # (52), (53), (60), (64): displays of matrix products and quadratic forms (the order of the factors and the
+    # transposes are the mathematics; (53), (60) misprint them). There W_l, W_{l+1}, D_l and the singular vectors u_{l+1}, v_l are the
+    # matrices (and vectors) themselves, named with \check (bound below to MatrixSymbols of the d = 3 instance whose
+    # entries the citing steps' points carry); elsewhere W_l stands inside a norm, which names one symbol per layer
+    # (fro, op), so the bold names keep that meaning there. (60)'s u_{l+1^{T}} is the conversion's u_{l+1}^{T} (the
+    # superscript slipped into the subscript; the step reads it as u u^T). (52)'s ||W_l||_op keeps its bold name: a norm
+    # names one symbol per layer (op), as everywhere. First, before the quadratic forms below
+    *((t, t.replace(r"\boldsymbol{", r"\check{").replace(r"u}_{l+1^{T}}", r"u}_{l+1}^{T}")
+          .replace(r"\|\check{W}_{l}\|", r"\|\boldsymbol{W}_{l}\|")) for t in (
+        r"= \boldsymbol{u}_{l+1}^T (\boldsymbol{D}_l + \boldsymbol{W}_{l+1}^T \boldsymbol{W}_{l+1}) \boldsymbol{u}_{l+1}",
+        r"\boldsymbol{v}_{l}^{T} \boldsymbol{W}_{l+1} \boldsymbol{W}_{l+1}^{T} \boldsymbol{v}_{l} = \boldsymbol{v}_{l}^{T} "
+        r"(s_{l+1}^{2} \boldsymbol{u}_{l+1} \boldsymbol{u}_{l+1^{T}} \boldsymbol{W}_{l+1} \boldsymbol{W}_{l+1}^{T} - "
+        r"s_{l+1}^{2} \boldsymbol{u}_{l+1} \boldsymbol{u}_{l+1^{T}}) \boldsymbol{v}_{l}",
+        r"\|\boldsymbol{W}_{l}\|_{\text{op}}^{2} = \boldsymbol{v}_{l}^{T}\boldsymbol{W}_{l}^{T}\boldsymbol{W}_{l}"
+        r"\boldsymbol{v}_{l} \ge \boldsymbol{u}_{l+1}^{T}\boldsymbol{W}_{l}^{T}\boldsymbol{W}_{l}\boldsymbol{u}_{l+1}",
+        r"s_l^2 \ge \boldsymbol{u}_{l+1}^T \boldsymbol{W}_l^T \boldsymbol{W}_l \boldsymbol{u}_{l+1}")),
+    # (33)-(35), (76)-(78), (80)-(81): the gradient flow's time derivatives and per-layer gradient terms. dL/dt and
+    # dL_par/dt (the loss (2)/(3) and L_par := ||r_par||^2 of B.4 along the flow) one symbol each; the per-layer terms
+    # <grad_l L, dW_l/dt>, ||grad_l L||_F, <grad_l L_par, dW_l/dt>, <grad_l L_par, grad_l L>, ||grad_l L_par||_F,
+    # <grad_l L_par, grad_l L_perp> one indexed name each (l = 1..L; the points carry the tuple of the L layers'
+    # values under the IndexedBase's name), so the printed sums over l = 1..L and the last layer's term l = L are
+    # evaluated as printed
+    (r"\dot{\mathcal{L}}_{\parallel}", "q_{Lpardot}"),
+    (r"\dot{\mathcal{L}}", "q_{Ldot}"),
+    (r"\langle \nabla_l \mathcal{L}, \dot{\boldsymbol{W}}_l \rangle", r"\mathfrak{a}_{l}"),
+    (r"\|\nabla_l \mathcal{L}\|_F", r"\mathfrak{g}_{l}"),
+    (r"\|\nabla_L \mathcal{L}\|_F", "q_{gFL}"),                  # the last layer's: one symbol, as op_W_L
+    (r"\langle \nabla_{l} \mathcal{L}_{\parallel}, \dot{\boldsymbol{W}}_{l} \rangle", r"\mathfrak{b}_{l}"),
+    (r"\langle \nabla_{l} \mathcal{L}_{\parallel}, \nabla_{l} \mathcal{L} \rangle", r"\mathfrak{c}_{l}"),
+    (r"\|\nabla_{l}\mathcal{L}_{\parallel}\|_{F}", r"\mathfrak{p}_{l}"),
+    (r"\|\nabla_l \mathcal{L}_{\parallel}\|_F", r"\mathfrak{p}_{l}"),
+    (r"\|\nabla_L \mathcal{L}_{\parallel}\|_F", "q_{gpFL}"),
+    (r"\langle \nabla_{l}\mathcal{L}_{\parallel}, \nabla_{l}\mathcal{L}_{\perp} \rangle", r"\mathfrak{q}_{l}"),
     # (43): A \succcurlyeq c is the Loewner order A - c I >= 0, which the steps check as lambda_min(A) >= c; the
     # scalar order of that instance, the matrix side A staying a name of what the step computes. (43) continues the
     # chain (41)-(42), whose last side (W_L W_L^T + D_L)^{L-1} the conversion separated from it (a stray line
@@ -143,7 +176,29 @@ REWRITES: tuple = (
      r"\langle \boldsymbol{v}_{l}, \boldsymbol{u}_{l+1} \rangle"),
 )
 
+D3 = 3   # the width of the matrix instance of (52), (53), (60), (64)
+
+
+def _mat(name: str, cols: int = D3) -> sp.MatrixSymbol:
+    """A d x d matrix (or d-vector) of the d = 3 instance, named like the point key that carries its entries."""
+    return sp.MatrixSymbol(name, D3, cols)
+
+
 SYMBOLS: dict = {
+    # the matrices of (52), (53), (60), (64) (\check names, rewritten above): W_l, W_{l+1} and D_l of (32) at the point's
+    # time; u_{l+1}, v_l the top singular vectors of W_{l+1}, W_l (B.3), d x 1
+    "\\check{W}_{l}": _mat("W_l"), "\\check{W}_{l+1}": _mat("W_l1"), "\\check{D}_{l}": _mat("D_l"),
+    "\\check{u}_{l+1}": _mat("u_l1", 1), "\\check{v}_{l}": _mat("v_l", 1),
+    # (33)-(35), (76)-(81) (rewritten above): dL/dt, dL_par/dt and the per-layer gradient terms (tuples l = 1..L)
+    "q_{Ldot}": sp.Symbol("Ldot", real=True), "q_{Lpardot}": sp.Symbol("Lpardot", real=True),
+    "\\mathfrak{a}": sp.IndexedBase("gWdot"),       # <grad_l L, dW_l/dt>
+    "\\mathfrak{g}": sp.IndexedBase("gradF"),       # ||grad_l L||_F
+    "q_{gFL}": sp.Symbol("gradF_L", nonnegative=True),          # ||grad_L L||_F (the last layer)
+    "q_{gpFL}": sp.Symbol("gparF_L", nonnegative=True),         # ||grad_L L_par||_F
+    "\\mathfrak{b}": sp.IndexedBase("gparWdot"),    # <grad_l L_par, dW_l/dt>
+    "\\mathfrak{c}": sp.IndexedBase("gparg"),       # <grad_l L_par, grad_l L>
+    "\\mathfrak{p}": sp.IndexedBase("gparF"),       # ||grad_l L_par||_F
+    "\\mathfrak{q}": sp.IndexedBase("gpargperp"),   # <grad_l L_par, grad_l L_perp>
     "\\|\\cdot\\|_{F}": fro,
     "\\|\\cdot\\|_{\\text{op}}": op,
     "\\|\\cdot\\|_{\\mathrm{op}}": op_rm,

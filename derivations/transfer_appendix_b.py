@@ -278,7 +278,40 @@ _PRINTED = {
     "norm_beta": lambda st, p: float(np.linalg.norm(_prod(st["ws"]))),        # ||W_1 .. W_L||_2
     "prod_s2": lambda st, p: float(np.prod([_op2(w) for w in st["ws"]])),      # prod_l s_l^2
     "lambda_min": lambda st, p: _lmin(st),                                    # smallest nonzero eigenvalue of X X^T
+    # (33)-(35), (76)-(81): dL/dt, dL_par/dt along the flow and the per-layer gradient terms, tuples over l = 1..L
+    "Ldot": lambda st, p: _Ldot(**p),                                          # dL/dt
+    "Lpardot": lambda st, p: _Lpar_dot(**p),                                   # dL_par/dt
+    "gWdot": lambda st, p: _per_layer(st, "gWdot"),                            # <grad_l L, dW_l/dt>
+    "gradF": lambda st, p: _per_layer(st, "gradF"),                            # ||grad_l L||_F
+    "gparWdot": lambda st, p: _per_layer(st, "gparWdot"),                      # <grad_l L_par, dW_l/dt>
+    "gparg": lambda st, p: _per_layer(st, "gparg"),                            # <grad_l L_par, grad_l L>
+    "gparF": lambda st, p: _per_layer(st, "gparF"),                            # ||grad_l L_par||_F
+    "gradF_L": lambda st, p: _per_layer(st, "gradF")[-1],                      # ||grad_L L||_F
+    "gparF_L": lambda st, p: _per_layer(st, "gparF")[-1],                      # ||grad_L L_par||_F
+    "gpargperp": lambda st, p: _per_layer(st, "gpargperp"),                    # <grad_l L_par, grad_l L_perp>
+    # the matrices of (52), (53), (60), (64) (notation_002_b binds their \\check names to 3 x 3 MatrixSymbols and 3 x 1
+    # vectors of these names; read at d = 3 points only): entries of the point's state
+    "W_l": lambda st, p: st["ws"][p["l"] - 1],                                # W_l(t)
+    "W_l1": lambda st, p: st["ws"][p["l"]],                                   # W_{l+1}(t)
+    "D_l": lambda st, p: _D(st, p["l"]),                                      # D_l(t) by (32)
+    "u_l1": lambda st, p: _top(st, p["l"] + 1)[0].reshape(-1, 1),             # u_{l+1}, the top left singular vector
+    "v_l": lambda st, p: _top(st, p["l"])[2].reshape(-1, 1),                  # v_l, the top right singular vector
 }
+
+
+def _per_layer(st, what):
+    """The tuple over l = 1..L of a per-layer gradient term (complex-step gradients, as the steps' sides)."""
+    g = _cs_grad(_L(st), st["ws"])
+    f = _field(st["ws"], st["kind"], st["x"], st["y"])
+    dot = lambda a, b: float(np.real(np.sum(a * b)))  # noqa: E731
+    if what in ("gWdot", "gradF"):
+        return tuple(dot(a, b) for a, b in zip(g, f)) if what == "gWdot" else tuple(
+            float(np.linalg.norm(a)) for a in g)
+    gp, gq, gl = _grads(st)
+    return {"gparWdot": lambda: tuple(dot(a, b) for a, b in zip(gp, f)),
+            "gparg": lambda: tuple(dot(a, b) for a, b in zip(gp, gl)),
+            "gparF": lambda: tuple(float(np.linalg.norm(np.real(a))) for a in gp),
+            "gpargperp": lambda: tuple(dot(a, b) for a, b in zip(gp, gq))}[what]()
 
 
 class _StatePoint(dict):
@@ -347,6 +380,12 @@ def _with_l(points, ls=(1, 2)):
 
 BOTH = lambda: POP() + EMP()  # noqa: E731
 PAIRS = _with_l(BOTH)
+# the d = 3 points with L >= 3 and l + 1 < L (W_l, W_{l+1} both 3 x 3): the matrix instance of (52), (53), (60), (64),
+# whose printed matrices notation_002_b binds to 3 x 3 MatrixSymbols
+def PAIRS_D3_FIRST():
+    """PAIRS, the d = 3 pairs with l + 1 < L first (the machine comparison reads a step's first points)."""
+    ps = PAIRS()
+    return sorted(ps, key=lambda p: not (p["d"] == 3 and p["l"] + 1 < p["L"]))
 
 
 # -- B.2: Lemma 3.3 -------------------------------------------------------------------------------------------------
@@ -572,13 +611,15 @@ B2 = Derivation(
         Step("(32): D_l(t) = D_l(0) = alpha^2 (Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T) on the flow",
              lhs=_D_t, rhs=_D_0, search=_with_l(BOTH), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(32)",),
              fidelity="as printed", why="the text's D(t) = D(0) is D_l(t) = D_l(0) for each l"),
-        Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", lhs=_Ldot, rhs=_sum_grad_wdot, search=BOTH, tol=CS_TOL,
+        Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", lhs=_Ldot, rhs=_sum_grad_wdot,
+             search=_printed_pts(BOTH, "Ldot", "gWdot"), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(33)",), fidelity="as printed",
              why="the noise constant of (2) has zero derivative: the sides are the same for every sigma"),
         Step("(34): sum_l <grad_l L, dW_l/dt> = -sum_l ||grad_l L||_F^2", lhs=_sum_grad_wdot, rhs=_minus_sum_grad2,
-             search=BOTH, tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",), fidelity="as printed"),
+             search=_printed_pts(BOTH, "gWdot", "gradF"), tol=CS_TOL, tol_source=CS_SRC, cites=("(34)",), fidelity="as printed"),
         Step("(35) as printed: -sum_l ||grad_l L||^2 <= +||grad_L L||_F^2 (holds: lhs <= 0 <= rhs)",
-             lhs=_minus_sum_grad2, rhs=_gradL2, relation="<=", search=POP, cites=("(35)",), fidelity="as printed"),
+             lhs=_minus_sum_grad2, rhs=_gradL2, relation="<=", search=_printed_pts(POP, "gradF", "gradF_L"), cites=("(35)",),
+             fidelity="as printed"),
         Step("(35) meant: -sum_l ||grad_l L||^2 <= -||grad_L L||_F^2", lhs=_minus_sum_grad2, rhs=_minus_gradL2,
              relation="<=", search=POP, tol=CS_TOL, tol_source=CS_SRC, cites=("(35)",),
              fidelity=Amendment(key="002-eq35-sign", kind="typo fixed", what="the minus sign of (35) restored",
@@ -969,11 +1010,11 @@ B3 = Derivation(
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", lhs=_lp(_fro_lL),
              rhs=_lp(_fro_lL0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_L", "fro_Wbar_l", "fro_Wbar_L"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
         Step("(52a): ||W_l||_op^2 = v_l^T W_l^T W_l v_l", lhs=_lp(_op_l), rhs=_lp(_vWWv),
-             search=_printed_pts(PAIRS, "op_W_l", "vWWv_l", "uWWu_l"), tol=1e-12,
+             search=_printed_pts(PAIRS_D3_FIRST, "op_W_l", "W_l", "v_l", "u_l1"), tol=1e-12,
              tol_source="float64 SVD of a 3x3 matrix of norm <= 5: backward error ~ 1e-15 * 25", cites=("(52)",),
              fidelity="as printed"),
         Step("(52b): v_l^T W_l^T W_l v_l >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_vWWv), rhs=_lp(_uWWu), relation=">=",
-             search=PAIRS, tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",),
+             search=_printed_pts(PAIRS_D3_FIRST, "op_W_l", "W_l", "v_l", "u_l1"), tol=1e-12, tol_source="float64 SVD of a 3x3 matrix of norm <= 5", cites=("(52)",),
              fidelity="as printed"),
         Step("(53) as printed: u_{l+1}^T W_l^T W_l u_{l+1} = u_{l+1}^T (D_l + W_{l+1}^T W_{l+1}) u_{l+1}",
              lhs=_lp(_uWWu), rhs=_lp(_rhs53), search=_with_l(POP3, ls=(1,)), tol=ODE_TOL, tol_source=ODE_SRC,
@@ -981,9 +1022,10 @@ B3 = Derivation(
              erratum=Erratum(key="002-eq53", source=SEED, where="eq (53)", says="W_l^T W_l = D_l + W_{l+1}^T W_{l+1}",
                              truth="W_l^T W_l = D_l + W_{l+1} W_{l+1}^T (the definition (32)); for l+1 = L the printed "
                              "W_L^T W_L is 1x1", severity="typo",
-                             note="a transpose slip: (54) follows from (32) as defined and holds.", at=AT_53)),
+                             note="a transpose slip: (54) follows from (32) as defined and holds.",
+                             at=_PrintedAt(AT_53, "W_l", "u_l1", "D_l", "W_l1"))),
         Step("(54): u_{l+1}^T W_l^T W_l u_{l+1} = ||W_{l+1}||_op^2 + alpha^2 u_{l+1}^T Dbar_l u_{l+1}", lhs=_lp(_uWWu),
-             rhs=_lp(_rhs54), search=_printed_pts(PAIRS, "uWWu_l", "op_W_l1", "uDbaru_l"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
+             rhs=_lp(_rhs54), search=_printed_pts(PAIRS_D3_FIRST, "W_l", "u_l1", "op_W_l1", "uDbaru_l"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(54)",), fidelity="as printed"),
         Step("(55): (54) >= ||W_{l+1}||_op^2 + alpha^2 (||Wbar_{l+1}||_op^2 - ||Wbar_l||_op^2)", lhs=_lp(_rhs54),
              rhs=_lp(_rhs55), relation=">=", search=_printed_pts(PAIRS, "op_W_l", "op_W_l1", "uDbaru_l", "op_Wbar_l1", "op_Wbar_l"), tol=1e-12, tol_source="float64 SVD", cites=("(55)",), fidelity="as printed"),
         Step("(56) as printed: ||W_l||_op^2 >= ||Wbar_L||_op^2 + alpha^2 (||Wbar_L||_op^2 - ||Wbar_l||_op^2)",
@@ -1019,13 +1061,14 @@ B3 = Derivation(
              erratum=Erratum(key="002-eq60", source=SEED, where="eq (60)", says="v^T W W^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v",
                              truth="v^T W W^T v = v^T (s^2 u u^T + (W W^T - s^2 u u^T)) v", severity="typo",
                              note="a garbled split (a product printed for a sum); (61) meant the second term <= "
-                             "||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", at=AT_53)),
+                             "||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
+                             at=_PrintedAt(AT_53, "v_l", "W_l1", "u_l1", "s_l1"))),
         Step("(61) as printed: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2",
              lhs=_lp(_vW1W1v), rhs=_lp(_rhs61), relation="<=", search=PAIRS, cites=("(61)",),
              erratum=Erratum(key="002-eq61", source=SEED, where="eq (61)", says="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_F^2 (= 0)",
                              truth="... + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2", severity="typo",
                              note="an op norm printed as F; (63) uses the intended residual bound (57)",
-                             at=_PrintedAt(AT_53, "s_l1", "vu_l"))),
+                             at=_PrintedAt(AT_53, "s_l1", "vu_l", "v_l", "W_l1"))),
         Step("(61) corrected: v^T W_{l+1} W_{l+1}^T v <= s^2 (v^T u)^2 + ||W_{l+1}||_F^2 - ||W_{l+1}||_op^2",
              lhs=_lp(_vW1W1v), rhs=_lp(_rhs61_fixed), relation="<=", search=PAIRS, tol=1e-12, tol_source="float64 SVD"),
         Step("(62) first line as printed: s_l^2 <= s_{l+1}^2 (v^T u)^2 + alpha^2 ||Dbar_l||_op^2 + ||W_{l+1}||_F^2 "
@@ -1044,10 +1087,10 @@ B3 = Derivation(
              "(59), (62), (65), (67) and ||Wbar_L||_op (the only well-formed readings); the second line of (62) is "
              "the same bound garbled"),
         Step("(64): s_l^2 >= u_{l+1}^T W_l^T W_l u_{l+1}", lhs=_lp(_s2), rhs=_lp(_uWWu), relation=">=",
-             search=_printed_pts(PAIRS, "s_l"),
+             search=_printed_pts(PAIRS_D3_FIRST, "s_l", "W_l", "u_l1"),
              tol=1e-12, tol_source="float64 SVD", cites=("(64)",), fidelity="as printed"),
         Step("(65): u_{l+1}^T W_l^T W_l u_{l+1} >= s_{l+1}^2 - alpha^2 ||Dbar_l||_op^2", lhs=_lp(_uWWu), rhs=_lp(_rhs65),
-             relation=">=", search=_printed_pts(PAIRS, "s_l", "s_l1", "op_Dbar_l"), tol=ODE_TOL, tol_source=ODE_SRC,
+             relation=">=", search=_printed_pts(PAIRS_D3_FIRST, "s_l", "s_l1", "op_Dbar_l", "W_l", "u_l1"), tol=ODE_TOL, tol_source=ODE_SRC,
              cites=("(65)",), fidelity="as printed"),
         Step("(66)-(67): (v_l^T u_{l+1})^2 >= 1 - alpha^2 C_l / s_{l+1}^2", lhs=_lp(_align_side), rhs=_lp(_rhs66),
              relation=">=", search=_printed_pts(lambda: PAIRS() + ALIGNED(), "vu_l", "C_l", "s_l1"), tol=ODE_TOL,
@@ -1247,9 +1290,11 @@ B4 = Derivation(
         Step("(75): L = (||r_par||^2 + ||r_perp||^2) / (2n)", lhs=_Lemp, rhs=_rhs75,
              search=_printed_pts(EMP, "loss_t", "norm_r", "norm_r_par", "norm_r_perp"), tol=1e-12,
              tol_source="float64 projector X X^+ of a 5x3 Gaussian matrix", cites=("(75)",), fidelity="as printed"),
-        Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", lhs=_Lpar_dot, rhs=_rhs76, search=EMP, tol=CS_TOL,
+        Step("(76): dL_par/dt = sum_l <grad_l L_par, dW_l/dt>", lhs=_Lpar_dot, rhs=_rhs76,
+             search=_printed_pts(EMP, "Lpardot", "gparWdot"), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(76)",), fidelity="as printed"),
-        Step("(77): (76) = -sum_l <grad_l L_par, grad_l L>", lhs=_rhs76, rhs=_rhs77, search=EMP, tol=CS_TOL,
+        Step("(77): (76) = -sum_l <grad_l L_par, grad_l L>", lhs=_rhs76, rhs=_rhs77,
+             search=_printed_pts(EMP, "gparWdot", "gparg"), tol=CS_TOL,
              tol_source=CS_SRC, cites=("(77)",), fidelity="as printed"),
         Step("(78) as printed: dL_par/dt = -sum_l (||grad_l L_par||^2 + <grad_l L_par, grad_l L_perp>)", lhs=_Lpar_dot,
              rhs=_rhs78, search=EMP, tol=CS_TOL, tol_source=CS_SRC, cites=("(78)",),
@@ -1259,7 +1304,8 @@ B4 = Derivation(
                              note="the root of App. B.4's constants: the chain (78)-(85) computes as if L = ||r||^2/2 "
                              "and L_par = ||r_par||^2/2, while (75) prints L = ||r||^2/(2n) and the text L_par = "
                              "||r_par||^2; (80), (82), (84), (85) and the rate after (85) carry it. Exponential "
-                             "convergence of L_par survives.", at=AT_EMP)),
+                             "convergence of L_par survives.",
+                             at=_PrintedAt(AT_EMP, "Lpardot", "gparWdot", "gparg", "gparF", "gpargperp"))),
         Step("(79): grad_l L_perp = W^T..X^T P_perp r W^T.. = 0", lhs=_perp_grad, rhs=sp.Integer(0), search=EMP, tol=CS_TOL,
              tol_source=CS_SRC, cites=("(79)",), fidelity="as printed",
              why="the printed middle expression lacks the factor 2 of the gradient of ||P_perp r||^2, but it and the "
@@ -1268,8 +1314,10 @@ B4 = Derivation(
              tol_source=CS_SRC, cites=("(80)",),
              erratum=Erratum(key="002-eq80", source=SEED, where="eq (80)", says="dL_par/dt = -sum_l ||grad_l L_par||_F^2",
                              truth="dL_par/dt = -(1/(2n)) sum_l ||grad_l L_par||_F^2", severity="wrong-constant",
-                             root="002-eq78", note="the 1/(2n) of (78) carried", at=AT_EMP)),
-        Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", lhs=_rhs80, rhs=_rhs81, relation="<=", search=EMP,
+                             root="002-eq78", note="the 1/(2n) of (78) carried",
+                             at=_PrintedAt(AT_EMP, "Lpardot", "gparF"))),
+        Step("(81): -sum_l ||grad_l L_par||^2 <= -||grad_L L_par||^2", lhs=_rhs80, rhs=_rhs81, relation="<=",
+             search=_printed_pts(EMP, "gparF", "gparF_L"),
              tol=CS_TOL, tol_source=CS_SRC, cites=("(81)",), fidelity="as printed"),
         Step("(82) as printed, after (81): -||grad_L L_par||^2 = -||W_{L-1}^T..W_1^T X^T P_par r||^2", lhs=_rhs81,
              rhs=_m_phi_xpr2,

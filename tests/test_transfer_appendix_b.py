@@ -120,3 +120,63 @@ def test_printed_symbols_are_the_printed_quantities():
     # a point read without its text values (the machine comparison keeps numbers) is the same empirical point
     e = dict(B.EMP()[1])
     assert B._S({k: v for k, v in e.items() if k != "kind"}) is B._S(e)
+
+
+def _check_text(label):
+    """The display's text after the notation map's rewrites (the \\check names of the matrix displays), and its lead."""
+    from theorylab.derivations.notation_002 import NOTATION
+    from theorylab._sources.sources import read_source
+
+    items = read_source(B.__file__.replace("transfer_appendix_b.py", "sources/" + B.SEED))
+    p = items.get(label)
+    text = p.text
+    for pat, rep in NOTATION.compiled():
+        text = pat.sub(rep, text)
+    return text, p.lead
+
+
+@pytest.mark.parametrize("label, deriv, prefix, good, slip", [
+    # W_l^T W_l printed as W_l W_l^T (v_l is a right singular vector: v^T W W^T v is not s_l^2)
+    ("(52)", "B3", "(52a)", r"\check{v}_{l}^{T}\check{W}_{l}^{T}\check{W}_{l}\check{v}_{l} \ge",
+     r"\check{v}_{l}^{T}\check{W}_{l}\check{W}_{l}^{T}\check{v}_{l} \ge"),
+    # (53)'s misprint W_{l+1}^T W_{l+1} replaced by the true W_{l+1} W_{l+1}^T: the erratum step states the print
+    ("(53)", "B3", "(53) as printed", r"\check{W}_{l+1}^T \check{W}_{l+1}", r"\check{W}_{l+1} \check{W}_{l+1}^T"),
+    # the sign of (60)'s second term
+    ("(60)", "B3", "(60) as printed", r"- s_{l+1}^{2}", r"+ s_{l+1}^{2}"),
+    # u^T W_l^T W_l u printed as u^T W_l W_l^T u
+    ("(64)", "B3", "(64)", r"\check{W}_l^T \check{W}_l", r"\check{W}_l \check{W}_l^T"),
+])
+def test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip):
+    """(52), (53), (60), (64) as matrix products of the d = 3 instance (notation_002_b's \\check names, the points'
+    3 x 3 W_l, W_{l+1}, D_l and 3 x 1 u_{l+1}, v_l): the print matches the step; the print with a transpose or a sign
+    planted does not."""
+    from theorylab.derivations.notation_002 import NOTATION
+    from theorylab._pipeline.fidelity import compare_step
+    from theorylab._sources.sources import parse_display
+
+    step = _step(getattr(B, deriv), prefix)
+    assert compare_step(label, _printed_relations(label), step).verdict == "matches"
+    text, lead = _check_text(label)
+    assert good in text, text
+    planted = parse_display(text.replace(good, slip), NOTATION, lead=lead)
+    assert isinstance(planted, tuple), planted
+    assert compare_step(label, planted, step).verdict != "matches"
+
+
+@pytest.mark.parametrize("label, deriv, prefix, good, slip", [
+    # (the sum's lower bound is no plant: the engine reads a point's tuple as the summand over the printed range)
+    ("(33)", "B2", "(33)", r"q_{Ldot} = \sum", r"q_{Ldot} = -\sum"),                                   # the sign
+    ("(34)", "B2", "(34)", r"\mathfrak{g}_{l}^2", r"\mathfrak{g}_{l}"),                                # the square
+    ("(35)", "B2", "(35) as printed", r"q_{gFL}^2", r"2 q_{gFL}^2"),                                  # a factor
+    ("(76)", "B4", "(76)", r"q_{Lpardot} = \sum", r"q_{Lpardot} = -\sum"),
+    ("(77)", "B4", "(77)", r"= -\sum", r"= \sum"),                                                      # the sign
+    # (the sign of <grad_l L_par, grad_l L_perp> is no plant: that term is 0 by (79))
+    ("(78)", "B4", "(78) as printed", r"\mathfrak{p}_{l}^{2} +", r"\mathfrak{p}_{l} +"),
+    ("(80)", "B4", "(80) as printed", r"\mathfrak{p}_{l}^2", r"\mathfrak{p}_{l}"),
+    ("(81)", "B4", "(81)", r"q_{gpFL}^2", r"q_{gpFL}"),
+])
+def test_gradient_flow_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip):
+    """(33)-(35), (76)-(78), (80)-(81): dL/dt, dL_par/dt and the sums over the layers of the per-layer gradient terms
+    (notation_002_b's names; the points carry the tuples l = 1..L): the print matches the step; a square, a sign or a
+    factor planted does not."""
+    test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip)
