@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import theorylab
 from theorylab import DomainError
+from theorylab.testing import label_status
 
 tilde = theorylab.get("omega.tilde")
 oplus = theorylab.get("omega.oplus")
@@ -170,37 +171,13 @@ def test_oplus_near_one_closed_form(d):
     assert _oplus_reference(_om("(z-1)**2"), _om("(z-1)**2"), v) == pytest.approx(exact, rel=1e-10, abs=0)
 
 
-def _label_status(paper_name: str, label: str, old: str | None = None, new: str | None = None):
-    """(status, reason) of a label of a built-in paper, the printed display optionally planted (old -> new)"""
-    from dataclasses import replace
-
-    from theorylab._pipeline import catalogue, fidelity
-    from theorylab._sources import sources
-
-    paper = next(p for p in catalogue.papers() if p.name == paper_name)
-    derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-    items = list(fidelity.printout_of(paper))
-    notation = fidelity.notation_of(paper)
-    p = next(q for q in items if q.label == label)
-    text = p.text
-    if old is not None:
-        assert old in text, (label, old, text)
-        text = text.replace(old, new, 1)
-    planted = replace(p, text=text, relations=sources.parse_display(text, notation, lead=p.lead))
-    rel = planted.relations
-    if not isinstance(rel, sources.ParseFailure):
-        rel = fidelity._chain(planted, [planted if q is p else q for q in items], notation) or rel
-    comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps if label in s.cites]
-    return fidelity._label_status(planted, comps)
-
-
 def test_eq8_machine_compared_and_planted_slips_stop_matching():
     """#24: (8) in the P = 2 instance matches the steps that build M-hat from its spectrum and solve theta-hat from
     (4)'s interpolation; a slip planted in the printed display ((s+1), s^-2, an extra beta-hat factor) does not"""
-    status, reason = _label_status("adaptive-tangent", "(8)")
+    status, reason = label_status("adaptive-tangent", "(8)")
     assert status == "matches the print", (status, reason)
     for old, new in ((r"(s-1)\|", r"(s+1)\|"), (r"s^{-1}", r"s^{-2}"),
                      (r"\widehat{{\bm{\beta}}}^{\mathsf{T}}\quad",
                       r"\widehat{{\bm{\beta}}}^{\mathsf{T}}\widehat{{\bm{\beta}}}\widehat{{\bm{\beta}}}^{\mathsf{T}}\quad")):
-        status, reason = _label_status("adaptive-tangent", "(8)", old, new)
+        status, reason = label_status("adaptive-tangent", "(8)", old, new)
         assert status != "matches the print", (old, new, status, reason)

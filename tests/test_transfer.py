@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import theorylab
 from theorylab import DomainError
+from theorylab.testing import label_status
 
 sc = theorylab.get("transfer.scratch_risk")
 scf = theorylab.get("transfer.scratch_risk_finite")
@@ -219,7 +220,7 @@ def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     items = fidelity.printout_of(paper)
     wanted = [p for p in items if p.label in labels]
     comps = fidelity.compare_paper(paper, derivs, printout=wanted)
-    matching = {"(25)", "(107)", "(108)", "(112)", "(124)", "(129)", "(130)", "(133)", "(136)"}
+    matching = {"(25)", "(107)", "(112)", "(124)", "(129)", "(130)", "(133)", "(136)"}
     assert {k: v.status for k, v in comps.items()} == {k: "matches the print" if k in matching else "not compared"
                                                         for k in labels}
     # (25) (erratum 002-eq25) is matched as the whole printed inequality, both sides the step's (not as a name)
@@ -229,7 +230,6 @@ def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
 _S31_PLANTS = [("(112)", r"(\sin^2\theta + \sigma^2)", r"(\sin^2\theta - \sigma^2)"),
                ("(133)", r"\sqrt{\pi n}", r"\sqrt{2\pi n}"),
                ("(136)", r"\frac{1}{(1+\lambda)^2}", r"\frac{1}{(1+\lambda)}"),
-               ("(150)", r"\frac{1}{2\pi}", r"\frac{1}{\pi}"),
                ("(28)", r"\frac{(y-g(x))^2}{2\sigma^2}", r"\frac{(y-g(x))^2}{\sigma^2}"),
                ("(48)", r"= 1", r"= 2"),
                ("(68)", r"\frac{\|\hat{\boldsymbol{y}}\|_2}{\|\boldsymbol{X}\|_{\text{op}}}",
@@ -239,46 +239,29 @@ _S31_PLANTS = [("(112)", r"(\sin^2\theta + \sigma^2)", r"(\sin^2\theta - \sigma^
 _S31B_PLANTS = [("(9)", r"- \boldsymbol{y}_{\mathrm{t}}", r"+ \boldsymbol{y}_{\mathrm{t}}"),
                 ("(12)", r"\frac{\lambda}{2}", r"\lambda"),
                 ("(118)", r"+ n\lambda", r"- n\lambda"),
-                ("(105)", r"\boldsymbol{X}^T \boldsymbol{X} \beta_{\rm s}", r"\boldsymbol{X}^T \beta_{\rm s}"),
-                ("(106)", r"+ \frac{\beta_{\rm s}^T X^T \epsilon}", r"- \frac{\beta_{\rm s}^T X^T \epsilon}"),
-                ("(115)", r"\frac{S_{n-1}}{4\pi^{n/2}}", r"\frac{S_{n-1}}{2\pi^{n/2}}")]
+                ("(105)", r"\boldsymbol{X}^T \boldsymbol{X} \beta_{\rm s}", r"\boldsymbol{X}^T \beta_{\rm s}")]
+# (106), (115), (150) (and (108) below) are not compared since a name's match must pass only through printed sides
+# the step's points give the step's value (fidelity's `between`): their middle sides (y_t/(X beta_s), (114)'s
+# misprinted integral, the L2 overlap's integral) have no value there
 
 
 def test_planted_slips_in_the_newly_compared_displays_never_match():
-    """#24: the displays features-are-fate's map and steps made comparable ((28), (48), (68), (112), (133), (136),
-    (150)) match the print as printed; a slip planted in a copy of each (a sign, a factor, an exponent, the printed
+    """#24: the displays features-are-fate's map and steps made comparable ((28), (48), (68), (112), (133), (136)) match the print as printed; a slip planted in a copy of each (a sign, a factor, an exponent, the printed
     value 1 of (48)) is never reported as matching."""
     _assert_plants(_S31_PLANTS)
 
 
 def test_planted_slips_in_the_round_2_displays_never_match():
     """#24 (session 31, round 2): (9), (12) (argmin over W_L read in the scalar instance d = n = 1) and (118) match the
-    step that minimises the objective numerically, (105) and (106) the step computing b by least squares (d = n = 1);
-    a slip planted in each (the residual's sign, lambda/2 -> lambda, + n lambda -> - n lambda, X^T X -> X^T in (105)'s
-    denominator, (106)'s noise term's sign, (115)'s 4 -> 2; (115) compares as E 1/||z||^2 = (115) around the typo
-    (114), erratum 002-eq114) is never reported as matching."""
+    step that minimises the objective numerically, (105) the step computing b by least squares (d = n = 1); a slip
+    planted in each (the residual's sign, lambda/2 -> lambda, + n lambda -> - n lambda, X^T X -> X^T in (105)'s
+    denominator) is never reported as matching."""
     _assert_plants(_S31B_PLANTS)
 
 
 def _assert_plants(plants):
-    from dataclasses import replace
-
-    from theorylab._pipeline import catalogue, fidelity
-    from theorylab._sources import sources
-
-    paper = next(p for p in catalogue.papers() if p.name == "features-are-fate")
-    derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-    items = list(fidelity.printout_of(paper))
-    notation = fidelity.notation_of(paper)
     for label, old, new in plants:
-        p = next(q for q in items if q.label == label)
-        assert old in p.text, (label, p.text)
-        for text, expect in ((p.text, True), (p.text.replace(old, new, 1), False)):
-            planted = replace(p, text=text, relations=sources.parse_display(text, notation, lead=p.lead))
-            rel = planted.relations
-            if not isinstance(rel, sources.ParseFailure):
-                rel = fidelity._chain(planted, [planted if q is p else q for q in items], notation) or rel
-            comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps
-                     if label in s.cites]
-            status, reason = fidelity._label_status(planted, comps)
-            assert (status in ("matches the print", "partly compared")) == expect, (label, text, status, reason)
+        status, reason = label_status("features-are-fate", label)
+        assert status in ("matches the print", "partly compared"), (label, status, reason)
+        status, reason = label_status("features-are-fate", label, old, new)
+        assert status not in ("matches the print", "partly compared"), (label, old, new, status, reason)

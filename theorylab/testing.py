@@ -35,13 +35,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import functools
 import logging
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 __all__ = ["contract_tests", "module_tests", "contract_entries", "cases", "close", "rel_error", "run_cli",
-           "valid_example", "bad_cases", "SUBNORMAL_FLOOR"]
+           "valid_example", "bad_cases", "label_status", "SUBNORMAL_FLOOR"]
 
 SUBNORMAL_FLOOR = 1e-310
 _log = logging.getLogger("theorylab.testing")  # every contract comparison at DEBUG, pass or fail
@@ -480,3 +481,47 @@ def module_tests(suite: type) -> dict[str, Any]:
     """The test functions of a suite from `contract_tests`, by name, to bind at module level:
     `globals().update(module_tests(contract_tests()))` keeps the test IDs `test_x[ID]` (no class in the path)."""
     return {k: getattr(suite, k) for k in vars(suite) if k.startswith("test_")}
+
+
+@functools.lru_cache(maxsize=None)
+def _printed_paper(paper_name: str):
+    """A registered paper's derivations, its parsed printout and its notation map (loaded once per process)."""
+    from ._pipeline import catalogue, fidelity
+
+    paper = next((p for p in catalogue.papers() if p.name == paper_name), None)
+    if paper is None:
+        raise ValueError(f"paper: {paper_name!r} is not a registered paper (theorylab papers lists them)")
+    derivs = tuple(d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations)
+    return derivs, tuple(fidelity.printout_of(paper) or ()), fidelity.notation_of(paper)
+
+
+def label_status(paper_name: str, label: str, old: str | None = None, new: str | None = None) -> tuple[str, str]:
+    """(status, reason) of the machine comparison of a printed label of a registered paper with the steps that cite
+    it ("matches the print", "partly compared", "differs from the print", "not compared", ...), the printed display
+    optionally planted: its first `old` replaced by `new`. Plant a slip in a display your steps match and assert the
+    status is no longer "matches the print": the comparison must be able to fail.
+
+        status, why = label_status("mypaper", "(3)", r"2 x y", r"3 x y")
+        assert status != "matches the print", why
+    """
+    from dataclasses import replace
+
+    from ._pipeline import fidelity
+    from ._sources import sources
+
+    derivs, items, notation = _printed_paper(paper_name)
+    p = next((q for q in items if q.label == label), None)
+    if p is None:
+        raise ValueError(f"label: {label!r} is not a labelled display of {paper_name}")
+    text = p.text
+    if old is not None:
+        if old not in text:
+            raise ValueError(f"old: {old!r} does not occur in the printed {label}: {text}")
+        text = text.replace(old, new, 1)
+    planted = replace(p, text=text, relations=sources.parse_display(text, notation, lead=p.lead))
+    rel = planted.relations
+    if not isinstance(rel, sources.ParseFailure):
+        rel = fidelity._chain(planted, [planted if q is p else q for q in items], notation) or rel
+    comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps
+             if label in s.cites]
+    return fidelity._label_status(planted, comps)

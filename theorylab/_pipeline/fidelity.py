@@ -387,6 +387,21 @@ def _ready(expr: sp.Basic, functions: Mapping[str, Any]) -> sp.Basic:
         return e
 
 
+_TERMS = 10_000    # a sum or product with at most this many terms is written out term by term
+
+
+def _carry_out(x: sp.Basic) -> sp.Basic:
+    """A derivative, substitution, limit, sum or product carried out; a sum or product over a finite integer range
+    (at most _TERMS terms) term by term, as its definition reads: SymPy's own summation of a summand that is a case
+    distinction in the index (beta_j as Piecewise((beta_1, j = 1), ...)) can fail where each term has a value."""
+    if isinstance(x, (sp.Sum, sp.Product)) and len(x.limits) == 1:
+        var, lo, hi = x.limits[0]
+        if lo.is_Integer and hi.is_Integer and 0 <= int(hi) - int(lo) < _TERMS:
+            terms = [x.function.xreplace({var: sp.Integer(k)}) for k in range(int(lo), int(hi) + 1)]
+            return sp.Add(*terms) if isinstance(x, sp.Sum) else sp.Mul(*terms)
+    return x.doit()
+
+
 def _evaluate(expr: sp.Basic, subs: Mapping):
     """A ready expression (`_ready`) at a point: symbols substituted (never a bound variable), limits, sums and
     products carried out, evaluated at 30 digits. None where it has no finite real value there. Into a limit the
@@ -404,8 +419,7 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
             e = _explicit(e)
         if e.free_symbols or e.atoms(sp.core.function.AppliedUndef):
             return None
-        e = e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative, sp.Limit, sp.Sum, sp.Product)),
-                      lambda x: x.doit())
+        e = e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative, sp.Limit, sp.Sum, sp.Product)), _carry_out)
     except _Timeout:
         raise
     except Exception:  # noqa: BLE001 - SymPy cannot carry it out here: no value
@@ -1173,9 +1187,10 @@ class _Comparer:
     def bind(self, e: sp.Basic, k: int) -> sp.Basic:
         """A printed side with the arrays of point k put in (a step with numeric sides whose points carry vectors or
         matrices): a matrix symbol of the same name and shape is the point's matrix; an indexed base of the same name
-        (beta_j) is the point's vector: a sum over j of an expression of beta_j runs over its entries (from the
-        printed lower bound, its upper bound, a symbol, the last entry: sum_{j=1}^{P} f(beta_j) at beta = (b1, b2)
-        is f(b1) + f(b2)), and beta_k with a number k is entry k (from 1)."""
+        (beta_j) is the point's vector, its entries numbered from 1: a sum over j of an expression of beta_j runs
+        over entries lo..hi of the printed bounds, an upper bound that is one symbol the last entry (sum_{j=1}^{P}
+        f(beta_j) at beta = (b1, b2) is f(b1) + f(b2); sum_{j=2}^{P} is f(b2)); any other upper bound (L - 1) leaves
+        the sum without a value; beta_k with a number k is entry k."""
         if not self.numeric or k >= len(self.arrays) or not self.arrays[k]:
             return e
         arrays = self.arrays[k]
@@ -1200,11 +1215,16 @@ class _Comparer:
             if not used or not lo.is_Integer:
                 return x
             n = len(list(bases[used[0].base]))
-            top = int(lo) + n - 1 if not hi.is_Integer else int(hi)
+            if hi.is_Integer:
+                top = int(hi)
+            elif isinstance(hi, sp.Symbol):      # sum_{j=a}^{P}: P is the vector's length (entries from 1)
+                top = n
+            else:                                # sum_{l=1}^{L-1}: which entry L - 1 is, the point does not say
+                return x
             terms = []
             for i in range(int(lo), top + 1):
                 t = x.function.xreplace({j: sp.Integer(i)})
-                rep = {ix: entry(ix.base, i, int(lo)) for ix in t.atoms(sp.Indexed) if ix.base in bases
+                rep = {ix: entry(ix.base, i, 1) for ix in t.atoms(sp.Indexed) if ix.base in bases
                        and ix.indices == (sp.Integer(i),)}
                 if any(v is None for v in rep.values()):
                     return x
@@ -1325,6 +1345,12 @@ class _Comparer:
         return (self.numeric and len(fs) == 1 and isinstance(next(iter(fs)), sp.Symbol)
                 and bool(set(_names(next(iter(fs)).name)) & self.supplied))
 
+    def between(self, i: int, j: int, pop: str) -> set[int]:
+        """The printed sides strictly inside the chain of links that states nodes[i] pop nodes[j] (`_path_links`): a
+        name's match through them holds only where each of them agrees with the step's at its points (one with no
+        value there, or another value, would be credited uncompared: a slip planted in it would still 'match')."""
+        return {n for k in _path_links(self.edges, i, j, pop) for n in self.edges[k][:2]} - {i, j}
+
     def found(self, i: int, j: int, pop: str) -> dict:
         """The links a match of nodes[i] pop nodes[j] compares, and those of them that carry printed mathematics."""
         keys = tuple(self.base.get("all_links", ()))
@@ -1409,6 +1435,14 @@ class _Comparer:
                 elif j in self.foreign and i in ms:
                     side_tex, name_tex, k = nodes[i], nodes[j], i
                 else:
+                    continue
+                between = self.between(i, j, pop) - (ms | mb)
+                if between:
+                    self.rejected.append(f"not compared (a printed side between them is not the step's): the "
+                                         f"printed side {_tex(side_tex)} agrees with the step's, but the chain from "
+                                         f"{_tex(name_tex)} to it passes through "
+                                         + ", ".join(_tex(nodes[m]) for m in sorted(between))
+                                         + ", which has no value at the step's points or another one")
                     continue
                 if self.own_value(k):
                     self.rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is "
