@@ -16,7 +16,7 @@ import re
 
 import sympy as sp
 
-from .text import _Fail, _match_close, _scripts, _split_top, _T, _tidy, _top_level
+from .text import _Fail, _match_close, _match_open, _scripts, _split_top, _T, _tidy, _top_level
 
 __all__ = ["runs", "RUN_TRANSPOSE", "run_name"]
 
@@ -196,12 +196,7 @@ def components(t: _T) -> _T:
         if not m:
             return t
         close = m.start()
-        depth, i = 0, close
-        while i >= 0:
-            depth += {")": 1, "(": -1}.get(s[i], 0)
-            if depth == 0:
-                break
-            i -= 1
+        i = _match_open(s, close)
         if i < 0 or _match_close(s, i, "(", ")") != close:
             return t
         fn = _APPLIED_NAME.search(s[:i])

@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
-from .text import ParseFailure, _brace_arg, _Fail, _match_close, _scripts, _split_top, _T, _tidy, _top_level
+from .text import (ParseFailure, _brace_arg, _Fail, _match_close, _match_open, _scripts, _split_top, _T, _tidy,
+                   _top_level)
 
 __all__ = ["Printed", "Printout", "SourceWarning", "ParseFailure", "NotationMap", "PARSERS", "DEFAULT_PARSER",
            "read_source", "parse_display", "parse_printed", "parse_report", "PARSE_FORMAT", "parse_key",
@@ -707,12 +708,7 @@ def _pairs(t: _T, opener: str, kind: str) -> _T:
             t = t[:k] + _T("(", [t.at(k)]) + t[k + 2:j] + _T(")", [t.at(j)]) + t[j + 2:]
         elif kind == "relu":
             close = m.start()
-            depth, i = 0, close
-            while i >= 0:
-                depth += {")": 1, "(": -1}.get(s[i], 0)
-                if depth == 0:
-                    break
-                i -= 1
+            i = _match_open(s, close)
             if i < 0:
                 return t
             t = t[:i] + _T("\\relu(", [t.at(i)] * 6) + t[i + 1:close] + _T(")", [t.at(close)]) + t[m.end():]

@@ -89,6 +89,17 @@ def _match_close(s: str, i: int, open_: str, close: str) -> int:
     return -1
 
 
+def _match_open(s: str, close: int) -> int:
+    """Index of the "(" matching the ")" at s[close] (nesting counted, scanning back), or -1."""
+    depth, i = 0, close
+    while i >= 0:
+        depth += {")": 1, "(": -1}.get(s[i], 0)
+        if depth == 0:
+            return i
+        i -= 1
+    return -1
+
+
 def _brace_arg(s: str, i: int) -> tuple[str, int] | None:
     """The {...} argument (or single token) starting at s[i] (after spaces): (content, index after it)."""
     while i < len(s) and s[i] == " ":
