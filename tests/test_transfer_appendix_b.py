@@ -89,8 +89,7 @@ def _step(deriv, label):
 
 @pytest.mark.parametrize("label, deriv, prefix", [("(49)", "B3", "(49)"), ("(57)", "B3", "(57)"),
                                                    ("(66)", "B3", "(66)"), ("(75)", "B4", "(75)"),
-                                                   ("(45)", "B2", "(45) as printed"), ("(58)", "B3", "(58)"),
-                                                   ("(83)", "B4", "(83)"), ("(37)", "B2", "(37) for the excess")])
+                                                   ("(45)", "B2", "(45) as printed")])
 def test_the_print_is_compared_and_a_planted_slip_differs(label, deriv, prefix):
     """The printed display, built of the printed symbols the step's points carry (notation_002_b), matches the step;
     the same step with a side off by a factor (alpha^2 -> alpha, a dropped 2n, ...) does not."""
@@ -163,20 +162,15 @@ def test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, pr
     assert compare_step(label, planted, step).verdict != "matches"
 
 
-@pytest.mark.parametrize("label, deriv, prefix, good, slip", [
-    # (the sum's lower bound is no plant: the engine reads a point's tuple as the summand over the printed range)
-    ("(33)", "B2", "(33)", r"q_{Ldot} = \sum", r"q_{Ldot} = -\sum"),                                   # the sign
-    ("(34)", "B2", "(34)", r"\mathfrak{g}_{l}^2", r"\mathfrak{g}_{l}"),                                # the square
-    ("(35)", "B2", "(35) as printed", r"q_{gFL}^2", r"2 q_{gFL}^2"),                                  # a factor
-    ("(76)", "B4", "(76)", r"q_{Lpardot} = \sum", r"q_{Lpardot} = -\sum"),
-    ("(77)", "B4", "(77)", r"= -\sum", r"= \sum"),                                                      # the sign
-    # (the sign of <grad_l L_par, grad_l L_perp> is no plant: that term is 0 by (79))
-    ("(78)", "B4", "(78) as printed", r"\mathfrak{p}_{l}^{2} +", r"\mathfrak{p}_{l} +"),
-    ("(80)", "B4", "(80) as printed", r"\mathfrak{p}_{l}^2", r"\mathfrak{p}_{l}"),
-    ("(81)", "B4", "(81)", r"q_{gpFL}^2", r"q_{gpFL}"),
-])
-def test_gradient_flow_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip):
-    """(33)-(35), (76)-(78), (80)-(81): dL/dt, dL_par/dt and the sums over the layers of the per-layer gradient terms
-    (notation_002_b's names; the points carry the tuples l = 1..L): the print matches the step; a square, a sign or a
-    factor planted does not."""
-    test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, prefix, good, slip)
+@pytest.mark.parametrize("label", ["(33)", "(34)", "(35)", "(37)", "(48)", "(58)", "(68)", "(76)", "(77)", "(78)",
+                                   "(80)", "(81)", "(83)"])
+def test_printed_sides_made_of_the_steps_own_values_are_circular_never_compared(label):
+    """(33)-(35), (76)-(78), (80)-(81) (dL/dt and the per-layer gradient terms), (37), (58), (83) (quadratic forms), (48), (68)
+    (limits of the converged state's values):
+    every symbol of each printed side is a value the step's points supply from the state the step computes its own
+    sides from, so only the printed arithmetic around those names would be compared, never what they stand for: the
+    engine calls them circular and does not count them (session 31's review; they had been counted as matches)."""
+    from theorylab.testing import label_status
+
+    status, reason = label_status("features-are-fate", label)
+    assert status == "not compared" and "circular" in reason, (status, reason)

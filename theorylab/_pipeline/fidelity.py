@@ -1339,11 +1339,24 @@ class _Comparer:
                                            if self.proportional_to(k, [sv[side] for sv in rows])}
 
     def own_value(self, k: int) -> bool:
-        """A printed side that is a single symbol (up to constants) whose value the step's own points supply
-        (a `state_values` point: the print's atoms valued from the same state as the step's side)."""
-        fs = self.nodes[k].free_symbols
-        return (self.numeric and len(fs) == 1 and isinstance(next(iter(fs)), sp.Symbol)
-                and bool(set(_names(next(iter(fs)).name)) & self.supplied))
+        """A printed side whose every symbol (one or more, up to constants and bound variables) has its value from
+        the step's own points (`state_values`: the print's atoms valued from the same state as the step's side, as
+        -sum_l gradF_l^2 with each gradF_l supplied): only the printed arithmetic around those atoms would be
+        compared, never what the atoms stand for."""
+        e, bound = self.nodes[k], set()
+        for x in e.atoms(sp.Sum, sp.Product):
+            bound |= {lim[0] for lim in x.limits}       # a sum's index and its range are not what it adds up
+        e = e.replace(lambda x: isinstance(x, (sp.Sum, sp.Product)), lambda x: x.function)
+        fs = {x for x in e.free_symbols | {b.label for b in e.atoms(sp.IndexedBase)} if isinstance(x, sp.Symbol)}
+        fs -= bound | {i for ix in e.atoms(sp.Indexed) for i in ix.indices if isinstance(i, sp.Symbol)}
+        return (self.numeric and bool(fs)
+                and all(set(_names(x.name)) & self.supplied for x in fs))
+
+    def circular(self, i: int, j: int) -> bool:
+        """nodes[i] rel nodes[j] compares nothing printed: both sides made of the step's own values (`own_value`), or
+        one of them and the other a constant or one symbol ((48): lim (u^T v)^2 = 1 with (u^T v) the point's)."""
+        a, b = self.own_value(i), self.own_value(j)
+        return (a and b) or (a and _trivial(self.nodes[j])) or (b and _trivial(self.nodes[i]))
 
     def between(self, i: int, j: int, pop: str) -> set[int]:
         """The printed sides strictly inside the chain of links that states nodes[i] pop nodes[j] (`_path_links`): a
@@ -1386,14 +1399,14 @@ class _Comparer:
             return None
         # equal values cannot tell a link from the composed chain (a = b = c: all three are one function); the sides
         # that are the step's own expressions can
-        scored = [(not (self.own_value(i) and self.own_value(j)), _identical(self.step, nodes[i], nodes[j], small),
+        scored = [(not self.circular(i, j), _identical(self.step, nodes[i], nodes[j], small),
                    (i, j, pop) in self.edges or (j, i, pop) in self.edges, i, j, pop) for i, j, pop in full]
         best = max(scored, key=lambda t: (t[0], t[1], t[2]))
         fresh, same, link, i, j, pop = best
         if not fresh:
             self.rejected.append(f"circular: the printed side is the step's own value ({_tex(nodes[i])} "
-                                 f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is one symbol whose value the step's "
-                                 f"points supply from the state the step computes its sides from)")
+                                 f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is made of symbols whose values "
+                                 f"the step's points supply from the state the step computes its sides from)")
             return None
         how = (f"the step states {_tex(nodes[i])} {RELATION_TEX[pop]} {_tex(nodes[j])}"
                + (" (a printed relation)" if link else " (the printed chain composed)") + self.reading(pop)
@@ -1446,7 +1459,8 @@ class _Comparer:
                     continue
                 if self.own_value(k):
                     self.rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is "
-                                         f"one symbol whose value the step's points supply; the other printed side, "
+                                         f"made of symbols whose values the step's points supply; the other printed "
+                                         f"side, "
                                          f"{_tex(name_tex)}, is not compared)")
                     continue
                 if _trivial(side_tex):
