@@ -294,3 +294,22 @@ def test_the_engine_mutant_list_holds_the_issues_escapes_and_more():
     names = [m.name for m in engine.MUTANTS]
     assert len(set(names)) == len(names) and sum(m.escape for m in engine.MUTANTS) == 4
     assert len(names) >= 14 and all(m.tests for m in engine.MUTANTS)
+
+
+@pytest.mark.parametrize("clock", ["cpu", "wall"])
+def test_a_nested_timeout_keeps_the_enclosing_budget(clock):
+    """with_timeout inside with_timeout (fidelity: a 2 s expansion inside a comparison's 10 s budget): the inner
+    budget's end used to cancel the outer timer, so the outer ran unbounded; the outer still expires."""
+    import time
+
+    from theorylab._shared import with_timeout
+
+    def spin(t):
+        now = time.process_time if clock == "cpu" else time.monotonic
+        end = now() + t
+        while now() < end:
+            pass
+
+    with pytest.raises(TimeoutError):
+        with_timeout(lambda: (with_timeout(lambda: spin(0.05), 5.0, clock=clock), spin(3.0)), 0.4, clock=clock)
+    assert with_timeout(lambda: with_timeout(lambda: 7, 5.0, clock=clock), 5.0, clock=clock) == 7

@@ -10,6 +10,7 @@ import os
 import secrets
 import signal
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -88,8 +89,11 @@ def with_timeout(fn: Callable[[], Any], seconds: float, *, clock: str = "wall",
         if not state["done"]:
             raise _Expired
 
+    outer, _ = signal.getitimer(which)       # a budget around this one (nested): kept, and re-armed after
+    now = time.monotonic if clock == "wall" else time.process_time
+    start = now()
     old = signal.signal(sig, handler)
-    signal.setitimer(which, seconds, 0.1 if clock == "cpu" else 0)
+    signal.setitimer(which, min(seconds, outer) if outer > 0 else seconds, 0.1 if clock == "cpu" else 0)
     try:
         return fn()
     except BaseException:
@@ -101,6 +105,8 @@ def with_timeout(fn: Callable[[], Any], seconds: float, *, clock: str = "wall",
         state["done"] = True
         signal.setitimer(which, 0, 0)
         signal.signal(sig, old)
+        if outer > 0:   # the enclosing budget goes on with what is left of it (at once if it ran out meanwhile)
+            signal.setitimer(which, max(outer - (now() - start), 1e-3), 0.1 if clock == "cpu" else 0)
         if state["fired"] and clock == "cpu":
             raise error  # noqa: B012 - a swallowed expiry still makes the budget spent
 

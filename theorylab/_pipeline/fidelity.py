@@ -938,8 +938,10 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
         return Comparison(**base, verdict="not compared", how="the display states no relation (an expression only)")
     base["all_links"] = tuple(_link_key(nodes[a], op, nodes[b]) for a, b, op in edges)
     try:
+        # CPU time, not wall time: a loaded machine must not turn a comparison into "took too long" (it did: a
+        # clean-clone test run under load saw adaptive-tangent (8) partly compared, matched when idle)
         return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points, misprinted), budget_s,
-                            error=_Timeout)
+                            clock="cpu", error=_Timeout)
     except _Timeout:
         return Comparison(**base, verdict="not compared", how=f"evaluating the sides took over {budget_s:g} s")
 
@@ -1627,7 +1629,7 @@ def _identical(step, a, b, small: int) -> tuple[int, int]:
         return (sum(sp.sympify(s) == n for s, n in zip(sides, (a, b))),
                 sum(sp.expand(sp.sympify(s) - n) == 0 for s, n in zip(sides, (a, b))))
     try:
-        return with_timeout(same, 2.0, error=_Timeout)
+        return with_timeout(same, 2.0, clock="cpu", error=_Timeout)
     except (_Timeout, Exception):  # noqa: BLE001 - expansion failed: the numeric comparison stands
         return (0, 0)
 
