@@ -602,3 +602,15 @@ def test_ptft_relu_is_machine_compared_without_a_decisive_difference():
     assert not [c for lc in comps.values() for c in lc.comparisons if c.unexpected]
     rep = fidelity.share_report(paper, derivs, comps)
     assert rep["displays"] == 11 and rep["compared"] >= 4 and rep["parsed"] >= 8, rep
+
+
+def test_a_links_key_does_not_depend_on_how_its_matrix_product_was_built():
+    """A parse and its shipped copy can hold (s - 1) * c * b b^T and c * (s - 1) * b b^T (adaptive-tangent (8)): the
+    link's key is the same, so a cached comparison's links meet the label's (it read "partly compared" before)."""
+    b1, b2, s = sp.symbols(r"\beta_{1} \beta_{2} s")
+    col, row, c = sp.ImmutableMatrix([[b1], [b2]]), sp.ImmutableMatrix([[b1, b2]]), 1 / (b1**2 + b2**2)
+    one = sp.MatAdd(sp.eye(2), sp.MatMul(c, s - 1, col, row, evaluate=False), evaluate=False)
+    two = sp.MatAdd(sp.eye(2), sp.MatMul(s - 1, c, col, row, evaluate=False), evaluate=False)
+    assert sp.sstr(one) != sp.sstr(two)
+    name = sp.Symbol(r"\hat{M}")
+    assert fidelity._link_key(one, "==", name) == fidelity._link_key(two, "==", name)

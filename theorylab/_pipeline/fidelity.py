@@ -660,10 +660,23 @@ def _path_links(edges: Sequence[tuple[int, int, str]], i: int, j: int, op: str) 
     return ()
 
 
+def _collected(e: sp.Basic) -> sp.Basic:
+    """A matrix side with its products carried out (explicit matrices) or its scalar factors collected
+    (MatrixSymbols); any other side as it is."""
+    if isinstance(e, (sp.MatrixExpr, sp.MatrixBase)) or (isinstance(e, sp.Basic) and e.has(sp.MatrixExpr)):
+        try:
+            return e.doit()
+        except Exception:  # noqa: BLE001 - SymPy cannot carry it out: the side as it is
+            return e
+    return e
+
+
 def _link_key(a: sp.Basic, op: str, b: sp.Basic) -> str:
-    """A printed link as text that does not depend on the symbols' assumptions or on its orientation (a = b is
-    b = a)."""
-    x, y = sp.sstr(a), sp.sstr(b)
+    """A printed link as text that does not depend on the symbols' assumptions, on its orientation (a = b is
+    b = a) or on how its matrix products were built: a parse and its shipped copy can hold (s - 1) * c * M and
+    c * (s - 1) * M, so the scalars of a matrix side are collected first (a cached comparison's links would miss the
+    label's otherwise: adaptive-tangent (8) read "partly compared" after another test's parse)."""
+    x, y = sp.sstr(_collected(a)), sp.sstr(_collected(b))
     if op in _SYMMETRIC and y < x:
         x, y = y, x
     return f"{x} {op} {y}"
