@@ -266,6 +266,15 @@ def test_a_numeric_steps_vector_and_matrix_points_bind_the_printed_names():
     c = _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + \beta_j^2}", step)
     assert c.verdict == "matches", c
     assert _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + 2\beta_j^2}", step).verdict != "matches"
+    # the sum's bounds are read: a wrong lower bound, or an upper bound the point gives another value, is no match
+    assert _compare(r"F(\beta) = \sum_{j=2}^{P} \sqrt{c + \beta_j^2}", step).verdict != "matches"
+    with_p = [dict(p, P=len(p["beta"])) for p in pts]
+    stepp = replace(step, lhs=lambda beta, c, P: step.lhs(beta, c), rhs=lambda beta, c, P: step.rhs(beta, c),
+                    search=lambda: with_p)
+    assert _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + \beta_j^2}", stepp).verdict == "matches"
+    short = [dict(p, P=len(p["beta"]) - 1) for p in pts[1:]] * 2
+    steps = replace(stepp, search=lambda: short)
+    assert _compare(r"F(\beta) = \sum_{j=1}^{P} \sqrt{c + \beta_j^2}", steps).verdict != "matches"
     W = sp.MatrixSymbol("W", 2, 2)
     mats = [{"W": np.array([[1.0, 2.0], [3.0, 4.0]])}, {"W": np.array([[0.5, -2.0], [1.0, 3.0]])}]
     frob = Step(label="s", lhs=lambda W: float(np.trace(W.T @ W)), rhs=lambda W: float((W**2).sum()),

@@ -1232,8 +1232,14 @@ class _Comparer:
             n = len(list(bases[used[0].base]))
             if hi.is_Integer:
                 top = int(hi)
-            elif isinstance(hi, sp.Symbol):      # sum_{j=a}^{P}: P is the vector's length (entries from 1)
-                top = n
+            elif isinstance(hi, sp.Symbol):
+                # sum_{j=a}^{P}: P is the point's P where it has one (a printed sum_{l=1}^{d} over a vector of L
+                # entries reads entries 1..d, and none past the vector's end), else the vector's length
+                pts = getattr(self, "pts", None)
+                at = pts[k].get(hi.name) if pts and k < len(pts) else None
+                if at is not None and not float(at).is_integer():
+                    return x
+                top = int(at) if at is not None else n
             else:                                # sum_{l=1}^{L-1}: which entry L - 1 is, the point does not say
                 return x
             terms = []
