@@ -1,14 +1,15 @@
-"""A slice of one paper's paper profile, end to end on cluster executors: ptft-relu's checks of relu.penalty at the
-paper's sizes with `--sample 1` (a part of each check stage; the per-unit deviation check runs 1 of its 10 seeds).
+"""A slice of ptft-relu's checks of relu.penalty with `--sample 1` (a part of each check stage; the per-unit deviation
+check runs 1 of its seeds: 3 on the quick profile, 10 on the paper profile), end to end on cluster executors.
 
-Default run: on submitit's local executor, killed once a task has finished and resumed, the slice's record is whole
-(every planned task and derivation, the sampled part, verdicts) and `theorylab report` renders it like any other record (one run of
-the slice, in two processes: 570 s wall, 145 CPU s here at load ~5 on 2 cores, most of it the sampled training part).
-`-m paper`: the same slice through Dask's LocalCluster gives the same record as the resumed submitit run (a second run
-of the slice). That any executor, Dask's included, gives the in-process record and
-that a killed run resumes to the uninterrupted record is asserted in the default run on a small family by
-tests/test_runner.py (test_dask_local_cluster_gives_the_same_record, test_submitit_local_executor_gives_the_same_record,
-test_a_killed_verify_resumes_to_the_same_record)."""
+Default run: the quick profile's slice on submitit's local executor, killed once a task has finished and resumed:
+the slice's record is whole (every planned task and derivation, the sampled part, verdicts) and `theorylab report`
+renders it like any other record (about 60 CPU s; the paper profile's slice is 120-150 CPU s, most of it the sampled
+training part: one seed of the paper-size networks).
+`-m paper`: the same at the paper profile's sizes, and that slice through Dask's LocalCluster gives the same record
+as the resumed submitit run (a second run of the slice). That any executor, Dask's included, gives the in-process
+record and that a killed run resumes to the uninterrupted record is asserted in the default run on a small family
+by tests/test_runner.py (test_dask_local_cluster_gives_the_same_record,
+test_submitit_local_executor_gives_the_same_record, test_a_killed_verify_resumes_to_the_same_record)."""
 from __future__ import annotations
 
 import json
@@ -24,18 +25,20 @@ import pytest
 from theorylab._numerics.sweep import load_results
 
 SELECT = ["relu.penalty"]
-ARGS = ["--profile", "paper", "--sample", "1", "--device", "cpu"]
+ARGS = ["--sample", "1", "--device", "cpu"]
+SEEDS = {"quick": 3, "paper": 10}  # the per-unit deviation check's parts (verify/relu_networks.py, _sizes' seeds)
 FAMILIES = "relu,qpenalty"  # 'rho = 1 against seed 000's Q-penalty' calls qpenalty.q
 ENV = {**{k: v for k, v in os.environ.items() if k != "THEORYLAB_PAPERS"}, "THEORYLAB_ONLY_FAMILIES": FAMILIES,
        "PYTHONUNBUFFERED": "1"}  # (plus XDG_CACHE_HOME, per test)
 
 
-def _argv(path, *extra):
-    return [sys.executable, "-m", "theorylab", "verify", *SELECT, *ARGS, "--json", str(path), *extra]
+def _argv(profile, path, *extra):
+    return [sys.executable, "-m", "theorylab", "verify", *SELECT, "--profile", profile, *ARGS, "--json", str(path),
+            *extra]
 
 
-def _verify(path, *extra, env=ENV):
-    done = subprocess.run(_argv(path, *extra), capture_output=True, text=True, env=env, timeout=900)
+def _verify(profile, path, *extra, env=ENV):
+    done = subprocess.run(_argv(profile, path, *extra), capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout
 
@@ -59,15 +62,16 @@ def _record(path):
     return _timeless({"steps": steps, **{k: data[k] for k in ("profile", "families", "evidence")}})
 
 
-@pytest.fixture(scope="module")
-def resumed(tmp_path_factory):
-    """The slice on submitit's local executor, killed once a task has finished and resumed: (record path, what the
-    resumed run printed, the tasks finished before the kill, the environment)."""
+@pytest.fixture(scope="module", params=["quick", pytest.param("paper", marks=pytest.mark.paper)])
+def resumed(request, tmp_path_factory):
+    """The slice on submitit's local executor, killed once a task has finished and resumed: (profile, record path,
+    what the resumed run printed, the tasks finished before the kill, the environment)."""
     pytest.importorskip("submitit")
-    tmp = tmp_path_factory.mktemp("slice")
+    profile = request.param
+    tmp = tmp_path_factory.mktemp(f"slice-{profile}")
     env = {**ENV, "XDG_CACHE_HOME": str(tmp / "cache")}  # these runs' timings stay out of the cache
     path, journal = tmp / "submitit.json", tmp / "submitit.json.tasks.jsonl"
-    proc = subprocess.Popen(_argv(path, "--executor", "submitit-local"), env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(_argv(profile, path, "--executor", "submitit-local"), env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 600
     while time.time() < deadline and len(load_results(journal)) < 1 and proc.poll() is None:
@@ -76,21 +80,22 @@ def resumed(tmp_path_factory):
     proc.wait()
     finished = len(load_results(journal))
     assert finished >= 1 and not path.exists(), "the kill must land before the run ends"
-    out = _verify(path, "--executor", "submitit-local", "--resume", env=env)
-    return path, out, finished, env
+    out = _verify(profile, path, "--executor", "submitit-local", "--resume", env=env)
+    return profile, path, out, finished, env
 
 
-def test_a_sampled_paper_slice_killed_on_submitit_resumes_whole_and_reports(resumed, tmp_path):
-    path, out, finished, env = resumed
+def test_a_sampled_slice_killed_on_submitit_resumes_whole_and_reports(resumed, tmp_path):
+    profile, path, out, finished, env = resumed
     assert "tasks on submitit-local" in out
     record = _record(path)
     # whole: the resumed run ran the plan's every task (--dry-run lists them) and holds every planned derivation
-    dry = _verify(path.with_name("dry.json"), "--dry-run", env=env)
-    tasks = int(re.search(r"^(\d+) tasks, profile paper", dry, flags=re.M).group(1))
+    dry = _verify(profile, path.with_name("dry.json"), "--dry-run", env=env)
+    tasks = int(re.search(rf"^(\d+) tasks, profile {profile}", dry, flags=re.M).group(1))
     assert re.search(rf"\b{finished} of {tasks} tasks reused from the journal", out), (finished, tasks, out[-2000:])
     planned = set(re.findall(r"^\s*derivation\s+(\S+)", dry, flags=re.M))
     assert planned and {s["derivation"] for s in record["steps"]} == planned, planned
-    sampled = [r for r in record["evidence"] if r.get("record") == "finding" and "sampled 1 of 10" in r["check"]]
+    sampled = [r for r in record["evidence"]
+               if r.get("record") == "finding" and f"sampled 1 of {SEEDS[profile]}" in r["check"]]
     assert len(sampled) == 1 and len(sampled[0]["values"]["parts"]) == 1
     assert any(r.get("passed") for r in record["evidence"])  # the slice's whole checks give verdicts
     assert record["steps"] and all(s["ok"] for s in record["steps"]), record["steps"]
@@ -99,16 +104,16 @@ def test_a_sampled_paper_slice_killed_on_submitit_resumes_whole_and_reports(resu
                              str(tmp_path / "report")], capture_output=True, text=True, env=env, timeout=300)
     assert report.returncode == 0, report.stderr[-2000:]
     html = (tmp_path / "report" / "index.html").read_text()
-    assert "sampled 1 of 10 parts" in html and "per-unit deviation" in html
+    assert f"sampled 1 of {SEEDS[profile]} parts" in html and "per-unit deviation" in html
 
 
 @pytest.mark.paper
-def test_the_sampled_paper_slice_on_dask_gives_the_resumed_submitit_record(resumed, tmp_path):
+def test_the_sampled_slice_on_dask_gives_the_resumed_submitit_record(resumed, tmp_path):
     distributed = pytest.importorskip("distributed")
-    path, _, _, env = resumed
+    profile, path, _, _, env = resumed
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   env={"THEORYLAB_ONLY_FAMILIES": FAMILIES}) as cluster:
         ref = tmp_path / "dask.json"
-        out = _verify(ref, "--executor", f"dask://{cluster.scheduler_address}", env=env)
+        out = _verify(profile, ref, "--executor", f"dask://{cluster.scheduler_address}", env=env)
     assert "tasks on dask://" in out
     assert _record(path) == _record(ref)
