@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,12 +46,17 @@ def test_example_by_file_path(tmp_path):
 
 
 def test_example_own_tests(tmp_path):
-    """The example's tests, run as its author runs them (pytest in its folder)."""
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
+    """The example's tests, run as its author runs them (pytest in its folder), with the `smoke` Hypothesis profile
+    its conftest.py registers (20 derandomized examples per property instead of 100: the example's own properties;
+    theorylab's contract runs 100 examples per entry of the built-in papers in tests/test_contract.py); pytest's
+    header shows the profile in force."""
+    run = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--hypothesis-profile",
+                          "smoke", str(EXAMPLE / "tests")],
                          cwd=EXAMPLE, env=_env(THEORYLAB_PAPERS="theorylab_minnorm"), capture_output=True, text=True,
                          timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "failed" not in run.stdout
+    assert " passed" in run.stdout and " failed" not in run.stdout and " FAILED" not in run.stdout
+    assert re.search(r"^hypothesis profile 'smoke' -> .*max_examples=20\b", run.stdout, flags=re.M), run.stdout[:2000]
 
 
 def test_example_installs_and_registers_by_its_entry_point(tmp_path):
