@@ -485,14 +485,16 @@ def module_tests(suite: type) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=None)
 def _printed_paper(paper_name: str):
-    """A registered paper's derivations, its parsed printout and its notation map (loaded once per process)."""
+    """A registered paper's derivations, its parsed printout and what comparing one of its labels needs (loaded once
+    per process)."""
     from ._pipeline import catalogue, fidelity
 
     paper = next((p for p in catalogue.papers() if p.name == paper_name), None)
     if paper is None:
         raise ValueError(f"paper: {paper_name!r} is not a registered paper (theorylab papers lists them)")
     derivs = tuple(d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations)
-    return derivs, tuple(fidelity.printout_of(paper) or ()), fidelity.notation_of(paper)
+    items = tuple(fidelity.printout_of(paper) or ())
+    return derivs, items, fidelity._PaperContext.of(paper, derivs, items)
 
 
 def label_status(paper_name: str, label: str, old: str | None = None, new: str | None = None) -> tuple[str, str]:
@@ -506,10 +508,9 @@ def label_status(paper_name: str, label: str, old: str | None = None, new: str |
     """
     from dataclasses import replace
 
-    from ._pipeline import fidelity
     from ._sources import sources
 
-    derivs, items, notation = _printed_paper(paper_name)
+    derivs, items, context = _printed_paper(paper_name)
     p = next((q for q in items if q.label == label), None)
     if p is None:
         raise ValueError(f"label: {label!r} is not a labelled display of {paper_name}")
@@ -518,10 +519,7 @@ def label_status(paper_name: str, label: str, old: str | None = None, new: str |
         if old not in text:
             raise ValueError(f"old: {old!r} does not occur in the printed {label}: {text}")
         text = text.replace(old, new, 1)
-    planted = replace(p, text=text, relations=sources.parse_display(text, notation, lead=p.lead))
-    rel = planted.relations
-    if not isinstance(rel, sources.ParseFailure):
-        rel = fidelity._chain(planted, [planted if q is p else q for q in items], notation) or rel
-    comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps
-             if label in s.cites]
-    return fidelity._label_status(planted, comps)
+    planted = replace(p, text=text, relations=sources.parse_display(text, context.notation, lead=p.lead))
+    # the comparison `theorylab coverage` makes (compare_paper's, chains and the errata's misprinted sides included)
+    done = context.compare(planted)
+    return done.status, done.reason

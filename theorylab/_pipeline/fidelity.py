@@ -1797,20 +1797,37 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
     items = printout if printout is not None else printout_of(paper)
     if items is None:
         return {}
-    citing: dict[str, list] = {}
-    for d in derivations:
-        for s in d.steps:
-            for label in s.cites:
-                citing.setdefault(label, []).append((d, s))
-    notation = notation_of(paper)
-    derivations = list(derivations) if not isinstance(derivations, (list, tuple)) else derivations
-    errata = _misprinted_labels(derivations)
-    sides = {q.label: _misprinted_sides(q, items) for q in items if q.label in errata and q.kind == "display"}
-    out = {}
-    for p in items:
+    context = _PaperContext.of(paper, derivations, items)
+    return {p.label: context.compare(p, numeric=numeric) for p in items}
+
+
+@dataclass(frozen=True)
+class _PaperContext:
+    """What comparing one label needs of its paper: its printed items, notation map, the steps citing each label and
+    the sides its errata say are misprinted (a chain's link through one of those is skipped)."""
+    items: Sequence[Printed]
+    notation: Any
+    citing: Mapping[str, list]
+    errata: Mapping[str, str]
+    sides: Mapping[str, tuple]
+
+    @classmethod
+    def of(cls, paper, derivations: Iterable, items: Sequence[Printed]) -> "_PaperContext":
+        derivations = list(derivations)
+        citing: dict[str, list] = {}
+        for d in derivations:
+            for s in d.steps:
+                for label in s.cites:
+                    citing.setdefault(label, []).append((d, s))
+        errata = _misprinted_labels(derivations)
+        sides = {q.label: _misprinted_sides(q, items) for q in items if q.label in errata and q.kind == "display"}
+        return cls(items=items, notation=notation_of(paper), citing=citing, errata=errata, sides=sides)
+
+    def compare(self, p: Printed, *, numeric: bool = True) -> LabelComparison:
+        """The printed item p (one of `items`, or a planted copy of one) against the steps that cite its label."""
         comps = []
         chain: Any = False
-        for d, s in citing.get(p.label, ()):
+        for d, s in self.citing.get(p.label, ()):
             misprinted: tuple = ()
             if p.kind != "display":
                 rel = None
@@ -1818,10 +1835,10 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
                 rel = p.relations
             else:
                 if chain is False:
-                    chain = _chain(p, items, notation)
+                    chain = _chain(p, self.items, self.notation)
                 rel = chain or p.relations
-                others = {errata[k]: v for k, v in sides.items() if k != p.label and v}
-                misprinted = tuple(m for v in sides.values() for m in v)
+                others = {self.errata[k]: v for k, v in self.sides.items() if k != p.label and v}
+                misprinted = tuple(m for v in self.sides.values() for m in v)
                 rel, skipped = _skip_misprinted(rel, others)
                 if not rel:
                     comps.append(Comparison(label=p.label, derivation=d.key, step=s.label,
@@ -1837,10 +1854,9 @@ def compare_paper(paper, derivations: Iterable, *, printout: Sequence[Printed] |
                 continue
             comps.append(compare_step(p.label, rel, s, derivation=d.key, misprinted=misprinted))
         status, reason = _label_status(p, comps)
-        out[p.label] = LabelComparison(label=p.label, kind=p.kind, status=status, reason=reason, printed=p.text,
-                                       relations=relations_latex(p.relations) if p.kind == "display" else "",
-                                       comparisons=tuple(comps))
-    return out
+        return LabelComparison(label=p.label, kind=p.kind, status=status, reason=reason, printed=p.text,
+                               relations=relations_latex(p.relations) if p.kind == "display" else "",
+                               comparisons=tuple(comps))
 
 
 _LABEL_REF = re.compile(r"\((\d+[a-z]?)\)")
