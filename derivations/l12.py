@@ -216,6 +216,24 @@ m1, m2 = sp.symbols("m_1 m_2", real=True)
 v1, v2, v3 = sp.symbols("v_1:4", real=True)  # a direction of w_h^(1), normalized below
 P = z**2 + Bn**2 / z**2
 
+# (25) in one input dimension d (D = 1) with two outputs (O = 2), the instance notation_000 names: the + branch's
+# w_{+,d}^(1) = w1, w_{+,o,d}^(2) = w2_o, the - branch's w_{-,d}^(1) = wm1, w_{-,o,d}^(2) = wm2_o; o in {1, 2} is
+# the output the print indexes (an integer symbol, sampled at 1 and 2)
+w1p, w21p, w22p = sp.symbols("w1 w2_1 w2_2", real=True)
+w1m, w21m, w22m = sp.symbols("wm1 wm2_1 wm2_2", real=True)
+o_out = sp.Symbol("o", integer=True, positive=True)
+x_in = sp.Symbol("x", real=True)
+
+
+def _by_output(first, second):
+    """the output o's value: `first` at o = 1, `second` at o = 2 (O = 2)"""
+    return sp.Piecewise((first, sp.Eq(o_out, 1)), (second, True))
+
+
+# the network of (24)-(25) as a two-layer diagonal network on the doubled input [x, -x] (Woodworth et al.'s X~ =
+# [X -X] of App. A, eq (8)): the first layer scales each copy by its own weight, the second maps both to output o
+_OUT = [w2 * (w1p * x_in) + wm2 * (w1m * (-x_in)) for w2, wm2 in ((w21p, w21m), (w22p, w22m))]
+
 
 def _mp(x):
     return mpmath.mpf(float(x))
@@ -451,6 +469,15 @@ DERIVATIONS = (
              why="(25) and (26) as printed (the realization and the total parameter norm, unchanged); a^2 + ||c||^2 "
                  ">= 2||a c|| (AM-GM) per branch and ||a+ c+|| + ||a- c-|| >= ||beta_d|| (triangle)",
              cites=('(25)', '(26)'), fidelity=AS_PRINTED),
+        Step("(25) as printed in one input dimension d (D = 1, O = 2): beta_{o,d} is the coefficient of x_d in output o "
+             "of the diagonal network on [x, -x], w_{+,o,d}^(2) w_{+,d}^(1) - w_{-,o,d}^(2) w_{-,d}^(1)",
+             lhs=_by_output(sp.Derivative(_OUT[0], x_in), sp.Derivative(_OUT[1], x_in)),
+             rhs=_by_output(w21p * w1p - w21m * w1m, w22p * w1p - w22m * w1m), domain={o_out: (1, 2)},
+             why="(24) makes beta_{o,d} the coefficient of x_d in output o; the network computes output o as "
+                 "w_{+,o,d}^(2) (w_{+,d}^(1) x_d) + w_{-,o,d}^(2) (w_{-,d}^(1) (-x_d)) (the diagonal layer on the "
+                 "doubled input of App. A's X~ = [X -X]); D = 1, O = 2 with o the output index (notation_000: w1, "
+                 "w2_o, wm1, wm2_o)",
+             cites=("(25)",), fidelity=AS_PRINTED),
         Step("(27) suffices: the +-only realization of beta(w) with z_d^2 = ||beta_d|| costs no more than (26) at w",
              lhs=_one_branch_cost, rhs=_diag_cost, relation="<=", search=_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE, cites=("(27)",), fidelity=AS_PRINTED,

@@ -94,4 +94,10 @@ NOTATION = NotationMap(rewrites=(
             # w_{+,o,d}^(2) their w2_o (o = 1, 2; the summation index o picks one of the two)
             "w_{+,d}^{(1)}": sp.Symbol("w1", real=True),
             "w_{+,o,d}^{(2)}": sp.Piecewise((sp.Symbol("w2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
-                                            (sp.Symbol("w2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})
+                                            (sp.Symbol("w2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True)),
+            # (25) in the same instance (its step '(25) as printed in one input dimension d (D = 1, O = 2)'): the
+            # - branch's weights w_{-,d}^(1), w_{-,o,d}^(2) ("either all its associated + weights or all its associated
+            # - weights", the sentence after (26)) are its wm1, wm2_o; o stays the print's output index
+            "w_{-,d}^{(1)}": sp.Symbol("wm1", real=True),
+            "w_{-,o,d}^{(2)}": sp.Piecewise((sp.Symbol("wm2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
+                                            (sp.Symbol("wm2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})

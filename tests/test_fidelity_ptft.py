@@ -1,0 +1,31 @@
+"""#24, session 32: labels of ptft-diagonal (seed 000) and ptft-relu (seed 001) newly machine-compared, each with a
+slip planted in the printed display that must stop it matching (theorylab.testing.label_status)."""
+import pytest
+
+from theorylab.testing import label_status
+
+MATCH = "matches the print"
+
+
+def _planted(paper, label, slips):
+    st, why = label_status(paper, label)
+    assert st == MATCH, (label, st, why)
+    for old, new in slips:
+        st, why = label_status(paper, label, old, new)
+        assert st != MATCH, (label, old, new, st, why)
+
+
+def test_diagonal_eq18_first_line_at_d0_zero():
+    """(18), the first line of (18)-(19), is the whole relation where (19)'s d0 term vanishes (d0 = 0): compared with
+    the erratum step (the factor 2 of 000-A-eq18-19, beta of (17) computed independently); another coefficient (3; 1
+    is the true one, which the step's left side computes and so would rightly match) or a swapped exponent sign in
+    the print stops the match"""
+    _planted("ptft-diagonal", "(18)", ((r"2\vec{s}_0^2", r"3\vec{s}_0^2"),
+                                       (r"\exp \left(-4X^\top", r"\exp \left(4X^\top")))
+
+
+def test_diagonal_eq25_both_outputs():
+    """(25) in D = 1, O = 2, o the printed output index: the coefficient of x_d in output o of the diagonal network on
+    [x, -x]; a flipped branch sign or a + weight read in the - branch stops the match"""
+    _planted("ptft-diagonal", "(25)", (("- w_{-,o,d}^{(2)}", "+ w_{-,o,d}^{(2)}"),
+                                       (r"w_{-,o,d}^{(2)} \circ w_{-,d}^{(1)}", r"w_{-,o,d}^{(2)} \circ w_{+,d}^{(1)}")))
