@@ -29,3 +29,10 @@ def test_diagonal_eq25_both_outputs():
     [x, -x]; a flipped branch sign or a + weight read in the - branch stops the match"""
     _planted("ptft-diagonal", "(25)", (("- w_{-,o,d}^{(2)}", "+ w_{-,o,d}^{(2)}"),
                                        (r"w_{-,o,d}^{(2)} \circ w_{-,d}^{(1)}", r"w_{-,o,d}^{(2)} \circ w_{+,d}^{(1)}")))
+
+
+def test_diagonal_eq24_per_output():
+    """(24) per output o (D = 1, O = 2): output o of the diagonal network on [x, -x] is beta_o(w) x, beta_o of (25);
+    a factor 2 or a power of x planted in the print stops the match"""
+    _planted("ptft-diagonal", "(24)", ((r"\vec{\beta}(\vec{w})x", r"2\vec{\beta}(\vec{w})x"),
+                                       (r"\vec{\beta}(\vec{w})x", r"\vec{\beta}(\vec{w})x^2")))
