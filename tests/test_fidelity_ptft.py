@@ -36,3 +36,11 @@ def test_diagonal_eq24_per_output():
     a factor 2 or a power of x planted in the print stops the match"""
     _planted("ptft-diagonal", "(24)", ((r"\vec{\beta}(\vec{w})x", r"2\vec{\beta}(\vec{w})x"),
                                        (r"\vec{\beta}(\vec{w})x", r"\vec{\beta}(\vec{w})x^2")))
+
+
+def test_relu_eq1_one_unit():
+    """ptft-relu (1) for one unit with scalar weights (H = 1, d = 1): the printed sum against the unit computed
+    through the text's (w_hat, m); a dropped (.)_+ or a squared readout weight planted in the print stops the match"""
+    _planted("ptft-relu", "(1)", ((r"w_h^{(2)}(\langle \boldsymbol{w}_h^{(1)}, x \rangle)_+",
+                                   r"w_h^{(2)} \cdot \langle \boldsymbol{w}_h^{(1)}, x \rangle"),
+                                  (r"w_h^{(2)}(\langle", r"(w_h^{(2)})^2(\langle")))
