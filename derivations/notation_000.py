@@ -74,6 +74,12 @@ NOTATION = NotationMap(rewrites=(
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
     # (33) and (35) per unit, in the steps' instance d = 3, O = 2: w_h^(1) = (r_1, r_2, r_3), w_h^(2) = (n_1, n_2)
+    # (32) in the instance of its steps '(32) as printed for one unit with scalar weights (H = 1, h = 1, d = O = 1)':
+    # the unit h = 1, the norm of R^1 the absolute value (before the d = 3 reading of ||w_h^(1)||_2 below, which
+    # (33) and (35) use)
+    (re.compile(r"\\vec\{m\}_h = w_h\^\{\(2\)\}(.*?)\\\|w_h\^\{\(1\)\}\\\|_2(.*?), \\vec\{\\theta\}_h = "
+                r"w_h\^\{\(1\)\}(.*?)/ \\\|w_h\^\{\(1\)\}\\\|_2"),
+     r"\vec{m}_1 = w_1^{(2)}\1|w_1^{(1)}|\2, \vec{\theta}_1 = w_1^{(1)}\3/ |w_1^{(1)}|"),
     (r"\|w_h^{(1)}\|_2", r"\sqrt{r_1^2 + r_2^2 + r_3^2}"),
     (r"\|w_h^{(2)}\|_2", r"\sqrt{n_1^2 + n_2^2}"),
     (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),

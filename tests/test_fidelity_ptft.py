@@ -44,3 +44,11 @@ def test_relu_eq1_one_unit():
     _planted("ptft-relu", "(1)", ((r"w_h^{(2)}(\langle \boldsymbol{w}_h^{(1)}, x \rangle)_+",
                                    r"w_h^{(2)} \cdot \langle \boldsymbol{w}_h^{(1)}, x \rangle"),
                                   (r"w_h^{(2)}(\langle", r"(w_h^{(2)})^2(\langle")))
+
+
+def test_diagonal_eq32_one_unit_scalar_weights():
+    """(32) for one unit with scalar weights (H = 1, h = 1, d = O = 1): theta_h and m_h read off the unit's function
+    (the unit input +-1 where it is active, its output there) against the printed w/|w| and w2 |w1|; a squared norm
+    in m_h or a factor 2 in theta_h planted in the print stops the match"""
+    _planted("ptft-diagonal", "(32)", ((r"\|_2, \vec{\theta}", r"\|_2^2, \vec{\theta}"),
+                                       (r"w_h^{(1)} / \|", r"w_h^{(1)} \cdot 2 / \|")))
