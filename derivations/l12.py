@@ -216,6 +216,25 @@ m1, m2 = sp.symbols("m_1 m_2", real=True)
 v1, v2, v3 = sp.symbols("v_1:4", real=True)  # a direction of w_h^(1), normalized below
 P = z**2 + Bn**2 / z**2
 
+# (25) in one input dimension d (D = 1) with two outputs (O = 2), the instance notation_000 names: the + branch's
+# w_{+,d}^(1) = w1, w_{+,o,d}^(2) = w2_o, the - branch's w_{-,d}^(1) = wm1, w_{-,o,d}^(2) = wm2_o; o in {1, 2} is
+# the output the print indexes (an integer symbol, sampled at 1 and 2)
+w1p, w21p, w22p = sp.symbols("w1 w2_1 w2_2", real=True)
+w1m, w21m, w22m = sp.symbols("wm1 wm2_1 wm2_2", real=True)
+o_out = sp.Symbol("o", integer=True, positive=True)
+x_in = sp.Symbol("x", real=True)
+beta_o = sp.Symbol("beta_o", real=True)  # (24)'s beta(w) read at output o (D = 1): beta_{o,d}(w)
+
+
+def _by_output(first, second):
+    """the output o's value: `first` at o = 1, `second` at o = 2 (O = 2)"""
+    return sp.Piecewise((first, sp.Eq(o_out, 1)), (second, True))
+
+
+# the network of (24)-(25) as a two-layer diagonal network on the doubled input [x, -x] (Woodworth et al.'s X~ =
+# [X -X] of App. A, eq (8)): the first layer scales each copy by its own weight, the second maps both to output o
+_OUT = [w2 * (w1p * x_in) + wm2 * (w1m * (-x_in)) for w2, wm2 in ((w21p, w21m), (w22p, w22m))]
+
 
 def _mp(x):
     return mpmath.mpf(float(x))
@@ -342,6 +361,49 @@ def _relu_unit_1d_points():
         yield pt
 
 
+W1_UNIT, W2_UNIT = "w_{1}^{(1)}", "w_{1}^{(2)}"  # unit h = 1's weights, the names of notation_000's (32) instance
+
+
+def _unit_output(w1, w2, x):
+    """the unit's output w2 (w1 x)_+ (H = 1, d = O = 1), at 50 digits"""
+    with mpmath.workdps(50):
+        return _mp(w2) * max(_mp(w1) * _mp(x), 0)
+
+
+def _active_direction(**p):
+    """theta_h read off the unit's function alone (d = 1): of the two unit inputs x = -1, +1 the one at which the
+    unit's output is non-zero (w2 != 0 at the points; no norm, no quotient)"""
+    w1, w2 = p[W1_UNIT], p[W2_UNIT]
+    hits = [x for x in (-1, 1) if _unit_output(w1, w2, x) != 0]
+    return mpmath.mpf(hits[0]) if len(hits) == 1 else mpmath.nan
+
+
+def _gain_along_direction(**p):
+    """m_h read off the unit's function alone (d = 1): its output at the unit input where it is active (the
+    direction above), 50 digits: (31)'s right side m_h (<theta_h, theta_h>)_+ = m_h there"""
+    return _unit_output(p[W1_UNIT], p[W2_UNIT], _active_direction(**p))
+
+
+def _w2_abs_w1(**p):
+    """(32)'s m_h for d = O = 1: w_h^(2) |w_h^(1)| (the norm of R^1), 50 digits"""
+    with mpmath.workdps(50):
+        return _mp(p[W2_UNIT]) * abs(_mp(p[W1_UNIT]))
+
+
+def _w1_over_abs_w1(**p):
+    """(32)'s theta_h for d = 1: w_h^(1)/|w_h^(1)|, 50 digits"""
+    with mpmath.workdps(50):
+        w1 = _mp(p[W1_UNIT])
+        return w1 / abs(w1)
+
+
+def _unit_weight_points():
+    """one unit (H = 1, h = 1), d = O = 1: its weights w_1^(1), w_1^(2) (scalars), w1 of both signs first, scales
+    1e-3 .. 1e3, w2 of both signs (never 0: the unit's function then vanishes)"""
+    for w1, w2 in ((2.0, 0.5), (-3.0, 1.25), (0.001, -4.0), (-700.0, 0.3), (1.5, -2.0), (-0.25, 3.0)):
+        yield {W1_UNIT: w1, W2_UNIT: w2}
+
+
 def _relu_cost(w1, w2):
     """sum_h ||w_h^(1)||^2 + ||w_h^(2)||^2 (the ReLU network's parameter norm), exactly on the float weights"""
     with mpmath.workdps(40):
@@ -451,6 +513,25 @@ DERIVATIONS = (
              why="(25) and (26) as printed (the realization and the total parameter norm, unchanged); a^2 + ||c||^2 "
                  ">= 2||a c|| (AM-GM) per branch and ||a+ c+|| + ||a- c-|| >= ||beta_d|| (triangle)",
              cites=('(25)', '(26)'), fidelity=AS_PRINTED),
+        Step("(25) as printed in one input dimension d (D = 1, O = 2): beta_{o,d} is the coefficient of x_d in output o "
+             "of the diagonal network on [x, -x], w_{+,o,d}^(2) w_{+,d}^(1) - w_{-,o,d}^(2) w_{-,d}^(1)",
+             lhs=_by_output(sp.Derivative(_OUT[0], x_in), sp.Derivative(_OUT[1], x_in)),
+             rhs=_by_output(w21p * w1p - w21m * w1m, w22p * w1p - w22m * w1m), domain={o_out: (1, 2)},
+             why="(24) makes beta_{o,d} the coefficient of x_d in output o; the network computes output o as "
+                 "w_{+,o,d}^(2) (w_{+,d}^(1) x_d) + w_{-,o,d}^(2) (w_{-,d}^(1) (-x_d)) (the diagonal layer on the "
+                 "doubled input of App. A's X~ = [X -X]); D = 1, O = 2 with o the output index (notation_000: w1, "
+                 "w2_o, wm1, wm2_o)",
+             cites=("(25)",), fidelity=AS_PRINTED),
+        Step("(24) as printed for one output o (D = 1, O = 2): output o of the diagonal network on [x, -x] is "
+             "beta_o(w) x, beta_o(w) = beta_{o,d}(w) of (25)",
+             lhs=_by_output(_OUT[0], _OUT[1]),
+             rhs=sp.Subs(beta_o * x_in, beta_o, _by_output(w21p * w1p - w21m * w1m, w22p * w1p - w22m * w1m)),
+             domain={o_out: (1, 2)},
+             why="(24)'s f_w(x) = beta(w) x in its output o (o = 1, 2): with D = 1 the O x 1 matrix beta(w) times the "
+                 "scalar x has entries beta_{o,d}(w) x (notation_000: beta(w) read at output o is beta_o); the network "
+                 "computes output o as w_{+,o,d}^(2) (w_{+,d}^(1) x) + w_{-,o,d}^(2) (w_{-,d}^(1) (-x)), beta_{o,d} by "
+                 "(25) as printed",
+             cites=("(24)",), fidelity=AS_PRINTED),
         Step("(27) suffices: the +-only realization of beta(w) with z_d^2 = ||beta_d|| costs no more than (26) at w",
              lhs=_one_branch_cost, rhs=_diag_cost, relation="<=", search=_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE, cites=("(27)",), fidelity=AS_PRINTED,
@@ -552,6 +633,22 @@ DERIVATIONS = (
                  "have one term (notation_000: H = 1), the inner product of R^1 is the product, (.)_+ is max(., 0); "
                  "the points carry (32)'s m_h, theta_h computed from the weights (state values)",
              cites=("(31)",), fidelity=AS_PRINTED),
+        Step("(32) as printed for one unit with scalar weights (H = 1, h = 1, d = O = 1), theta_h: the unit input x = +-1 at "
+             "which the unit is active, read off its function, is w_h^(1)/|w_h^(1)|",
+             lhs=_active_direction, rhs=_w1_over_abs_w1, search=_unit_weight_points, rtol=1e-40,
+             tol_source="both sides exact or at 50 significant digits (mpmath): +-1 against w1/|w1|",
+             tex=r"\theta_h = w_h^{(1)} / |w_h^{(1)}|",
+             why="(32)'s theta_h is the unit direction of (31)'s m_h (<theta_h, x>)_+: in d = 1 the unit sphere is "
+                 "{-1, +1} and the unit is active at exactly one of them; the norm of R^1 is |.| (notation_000)",
+             cites=("(32)",), fidelity=AS_PRINTED),
+        Step("(32) as printed for one unit with scalar weights (H = 1, h = 1, d = O = 1), m_h: the unit's output at that "
+             "direction, read off its function, is w_h^(2) |w_h^(1)|",
+             lhs=_gain_along_direction, rhs=_w2_abs_w1, search=_unit_weight_points, rtol=1e-40,
+             tol_source="both sides at 50 significant digits (mpmath) on float inputs: one product each",
+             tex=r"m_h = w_h^{(2)} |w_h^{(1)}|",
+             why="(31)'s right side at x = theta_h is m_h (<theta_h, theta_h>)_+ = m_h, so m_h is the unit's output "
+                 "there; the left side evaluates the unit w2 (w1 x)_+ at the direction found above, never (32)'s formula",
+             cites=("(32)",), fidelity=AS_PRINTED),
         Step("(33): a ReLU unit with ||w_h^(1)|| = z and w_h^(2) = m_h/z costs z^2 + ||m_h||^2/z^2 (32)",
              lhs=sum((z * v / sp.sqrt(v1**2 + v2**2 + v3**2)) ** 2 for v in (v1, v2, v3)) + (m1 / z) ** 2 + (m2 / z) ** 2,
              rhs=z**2 + (m1**2 + m2**2) / z**2, why="O = 2, w_h^(1) = z v/||v||; ReLU is positively homogeneous, so "

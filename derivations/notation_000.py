@@ -74,9 +74,18 @@ NOTATION = NotationMap(rewrites=(
     (r"\left(((w_0^{(1)})^2 + ((w_0^{(2)})^2) \right)", r"\left((w_0^{(1)})^2 + (w_0^{(2)})^2 \right)"),
     # (28)-(35) per unit, in the steps' two-output instance: ||beta_d||_2 and ||m_h||_2 in coordinates, z_d = z_h = z
     # (33) and (35) per unit, in the steps' instance d = 3, O = 2: w_h^(1) = (r_1, r_2, r_3), w_h^(2) = (n_1, n_2)
+    # (32) in the instance of its steps '(32) as printed for one unit with scalar weights (H = 1, h = 1, d = O = 1)':
+    # the unit h = 1, the norm of R^1 the absolute value (before the d = 3 reading of ||w_h^(1)||_2 below, which
+    # (33) and (35) use)
+    (re.compile(r"\\vec\{m\}_h = w_h\^\{\(2\)\}(.*?)\\\|w_h\^\{\(1\)\}\\\|_2(.*?), \\vec\{\\theta\}_h = "
+                r"w_h\^\{\(1\)\}(.*?)/ \\\|w_h\^\{\(1\)\}\\\|_2"),
+     r"\vec{m}_1 = w_1^{(2)}\1|w_1^{(1)}|\2, \vec{\theta}_1 = w_1^{(1)}\3/ |w_1^{(1)}|"),
     (r"\|w_h^{(1)}\|_2", r"\sqrt{r_1^2 + r_2^2 + r_3^2}"),
     (r"\|w_h^{(2)}\|_2", r"\sqrt{n_1^2 + n_2^2}"),
     (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),
+    # (24) per output, in the instance D = 1, O = 2 of its step '(24) as printed for one output o': beta(w) in
+    # R^{O x D} is an O x 1 column, and output o of beta(w) x is its entry beta_o (= beta_{o,d}(w) of (25)) times x
+    (r"\vec{\beta}(\vec{w})x", r"\beta_o x"),
     (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
     (re.compile(r"z_[dh](?![A-Za-z])"), "z"),
 ), symbols={"L": _LOSS, "\\ell": _LOSS, "G_{1}": (_XT.T * _R)[0],
@@ -94,4 +103,12 @@ NOTATION = NotationMap(rewrites=(
             # w_{+,o,d}^(2) their w2_o (o = 1, 2; the summation index o picks one of the two)
             "w_{+,d}^{(1)}": sp.Symbol("w1", real=True),
             "w_{+,o,d}^{(2)}": sp.Piecewise((sp.Symbol("w2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
-                                            (sp.Symbol("w2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})
+                                            (sp.Symbol("w2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True)),
+            # (25) in the same instance (its step '(25) as printed in one input dimension d (D = 1, O = 2)'): the
+            # - branch's weights w_{-,d}^(1), w_{-,o,d}^(2) ("either all its associated + weights or all its associated
+            # - weights", the sentence after (26)) are its wm1, wm2_o; o stays the print's output index
+            "w_{-,d}^{(1)}": sp.Symbol("wm1", real=True),
+            # (24)'s beta(w) read at output o (the rewrite above): the step's beta_o
+            "\\beta_{o}": sp.Symbol("beta_o", real=True),
+            "w_{-,o,d}^{(2)}": sp.Piecewise((sp.Symbol("wm2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
+                                            (sp.Symbol("wm2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})

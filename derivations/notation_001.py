@@ -32,6 +32,11 @@ NOTATION = NotationMap(rewrites=(
             "\\rho_{h}": sp.Symbol("rho", real=True),
             # (11)'s u^*: "select the (unique, ...) positive real root, u^*" of the quartic (10); the steps of (11)
             # carry that root as `ustar` at each search point (relu_proofs._single_root_points)
-            "u^{*}": sp.Symbol("ustar", positive=True)})
+            "u^{*}": sp.Symbol("ustar", positive=True),
+            # (1) in the instance of its step '(1) as printed for one unit with scalar weights (H = 1, d = 1)': (.)_+ is
+            # the positive part ("the ReLU nonlinearity", the sentence before (1)), the inner product <a, x> of R^1 the
+            # product a x; the printed sum over h = 1..H stays (the step's points carry one unit's weights)
+            "(\\cdot)_{+}": lambda a: sp.Max(a, 0),
+            "\\langle\\cdot,\\cdot\\rangle": lambda a, b: a * b})
 
 

@@ -832,6 +832,19 @@ DERIVATIONS = (
                  lhs=beta_17_sub.subs({s0: s_of(u1, u2), d0: d_of(u1, u2)}), rhs=(u1**2 + u2**2) * sp.sinh(-A),
                  why="(21) as printed with s0 = (w0^(1) + w0^(2))/2, d0 = (w0^(1) - w0^(2))/2, a = 4 X^T int_0^t r",
                  cites=("(21)",), fidelity=AS_PRINTED),
+            Step("(20) -> (21): 2(s0^2 + d0^2) sinh(-a) = ((w0^(1))^2 + (w0^(2))^2) sinh(-a), s0 and d0 in terms of w0",
+                 lhs=sp.Subs(beta_20, (s0, d0), (s_of(u1, u2), d_of(u1, u2))), rhs=(u1**2 + u2**2) * sp.sinh(-A),
+                 why="(21)'s own link as printed (it continues (20)): the coefficient 2(s0^2 + d0^2) of (20) with the "
+                     "definitions before (18), s0 = (w0^(1) + w0^(2))/2, d0 = (w0^(1) - w0^(2))/2, is (w0^(1))^2 + "
+                     "(w0^(2))^2; one coordinate, a = 4 X^T int_0^t r",
+                 cites=("(21)",), fidelity=AS_PRINTED),
+            Step("(18) as written for d0 = 0 (w0^(1) = w0^(2)): beta = 2 s0^2 (exp(-a) - exp(a)), from (17)",
+                 lhs=beta_17_sub.subs(d0, 0), rhs=2 * s0**2 * (sp.exp(-A) - sp.exp(A)),
+                 why="the instance d0 = 0 of (18)-(19) as printed: (19)'s term -2 d0^2 (exp(a) - exp(-a)) vanishes, so "
+                     "the relation is (18)'s line alone; checked against beta of (17) under (13)-(14) and w+(0) = w-(0) "
+                     "(s+ = s0 e^{-a/2}, s- = s0 e^{a/2}), one coordinate, a = 4 X^T int_0^t r: the factor 2 of "
+                     "000-A-eq18-19",
+                 erratum=E_FACTOR, cites=("(18)",)),
         )),
     Derivation(
         key="qpenalty.penalty", title="The Q-penalty (22)-(23): stationarity matches beta(t), convexity, regimes",

@@ -441,6 +441,32 @@ def _edge_points_rho_minus_one():
             for g_ in (0.0, 1.0, -3.0)]
 
 
+def _unit_from_weights(**p):
+    """(1)'s summand for one unit with scalar weights (H = 1, d = 1): w^(2) (<w^(1), x>)_+ = w2 max(w1 x, 0), from the
+    weights alone, at 50 digits"""
+    with mpmath.workdps(50):
+        w1, w2, x = _mpf(p["w^{(1)}"][0]), _mpf(p["w^{(2)}"][0]), _mpf(p["x"])
+        return w2 * max(w1 * x, 0)
+
+
+def _unit_from_direction(**p):
+    """the same unit through the text's parameterization after (2): w_hat = w^(1)/||w^(1)||, m = ||w^(1)|| w^(2)
+    (||w1|| = |w1| for d = 1), m (<w_hat, x>)_+, computed here from the weights at 50 digits"""
+    with mpmath.workdps(50):
+        w1, w2, x = _mpf(p["w^{(1)}"][0]), _mpf(p["w^{(2)}"][0]), _mpf(p["x"])
+        norm = abs(w1)
+        return (norm * w2) * max((w1 / norm) * x, 0)
+
+
+def _unit_points():
+    """one unit (H = 1), d = 1: w^(1) = (w1,), w^(2) = (w2,) (a tuple per unit) and the input x; active and inactive
+    units, w1 of both signs, scales 1e-3 .. 1e3; an active and an inactive unit first (the machine comparison reads
+    the first two points: a print without its (.)_+ differs at the inactive one)"""
+    for w1, w2, x in ((2.0, 0.5, 1.5), (1.5, -2.0, -1.0), (-3.0, 1.25, -0.75), (0.001, -4.0, 2.0), (-700.0, 0.3, 0.02),
+                      (-0.25, 3.0, 5.0)):
+        yield {"w^{(1)}": (w1,), "w^{(2)}": (w2,), "x": x}
+
+
 _EDGE_RTOL = ("u* = sqrt|m| by Newton to a step below 1e-9 u (error ~1e-18 u) then rounded; p is stationary there and "
               "its two terms are each within 3 ulps: 8 eps relative")
 
@@ -506,6 +532,17 @@ DERIVATIONS_MAIN = Derivation(
              "m (<w_hat, x>)_+, m = u w^(2)", lhs=w2_s * sp.Max(0, u * z_s), rhs=(u * w2_s) * sp.Max(0, z_s),
              why="the second entry of the step above as a scalar: z = <w_hat, x>; the print's sum over h for H = 1 "
                  "(notation_001)", cites=("(1)",), fidelity=AS_PRINTED),
+        Step("(1) as printed for one unit with scalar weights (H = 1, d = 1): f_w(x) = w^(2) (<w^(1), x>)_+ from the "
+             "weights equals m (<w_hat, x>)_+ with w_hat = w^(1)/||w^(1)||, m = ||w^(1)|| w^(2)",
+             lhs=_unit_from_weights, rhs=_unit_from_direction, search=_unit_points, rtol=1e-40,
+             tol_source="both sides at 50 significant digits (mpmath) on float inputs; |w1|/|w1| and the products "
+                        "round at 1e-50",
+             tex=r"w^{(2)} (\langle w^{(1)}, x \rangle)_+ = m (\langle \hat{w}, x \rangle)_+",
+             why="(1)'s sum over h for H = 1 (notation_001), the inner product of R^1 the product, (.)_+ = max(., 0); "
+                 "the right side computes the unit through the text's (w_hat_h, m_h) ('the normalized hidden weight' "
+                 "and '(signed) magnitude', the sentence after (2)): positive homogeneity, max(c a, 0) = c max(a, 0) "
+                 "for c = |w1| > 0",
+             cites=("(1)",), fidelity=AS_PRINTED),
         Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit "
              "re-evaluation) is the sum of the per-unit minima relu.penalty", lhs=R_tilde_direct, rhs=R_tilde_sum, rtol=1e-12,
              tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "
