@@ -15,4 +15,7 @@ ACCOUNTS = (
     Account("(12)", "not-checkable",
             "the label stands on an empty display ('$$(12)$$' between (11) and (13)): the text gives no equation "
             "under it, so there is nothing to transcribe or check"),
+    Account("(24)", "definition",
+            "defines the multi-output diagonal network f_w(x) = beta(w) x with beta in R^{O x D}; its "
+            "parameterization (25) is used by the l12.reduction steps"),
 )

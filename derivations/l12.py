@@ -223,7 +223,6 @@ w1p, w21p, w22p = sp.symbols("w1 w2_1 w2_2", real=True)
 w1m, w21m, w22m = sp.symbols("wm1 wm2_1 wm2_2", real=True)
 o_out = sp.Symbol("o", integer=True, positive=True)
 x_in = sp.Symbol("x", real=True)
-beta_o = sp.Symbol("beta_o", real=True)  # (24)'s beta(w) read at output o (D = 1): beta_{o,d}(w)
 
 
 def _by_output(first, second):
@@ -522,16 +521,6 @@ DERIVATIONS = (
                  "doubled input of App. A's X~ = [X -X]); D = 1, O = 2 with o the output index (notation_000: w1, "
                  "w2_o, wm1, wm2_o)",
              cites=("(25)",), fidelity=AS_PRINTED),
-        Step("(24) as printed for one output o (D = 1, O = 2): output o of the diagonal network on [x, -x] is "
-             "beta_o(w) x, beta_o(w) = beta_{o,d}(w) of (25)",
-             lhs=_by_output(_OUT[0], _OUT[1]),
-             rhs=sp.Subs(beta_o * x_in, beta_o, _by_output(w21p * w1p - w21m * w1m, w22p * w1p - w22m * w1m)),
-             domain={o_out: (1, 2)},
-             why="(24)'s f_w(x) = beta(w) x in its output o (o = 1, 2): with D = 1 the O x 1 matrix beta(w) times the "
-                 "scalar x has entries beta_{o,d}(w) x (notation_000: beta(w) read at output o is beta_o); the network "
-                 "computes output o as w_{+,o,d}^(2) (w_{+,d}^(1) x) + w_{-,o,d}^(2) (w_{-,d}^(1) (-x)), beta_{o,d} by "
-                 "(25) as printed",
-             cites=("(24)",), fidelity=AS_PRINTED),
         Step("(27) suffices: the +-only realization of beta(w) with z_d^2 = ||beta_d|| costs no more than (26) at w",
              lhs=_one_branch_cost, rhs=_diag_cost, relation="<=", search=_realizations, rtol=ENTRY_RTOL,
              tol_source=ENTRY_RTOL_SOURCE, cites=("(27)",), fidelity=AS_PRINTED,

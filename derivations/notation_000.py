@@ -83,9 +83,6 @@ NOTATION = NotationMap(rewrites=(
     (r"\|w_h^{(1)}\|_2", r"\sqrt{r_1^2 + r_2^2 + r_3^2}"),
     (r"\|w_h^{(2)}\|_2", r"\sqrt{n_1^2 + n_2^2}"),
     (r"\|\vec{\beta}_d\|_2", r"\sqrt{\beta_1^2 + \beta_2^2}"),
-    # (24) per output, in the instance D = 1, O = 2 of its step '(24) as printed for one output o': beta(w) in
-    # R^{O x D} is an O x 1 column, and output o of beta(w) x is its entry beta_o (= beta_{o,d}(w) of (25)) times x
-    (r"\vec{\beta}(\vec{w})x", r"\beta_o x"),
     (r"\|\vec{m}_h\|_2", r"\sqrt{m_1^2 + m_2^2}"),
     (re.compile(r"z_[dh](?![A-Za-z])"), "z"),
 ), symbols={"L": _LOSS, "\\ell": _LOSS, "G_{1}": (_XT.T * _R)[0],
@@ -108,7 +105,5 @@ NOTATION = NotationMap(rewrites=(
             # - branch's weights w_{-,d}^(1), w_{-,o,d}^(2) ("either all its associated + weights or all its associated
             # - weights", the sentence after (26)) are its wm1, wm2_o; o stays the print's output index
             "w_{-,d}^{(1)}": sp.Symbol("wm1", real=True),
-            # (24)'s beta(w) read at output o (the rewrite above): the step's beta_o
-            "\\beta_{o}": sp.Symbol("beta_o", real=True),
             "w_{-,o,d}^{(2)}": sp.Piecewise((sp.Symbol("wm2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
                                             (sp.Symbol("wm2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})

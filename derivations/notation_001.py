@@ -35,7 +35,9 @@ NOTATION = NotationMap(rewrites=(
             "u^{*}": sp.Symbol("ustar", positive=True),
             # (1) in the instance of its step '(1) as printed for one unit with scalar weights (H = 1, d = 1)': (.)_+ is
             # the positive part ("the ReLU nonlinearity", the sentence before (1)), the inner product <a, x> of R^1 the
-            # product a x; the printed sum over h = 1..H stays (the step's points carry one unit's weights)
+            # product a x; the printed sum over h = 1..H stays (the step's points carry one unit's weights). These two
+            # names are the paper's, so every display printing them is read in that instance: today only (1) (the
+            # shipped parses of (7)-(11) have neither name); a vector display printing them needs a rewrite instead
             "(\\cdot)_{+}": lambda a: sp.Max(a, 0),
             "\\langle\\cdot,\\cdot\\rangle": lambda a, b: a * b})
 
