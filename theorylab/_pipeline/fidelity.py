@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import sympy as sp
+from sympy.concrete.expr_with_limits import ExprWithLimits as _WithLimits
 
 from .._decide.derivation import RELATION_TEX as _STEP_TEX
 from .._shared import fmt, with_timeout, write_json
@@ -402,6 +403,160 @@ def _carry_out(x: sp.Basic) -> sp.Basic:
     return x.doit()
 
 
+# -- a printed optimum over one real variable, evaluated -------------------------------------------------------------
+
+_OPT_NAME = re.compile(r"\\(min|max|inf|sup)_\{(.*)\}")
+_OPT_REL = re.compile(r"\\leq?(?![A-Za-z])|\\geq?(?![A-Za-z])|<|>")
+_OPT_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_OPT_NAME_PIECE = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?")
+_OPT_GRID = 200          # points of the grid that brackets an optimum over a bounded interval
+_OPT_DECADES = 12        # ... over an unbounded side: offsets 10^-12 .. 10^12 (8 a decade)
+
+
+class _Optimum(_WithLimits):
+    r"""A printed \min_{a \le x \le b} f(x) (\max, \inf, \sup) over one real variable as a value: the variable is
+    bound (not a free symbol), its bounds are (numbers, or printed symbols the points give values to; an absent bound
+    is an infinite one). `doit` evaluates it once no other symbol is left (`_optimum_value`)."""
+
+    kind = "min"
+
+    def doit(self, **hints):
+        v = _optimum_value(self)
+        return sp.nan if v is None else v
+
+    def _latex(self, printer):
+        x, lo, hi = self.limits[0]
+        sub = " \\le ".join(printer._print(t) for t in (lo, x, hi) if t not in (sp.oo, -sp.oo))
+        return f"\\{self.kind}_{{{sub}}} {printer._print(self.function)}"
+
+
+class _Maximum(_Optimum):
+    kind = "max"
+
+
+def _bound_of(piece: str, names: Mapping[str, sp.Symbol]):
+    r"""A bound of a printed optimum's subscript as SymPy: a number, \infty, or a printed name (the display's symbol of
+    that name where it has one); None for anything else (an expression: not read)."""
+    p = piece.replace(" ", "")
+    if _OPT_NUMBER.fullmatch(p):
+        return sp.Rational(p)
+    if p in ("\\infty", "+\\infty", "-\\infty"):
+        return -sp.oo if p.startswith("-") else sp.oo
+    if _OPT_NAME_PIECE.fullmatch(p):
+        return names.get(p, sp.Symbol(p))
+    return None
+
+
+def _optimum_of(f: sp.Basic, names: Mapping[str, sp.Symbol]):
+    r"""An undefined function "\min_{S}"(objective) as the parse gives it (sources: \min_{S} f) as an `_Optimum` when
+    S bounds one real variable: "a \le x \le b" (\leq, <; or \ge from the top down), "x \ge a", "x \le b", "a < x",
+    or "x" alone (the whole real line); strict and non-strict bounds alike (the optimum over the closure). The
+    variable is the name the objective has (of two, the left one). None for anything else (x \in B, several
+    variables, a bound that is an expression)."""
+    m = _OPT_NAME.fullmatch(f.func.__name__)
+    if m is None or len(f.args) != 1:
+        return None
+    kind, sub = m.group(1), m.group(2)
+    pieces = [p.strip() for p in _OPT_REL.split(sub)]
+    ops = ["<=" if o.startswith(("\\le", "<")) else ">=" for o in _OPT_REL.findall(sub)]
+    if len(set(ops)) > 1 or not all(pieces) or len(pieces) > 3:
+        return None
+    obj = f.args[0]
+    own = {s.name.replace(" ", ""): s for s in obj.free_symbols if isinstance(s, sp.Symbol)}
+    names = {**names, **own}
+    if len(pieces) == 1:
+        k, lo, hi = 0, -sp.oo, sp.oo
+    elif len(pieces) == 3:
+        k = 1
+        lo, hi = (_bound_of(pieces[0], names), _bound_of(pieces[2], names))
+        lo, hi = (lo, hi) if ops[0] == "<=" else (hi, lo)
+    else:
+        k = next((i for i, p in enumerate(pieces) if p.replace(" ", "") in own), None)
+        if k is None:
+            return None
+        c = _bound_of(pieces[1 - k], names)
+        below = (ops[0] == ">=") == (k == 0)          # x >= c, c <= x: c is the lower bound
+        lo, hi = (c, sp.oo) if below else (-sp.oo, c)
+    x = pieces[k].replace(" ", "")
+    if lo is None or hi is None or not _OPT_NAME_PIECE.fullmatch(x):
+        return None
+    var = own.get(x, sp.Symbol(x))
+    return (_Maximum if kind in ("max", "sup") else _Optimum)(obj, (var, lo, hi))
+
+
+def _optima(e: sp.Basic) -> sp.Basic:
+    r"""A printed side with each optimum over one real variable it reads (`_optimum_of`) as an `_Optimum`: a bound
+    that is a name is the display's symbol of that name."""
+    if not isinstance(e, sp.Basic):
+        return e
+    found = [f for f in e.atoms(sp.core.function.AppliedUndef) if _OPT_NAME.fullmatch(f.func.__name__)]
+    if not found:
+        return e
+    names = {s.name.replace(" ", ""): s for s in e.free_symbols if isinstance(s, sp.Symbol)}
+    rep = {f: o for f in found for o in [_optimum_of(f, names)] if o is not None}
+    return e.xreplace(rep) if rep else e
+
+
+def _optimum_value(opt: _Optimum):
+    """The value of an optimum whose objective and bounds are numbers but for its variable, at 30 digits: a grid over
+    its interval (200 points evenly, and geometrically where the interval is positive; an unbounded side at offsets
+    10^-12 .. 10^12 of its finite end, 8 a decade) brackets the best point, golden section refines it; the interval's
+    finite ends are candidates. None where it has no value: an empty interval, an objective with no finite real value
+    on the grid, or a best point at an unbounded side's last offset (an optimum not attained within 10^12, or none)."""
+    import mpmath
+
+    from .._numerics import solvers
+
+    x, lo, hi = opt.limits[0]
+    if opt.function.free_symbols - {x} or not (lo.is_number and hi.is_number):
+        return None
+    sign = -1 if isinstance(opt, _Maximum) else 1
+    try:
+        f = sp.lambdify(x, opt.function, "mpmath")
+    except Exception:  # noqa: BLE001 - an objective mpmath cannot evaluate: no value
+        return None
+
+    def F(t):
+        try:
+            y = f(t)
+            if isinstance(y, mpmath.mpc):
+                if abs(y.imag) > mpmath.mpf(10) ** (-25) * max(1, abs(y.real)):
+                    return mpmath.inf
+                y = y.real
+            y = sign * mpmath.mpf(y)
+            return y if mpmath.isfinite(y) else mpmath.inf
+        except (TypeError, ValueError, ArithmeticError):
+            return mpmath.inf
+
+    with mpmath.workdps(_DPS):
+        a = None if lo == -sp.oo else mpmath.mpf(str(sp.N(lo, _DPS)))
+        b = None if hi == sp.oo else mpmath.mpf(str(sp.N(hi, _DPS)))
+        if a is not None and b is not None and a > b:
+            return None
+        offsets = [mpmath.mpf(10) ** (mpmath.mpf(k) / 8) for k in range(-8 * _OPT_DECADES, 8 * _OPT_DECADES + 1)]
+        if a is not None and b is not None:
+            grid = {a + (b - a) * mpmath.mpf(k) / _OPT_GRID for k in range(_OPT_GRID + 1)}
+            if a > 0:
+                grid |= {a * (b / a) ** (mpmath.mpf(k) / _OPT_GRID) for k in range(_OPT_GRID + 1)}
+            grid |= {a, b}
+        elif a is not None:
+            grid = {a} | {a + max(1, abs(a)) * d for d in offsets}
+        elif b is not None:
+            grid = {b} | {b - max(1, abs(b)) * d for d in offsets}
+        else:
+            grid = {mpmath.mpf(0)} | {d for d in offsets} | {-d for d in offsets}
+        grid = sorted(grid)
+        vals = [F(t) for t in grid]
+        k = min(range(len(grid)), key=vals.__getitem__)
+        if not mpmath.isfinite(vals[k]):
+            return None
+        if (k == len(grid) - 1 and b is None) or (k == 0 and a is None):
+            return None
+        t, best = solvers.golden_mp(F, grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)], 200)
+        best = min(best, vals[k])
+        return sp.Float(mpmath.nstr(sign * best, _DPS), _DPS)
+
+
 def _evaluate(expr: sp.Basic, subs: Mapping):
     """A ready expression (`_ready`) at a point: symbols substituted (never a bound variable), limits, sums and
     products carried out, evaluated at 30 digits. None where it has no finite real value there. Into a limit the
@@ -419,7 +574,8 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
             e = _explicit(e)
         if e.free_symbols or e.atoms(sp.core.function.AppliedUndef):
             return None
-        e = e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative, sp.Limit, sp.Sum, sp.Product)), _carry_out)
+        e = e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative, sp.Limit, sp.Sum, sp.Product, _Optimum)),
+                      _carry_out)
     except _Timeout:
         raise
     except Exception:  # noqa: BLE001 - SymPy cannot carry it out here: no value
@@ -1007,6 +1163,25 @@ def _group_key(pt: Mapping, fixed: Sequence) -> tuple:
     return tuple(pt.get(k) for k in fixed)
 
 
+def _point_functions(p) -> dict:
+    """The functions a numeric step's search point carries: a point (a dict) may declare `function_of` = {name:
+    variable}: its value under `name` is a function of `variable`, written as the text of a SymPy expression in it
+    ("(z-1)**2" with variable "z") or as that expression. By normalized name (`_names`): (variable Symbol,
+    expression); a value that is not an expression in that variable alone is left out (it has no meaning here)."""
+    out: dict = {}
+    for name, var in dict(getattr(p, "function_of", None) or {}).items():
+        x = var if isinstance(var, sp.Symbol) else sp.Symbol(str(var))
+        value = p.get(name) if hasattr(p, "get") else None
+        try:
+            e = sp.sympify(value, locals={x.name: x}) if isinstance(value, str) else value
+        except (sp.SympifyError, SyntaxError, TypeError, ValueError, AttributeError):
+            continue
+        if isinstance(e, sp.Expr) and e.free_symbols <= {x}:
+            for n in _names(str(name)):
+                out.setdefault(n, (x, e))
+    return out
+
+
 class _Comparer:
     """A step against the printed relations of one label, in named parts:
       `_symbolic_points` / `_numeric_points`  unify the print's symbols with the step's (by name) and choose the
@@ -1037,9 +1212,10 @@ class _Comparer:
         self.mats: dict[str, sp.MatrixSymbol] = {}     # the step's matrix symbols (random entries at each point)
         self.arrays: list[dict] = []
         self.raw_points: list[dict] = []    # a numeric step's points as its routines take them (arrays, strings)
-        self.nodes = list(nodes)
+        self.nodes = [_optima(n) for n in nodes]     # a printed optimum over one real variable is a value
         self.misprinted = {k for k, n in enumerate(nodes) if any(n == m for m in misprinted)}
-        self.printed_syms = set().union(*[n.free_symbols for n in nodes])
+        self.functions: list[dict] = []     # per point of a numeric step: its functions by name (`_point_functions`)
+        self.printed_syms = set().union(*[n.free_symbols for n in self.nodes])
         # a side Subs(E, x, v) is also compared before its substitution: E with x sampled like the step's own symbols
         # (the print's p(u) = E(u, m0, rho) is the step's E before m0, rho are put in)
         self.inner = {k: side.expr for k, side in enumerate((step.lhs, step.rhs)) if isinstance(side, sp.Subs)} \
@@ -1135,6 +1311,7 @@ class _Comparer:
             pts.append(pt)
             self.arrays.append(arr)
             self.raw_points.append({getattr(k, "name", str(k)): v for k, v in p.items()})
+            self.functions.append(_point_functions(p))
         self.pts = pts
         if self.proportional:
             self.fixed = sorted({k for pt in pts for k, v in pt.items() if isinstance(v, sp.Integer)})
@@ -1206,7 +1383,10 @@ class _Comparer:
         over entries lo..hi of the printed bounds, an upper bound that is one symbol the last entry (sum_{j=1}^{P}
         f(beta_j) at beta = (b1, b2) is f(b1) + f(b2); sum_{j=2}^{P} is f(b2)); any other upper bound (L - 1) leaves
         the sum without a value; beta_k with a number k is entry k."""
-        if not self.numeric or k >= len(self.arrays) or not self.arrays[k]:
+        if not self.numeric:
+            return e
+        e = self.bind_functions(e, k)
+        if k >= len(self.arrays) or not self.arrays[k]:
             return e
         arrays = self.arrays[k]
         mats = {m: self._array_of(m, arrays).matrix() for m in e.atoms(sp.MatrixSymbol)
@@ -1257,8 +1437,24 @@ class _Comparer:
                and len(ix.indices) == 1 and ix.indices[0].is_Integer}
         return e.xreplace({a: b for a, b in rep.items() if b is not None})
 
+    def function_at(self, name: str, k: int):
+        """The function a numeric step's point k gives a printed function name (names unify as symbols do), or None."""
+        funcs = self.functions[k] if k < len(self.functions) else {}
+        return next((funcs[n] for n in _names(name) if n in funcs), None)
+
+    def bind_functions(self, e: sp.Basic, k: int) -> sp.Basic:
+        """A printed side with the functions of point k put in (`_point_functions`): f(a) of a printed f of a
+        function's name is its expression at a."""
+        rep = {}
+        for f in e.atoms(sp.core.function.AppliedUndef):
+            fn = self.function_at(f.func.__name__, k)
+            if fn is not None and len(f.args) == 1:
+                rep[f] = fn[1].xreplace({fn[0]: f.args[0]})
+        return e.xreplace(rep) if rep else e
+
     def has_meaning(self, f) -> bool:
-        return _normal(f.func.__name__) in self.stands or f.func.__name__ == _OPNORM
+        return (_normal(f.func.__name__) in self.stands or f.func.__name__ == _OPNORM
+                or (len(f.args) == 1 and self.function_at(f.func.__name__, 0) is not None))
 
     def foreign_names(self) -> list[str]:
         return sorted({_tex(s) for n in self.nodes for s in n.free_symbols if not self.has_value(s)}
@@ -1385,6 +1581,25 @@ class _Comparer:
         value there, or another value, would be credited uncompared: a slip planted in it would still 'match')."""
         return {n for k in _path_links(self.edges, i, j, pop) for n in self.edges[k][:2]} - {i, j}
 
+    def broken(self, i: int, j: int, pop: str) -> str:
+        """A printed link along the chain that states nodes[i] pop nodes[j] (`_path_links`) whose two sides have values
+        at the points and miss it at a point where the step's relation holds (a = b where a != b): the chain is not
+        what the step states there, so no match composes through it (its links would be credited as compared); ''
+        where none does. (Where the step's relation fails, a step that states the print (an erratum) keeps its match.)"""
+        path = _path_links(self.edges, i, j, pop)
+        if len(path) < 2:
+            return ""                           # one link: the step's relation itself, which the match compares
+        for k in path:
+            a, b, op = self.edges[k]
+            if op not in ("==", "<=", "<", "approx"):
+                continue
+            tol = self.approx_tol if op == "approx" else (self.rtol, self.tol)
+            for n, (x, y) in enumerate(zip(self.node_vals[a], self.node_vals[b])):
+                if x is not None and y is not None and self._step_holds(n) \
+                        and not _holds(x, y, "==" if op == "approx" else op, *tol):
+                    return f"{_tex(self.nodes[a])} {RELATION_TEX[op]} {_tex(self.nodes[b])}"
+        return ""
+
     def found(self, i: int, j: int, pop: str) -> dict:
         """The links a match of nodes[i] pop nodes[j] compares, and those of them that carry printed mathematics."""
         keys = tuple(self.base.get("all_links", ()))
@@ -1416,6 +1631,10 @@ class _Comparer:
         full = [(i, j, pop) for i, j, pop in sorted(self.paths) if pop in self.relations_stated()
                 and i in sets.get(pop, (self.m_small, self.m_big))[0] and j in sets.get(pop, (self.m_small,
                                                                                             self.m_big))[1]]
+        for t in [t for t in full if self.broken(*t)]:
+            full.remove(t)
+            self.rejected.append(f"not compared (a printed link of the chain fails at the step's points): "
+                                 f"{self.broken(*t)}")
         if not full:
             return None
         # equal values cannot tell a link from the composed chain (a = b = c: all three are one function); the sides
@@ -1477,6 +1696,11 @@ class _Comparer:
                                          f"{_tex(name_tex)} to it passes through "
                                          + ", ".join(_tex(nodes[m]) for m in sorted(between))
                                          + ", which has no value at the step's points or another one")
+                    continue
+                if self.broken(i, j, pop):
+                    self.rejected.append(f"not compared (a printed link of the chain fails at the step's points): "
+                                         f"{self.broken(i, j, pop)}, on the way from {_tex(name_tex)} to "
+                                         f"{_tex(side_tex)}")
                     continue
                 if self.own_value(k):
                     self.rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is "
