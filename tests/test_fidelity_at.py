@@ -15,6 +15,7 @@ PAPER = "adaptive-tangent"
 @pytest.mark.parametrize("label, status, slips", [
     # (11): the objective's second argument, the kind of optimum
     ("(11)", "matches the print", ((r"\omega_{2}(\tfrac{v}{z})", r"\omega_{2}(\tfrac{z}{v})"),
+                                   (r"\omega_{2}(\tfrac{v}{z})", r"\omega_{1}(\tfrac{v}{z})"),
                                    (r"\min_{1\leq z\leq v}", r"\max_{1\leq z\leq v}"),
                                    (r"\omega_{1}(z)+", r"\omega_{1}(2z)+"))),
     # (12): its first link (its second, Omega~_omega(M) = Omega_omega~(M), is one name for another: not compared)
@@ -25,6 +26,7 @@ PAPER = "adaptive-tangent"
     # a step with those values states the middle link as well, which the comparison takes first); a slip in either
     # minimum (a bound v1 <-> v2 is none: the middle equality says the two minima are one)
     ("(23)", "partly compared", ((r"\omega_{2}(\tfrac{v_{1}}{z})=", r"\omega_{2}(\tfrac{v_{2}}{z})="),
+                                 (r"\omega_{2}(\tfrac{v_{1}}{z})=", r"\omega_{1}(\tfrac{v_{1}}{z})="),
                                    (r"\omega_{2}(\tfrac{v_{1}}{z})=(\omega", r"\omega_{2}(\tfrac{2v_{1}}{z})=(\omega"),
                                    (r"\min_{1\leq z\leq v_{2}}", r"\min_{2\leq z\leq v_{2}}"))),
 ])
