@@ -418,7 +418,7 @@ _OPT_DECADES = 12        # ... over an unbounded side: offsets 10^-12 .. 10^12 (
 
 class _Optimum(_WithLimits):
     r"""A printed \min_{a \le x \le b} f(x) (\max, \inf, \sup) over one real variable as a value: the variable is
-    bound (not a free symbol), its bounds are (numbers, or printed symbols the points give values to; an absent bound
+    bound (not a free symbol), its bounds free (numbers, or printed symbols the points give values to; an absent bound
     is an infinite one). `doit` evaluates it once no other symbol is left (`_optimum_value`)."""
 
     kind = "min"
@@ -452,10 +452,11 @@ def _bound_of(piece: str, names: Mapping[str, sp.Symbol]):
 
 def _optimum_of(f: sp.Basic, names: Mapping[str, sp.Symbol]):
     r"""An undefined function "\min_{S}"(objective) as the parse gives it (sources: \min_{S} f) as an `_Optimum` when
-    S bounds one real variable: "a \le x \le b" (\leq, <; or \ge from the top down), "x \ge a", "x \le b", "a < x",
-    or "x" alone (the whole real line); strict and non-strict bounds alike (the optimum over the closure). The
-    variable is the name the objective has (of two, the left one). None for anything else (x \in B, several
-    variables, a bound that is an expression)."""
+    S bounds one real variable: "a \le x \le b" (\leq, <; or \ge from the top down), "x \ge a", "x \le b", "a < x";
+    strict and non-strict bounds alike (the optimum over the closure). Of two pieces the variable is the one that is a
+    name of the objective. None for anything else: x \in B, a variable with no bound (\min_{w}: it may be a vector),
+    both pieces names of the objective (which is the variable, the print does not say), a bound that is an
+    expression."""
     m = _OPT_NAME.fullmatch(f.func.__name__)
     if m is None or len(f.args) != 1:
         return None
@@ -468,15 +469,16 @@ def _optimum_of(f: sp.Basic, names: Mapping[str, sp.Symbol]):
     own = {s.name.replace(" ", ""): s for s in obj.free_symbols if isinstance(s, sp.Symbol)}
     names = {**names, **own}
     if len(pieces) == 1:
-        k, lo, hi = 0, -sp.oo, sp.oo
-    elif len(pieces) == 3:
+        return None
+    if len(pieces) == 3:
         k = 1
         lo, hi = (_bound_of(pieces[0], names), _bound_of(pieces[2], names))
         lo, hi = (lo, hi) if ops[0] == "<=" else (hi, lo)
     else:
-        k = next((i for i, p in enumerate(pieces) if p.replace(" ", "") in own), None)
-        if k is None:
+        ks = [i for i, p in enumerate(pieces) if p.replace(" ", "") in own]
+        if len(ks) != 1:
             return None
+        k = ks[0]
         c = _bound_of(pieces[1 - k], names)
         below = (ops[0] == ">=") == (k == 0)          # x >= c, c <= x: c is the lower bound
         lo, hi = (c, sp.oo) if below else (-sp.oo, c)
