@@ -19,9 +19,9 @@ from theorylab.authoring import Constraint, Entry, Source
 from theorylab.authoring import Z, expression, matrix, scalar, vector
 
 from .omega_proofs import DERIVATIONS as PROOF_DERIVATIONS
-from .omega_solver import (EXAMPLES, _diag_reference, _oplus_reference, _spectral_reference, _theorem1_reference,
-                           _tilde_mp, _tilde_oplus_reference, _tilde_reference, oplus, prepare, spectral_penalty,
-                           theorem1, tilde, tilde_oplus)
+from .omega_solver import (EXAMPLES, OmegaPoint, _diag_reference, _oplus_reference, _spectral_reference,
+                           _theorem1_reference, _tilde_mp, _tilde_oplus_reference, _tilde_reference, oplus, prepare,
+                           spectral_penalty, theorem1, tilde, tilde_oplus)
 
 SEED = "003_682109963104011b.txt"
 def _omega_param(name: str, doc: str):
@@ -285,6 +285,9 @@ def _dev_points():
 
 
 O1O2 = tuple((a, b) for a in EXAMPLES[:4] for b in EXAMPLES[:4])
+# the same pairs, two different penalties first: the machine comparison of (11) reads the first two points, where
+# omega1 = omega2 would not tell omega1(z) + omega2(v/z) from a print that swapped or repeated one of them
+O1O2_DISTINCT_FIRST = tuple(sorted(O1O2, key=lambda ab: ab[0] == ab[1]))
 LEMMA5_PAIRS = (("(z-1)**2", "Abs(z-1)"), ("Abs(z-1)**3", "(z-1)**2"), ("exp(z-1)-z", "Abs(z-1)"))
 
 
@@ -359,7 +362,9 @@ def _tilde_kkt_bound(omega, v):
 
 
 def _tilde_points():
-    return ({"omega": om, "v": v} for om in EXAMPLES for v in (0.0, 1e-4, 0.05, 0.5, 0.7071, 1.0, 3.0, 50.0, 1e4))
+    # v = 0.5 and 3.0 first: the machine comparison of (12) reads the first two points (where omega~ is v^2 to within
+    # its O(v^4), 1e-4 and 0, a slip in the print's v^2/z^2 would hardly show)
+    return (OmegaPoint(omega=om, v=v) for om in EXAMPLES for v in (0.5, 3.0, 0.0, 1e-4, 0.05, 0.7071, 1.0, 50.0, 1e4))
 
 
 MATS = (((3.0, 0.0), (0.0, 0.5)), ((1.0, 2.0, 0.0), (-1.0, 0.5, 3.0)), ((1e-3, 2.0), (4.0, -7.0), (0.0, 1.0)))
@@ -520,7 +525,8 @@ DERIVATIONS = (
                  "penalty of (29)"),
         Step("(11): omega.oplus's value equals min_{1<=z<=v} omega1(z) + omega2(v/z) solved directly", lhs=_oplus_value,
              rhs=_oplus_direct, rtol=VALUE_RTOL, tol_source=VALUE_SOURCE,
-             search=lambda: ({"omega1": a, "omega2": b, "v": v} for a, b in O1O2 for v in (1.0, 1.5, 4.0, 30.0)),
+             search=lambda: (OmegaPoint(omega1=a, omega2=b, v=v) for a, b in O1O2_DISTINCT_FIRST
+                             for v in (1.5, 4.0, 30.0, 1.0)),
              cites=('(11)',), fidelity="as printed", why="(11)'s definition, evaluated by the entry"),
         Step("Prop. 4: omega1 (+) omega2 is strictly increasing on [1, oo) (entry omega.oplus)", lhs=_oplus_v1, rhs=_oplus_v2,
              relation="<", search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y} for a, b in O1O2

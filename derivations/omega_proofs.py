@@ -17,7 +17,7 @@ from theorylab.authoring import solvers
 from theorylab.authoring import Amendment, Derivation, Erratum, Step
 from theorylab.authoring import Z
 
-from .omega_solver import prepare
+from .omega_solver import OmegaPoint, prepare
 
 SEED = "003_682109963104011b.txt"
 z = Z
@@ -397,8 +397,9 @@ def _oplus_v2_p4(omega1, omega2, v1, v2):
 
 
 def _eq23_points():
-    return ({"omega1": a, "omega2": b, "v1": x, "v2": y}
-            for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"))
+    # two different penalties first (the machine comparison of (23) reads the first two points)
+    return (OmegaPoint(omega1=a, omega2=b, v1=x, v2=y)
+            for a, b in (("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"), ("(z-1)**2", "(z-1)**2"))
             for x, y in ((1.0, 1.5), (1.5, 4.0), (3.0, 7.0)))
 
 
@@ -430,8 +431,8 @@ PROP4 = Derivation(
              why="omega2 evaluated as written, also below 1 (v1/z < 1 for z > v1)"),
         Step("(23), middle equality: the min over [1, v2] equals the min over [1, v1] (40-digit minimizations)",
              lhs=_min_over_v2, rhs=_min_over_v1, rtol=1e-30, tol_source="40-digit golden section: values within 1e-35 relative",
-             search=lambda: ({"omega1": a, "omega2": b, "v1": x, "v2": y}
-                             for a, b in (("(z-1)**2", "(z-1)**2"), ("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"))
+             search=lambda: (OmegaPoint(omega1=a, omega2=b, v1=x, v2=y)
+                             for a, b in (("Abs(z-1)", "exp(z-1)-z"), ("Abs(z-1)**3", "Abs(z-1)"), ("(z-1)**2", "(z-1)**2"))
                              for x, y in ((1.0, 2.0), (1.5, 4.0), (3.0, 7.0))), cites=('(23)',), fidelity="as printed"),
         Step("corrected Prop. 4, case split on the minimizer z2 at v2: (+)(v1) <= the branch's bound (entry omega.oplus)",
              lhs=_oplus_v1, rhs=_branch_bound, relation="<=", search=_case_points, rtol=VALUE_RTOL,

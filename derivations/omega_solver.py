@@ -14,6 +14,16 @@ from theorylab.authoring import solvers
 from theorylab.authoring import Z, DomainError
 
 GRID = np.unique(np.concatenate([1 + np.logspace(-9, 0, 200), np.logspace(0.31, 6, 400)]))  # z > 1, sorted
+class OmegaPoint(dict):
+    """A search point whose penalties (omega, omega1, omega2) are functions of z written as SymPy text, as the steps'
+    routines take them: `function_of` says so to the machine comparison (theorylab's fidelity), where a printed
+    omega(z), omega_1(z) is then the point's function (the step's own omega, by name), never a formula of the map."""
+
+    @property
+    def function_of(self) -> dict:
+        return {k: "z" for k in ("omega", "omega1", "omega2") if k in self}
+
+
 EXAMPLES = ("(z-1)**2", "Abs(z-1)", "Abs(z-1)**3", "exp(z-1)-z", "(z-1)**2 + Abs(z-1)", "Abs(z-1)**(3/2)")
 
 

@@ -284,6 +284,62 @@ def test_a_numeric_steps_vector_and_matrix_points_bind_the_printed_names():
     assert _compare(r"N(W) = \|W\|_{op}^2", frob, notation).verdict != "matches"
 
 
+def test_no_match_composes_through_a_printed_link_that_fails_at_the_points():
+    """A chain's match through a printed link whose two sides have values at the points is credited only where that
+    link holds there: a = b = c with b another function does not compose to the step's a = c, and a name N > b = a
+    with b != a is no name match of a (adaptive-tangent (23) with a slip in its first minimum: the link between the
+    two minima would have been credited as compared)."""
+    c = _compare(r"x^2 + 2x + 1 = x^2 = (x + 1)^2", _step((x + 1) ** 2, x**2 + 2 * x + 1))
+    assert c.verdict != "matches" and "fails at the step's points" in c.how, c
+    c = _compare(r"N(x) > x^2 + 1 = x^2", _step(x**2 + 1, x**2, relation=">"))
+    assert c.verdict != "matches", c            # here its printed x^2 + 1 = x^2 differs decisively
+    assert _compare(r"N(x) > x^2 + 1 > x^2", _step(x**2 + 1, x**2, relation=">")).verdict == "matches"
+
+
+class _FunctionPoint(dict):
+    """A search point whose value under "w" is a function of t written as SymPy text (`function_of`)."""
+
+    function_of = {"w": "t"}
+
+
+def test_a_printed_optimum_over_one_variable_is_evaluated_with_the_points_functions():
+    r"""A printed \min_{1 \le z \le v} f over one real variable (adaptive-tangent (11), (12), (23)) is a value: its
+    bounds read from the subscript, its objective minimized numerically at the step's points, where a printed w(z) is
+    the point's function of the same name (declared by the point's `function_of`); the other side, a name, is what
+    the step computes. A wrong objective, bound or kind (max for min) is no match, and a point that does not declare
+    its function leaves the print without a value."""
+    def exact(w, v):                 # w = (t - 1)^2: the minimum of (z - 1)^2 + v^2/z^2 by its stationarity condition
+        zs = [r for r in sp.Poly(2 * (sp.Symbol("q") - 1) * sp.Symbol("q") ** 3 - 2 * sp.Float(v) ** 2).nroots()
+              if r.is_real and 1 <= r <= v] + [1, v]
+        return float(min((q - 1) ** 2 + (v / q) ** 2 for q in zs))
+
+    pts = [_FunctionPoint(w="(t-1)**2", v=3.0), _FunctionPoint(w="(t-1)**2", v=5.0)]
+    step = Step(label="s", lhs=exact, rhs=lambda w, v: exact(w, v), search=lambda: pts, rtol=1e-12, tol_source="roots",
+                cites=("(1)",), fidelity=AS_PRINTED)
+    c = _compare(r"g(v) = \min_{1\leq z\leq v} w(z) + \frac{v^{2}}{z^{2}}", step)
+    assert c.verdict == "matches" and "names what the step computes" in c.how, c
+    assert _compare(r"g(v) = \min_{1\leq z\leq v} w(z) + \frac{v^{2}}{z^{3}}", step).verdict != "matches"
+    assert _compare(r"g(v) = \min_{1\leq z\leq v} w(2z) + \frac{v^{2}}{z^{2}}", step).verdict != "matches"
+    assert _compare(r"g(v) = \max_{1\leq z\leq v} w(z) + \frac{v^{2}}{z^{2}}", step).verdict != "matches"
+    assert _compare(r"g(v) = \min_{1\leq z\leq 2} w(z) + \frac{v^{2}}{z^{2}}", step).verdict != "matches"
+    # one bound: z >= 1 (the minimum lies below v, so the unbounded side changes nothing)
+    assert _compare(r"g(v) = \min_{z\geq 1} w(z) + \frac{v^{2}}{z^{2}}", step).verdict == "matches"
+    # an unbounded side where the objective decreases without end: no value, never a match
+    c = _compare(r"g(v) = \min_{z\geq 1} w(z) - z^{3}", step)
+    assert c.verdict != "matches", c
+    # without `function_of` the print's w has no meaning at the points
+    plain = replace(step, search=lambda: [dict(p) for p in pts])
+    c = _compare(r"g(v) = \min_{1\leq z\leq v} w(z) + \frac{v^{2}}{z^{2}}", plain)
+    assert c.verdict == "not compared", c
+    # the optimum's value itself: a maximum, an empty interval, a bound that is an expression (not read)
+    t = sp.Symbol("t")
+    assert fidelity._Maximum(3 - (t - 2) ** 2, (t, 0, 5)).doit() == pytest.approx(3, abs=1e-25)
+    assert fidelity._Optimum(t, (t, 3, 1)).doit() is sp.nan
+    for name in (r"\min_{1\le  t\le  2v}", r"\min_{t}", r"\min_{v\le  t}"):   # unread: left as they are
+        f = sp.Function(name)(t + sp.Symbol("v"))
+        assert fidelity._optima(f) == f, name
+
+
 def test_a_misprinted_display_is_skipped_in_chains_and_is_never_a_name():
     """features-are-fate (28)-(30) with erratum 002-eq29: a chain link an erratum says is misprinted is skipped when
     the chain is composed (the chain composes around it, and its link is never "covered" by a composition through
