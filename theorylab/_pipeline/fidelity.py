@@ -432,6 +432,30 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
     return _number(e)
 
 
+def _routine_value(x: Any):
+    """A routine side's value at a point (a step with numeric sides): a number (`_number`), or, where the routine
+    returns a vector or matrix of two or more finite real entries (a numpy array, nested lists), that matrix as an
+    `_Arr` (a vector as a column), compared entrywise with a printed matrix side of the same shape (a printed matrix
+    built of names the notation binds to matrices the points carry). None otherwise."""
+    v = _number(x)
+    if v is not None or isinstance(x, (sp.Basic, int, float)):
+        return v
+    try:
+        import mpmath
+        import numpy as np
+
+        arr = np.asarray(x)
+        if arr.dtype == object or not np.isrealobj(arr) or arr.ndim not in (1, 2) or arr.size < 2:
+            return None
+        arr = np.asarray(arr, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if not np.all(np.isfinite(arr)):
+        return None
+    arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+    return _Arr(tuple(arr.shape), tuple(mpmath.mpf(float(e)) for e in arr.ravel()))
+
+
 _OPNORM = "\\|\\cdot\\|_{op}"          # sources._matrix_meaning: the largest singular value of a matrix
 
 
@@ -1175,7 +1199,7 @@ class _Comparer:
             args = dict(self.raw_points[index]) if index < len(self.raw_points) else {}
             args.update({k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer) else v)
                          for k, v in pt.items()})
-            return _number(side(**args))
+            return _routine_value(side(**args))
         e = self.ready(side)
         if self.numeric:
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
