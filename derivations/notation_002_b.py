@@ -130,6 +130,13 @@ REWRITES: tuple = (
     # beta_s the teacher (d x 1), W_4 the last layer (d x 1)
     (r"\boldsymbol{W}_1 \dots \boldsymbol{W}_{L-1} \boldsymbol{W}_L = \boldsymbol{\beta}_{\mathrm{s}}",
      r"\check{W}_{1} \check{W}_{2} \check{W}_{3} \check{W}_{4} = \check{\beta}_{s}"),
+    # (70), (72) at L = 4 (the pretrained limit instance of (74)): W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, u_1 the top left
+    # singular vector of W_1, v_{L-1} = v_3 as in (74), c 'for some c in R' (the text after (70)) one symbol; (72)'s
+    # v_{L_1} is the conversion's v_{L-1} (no L_1 is defined: the subscript's minus sign read as an underscore)
+    (r"\boldsymbol{W}_1 \boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1} = c \boldsymbol{u}_1 \boldsymbol{v}_{L-1}^T",
+     r"\check{W}_{1} \check{W}_{2} \check{W}_{3} = \check{c} \check{u}_{1} \check{v}_{3}^{T}"),
+    (r"= c \boldsymbol{u}_1(\boldsymbol{v}_{L_1}^T \boldsymbol{W}_L)",
+     r"= \check{c} \check{u}_{1} (\check{v}_{3}^{T} \check{W}_{4})"),
     # (74) and (120) (the same display) at L = 4: W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, v_{L-1} is v_3, the top right
     # singular vector of W_3 (B.3: 'u_l, v_l the top left and right singular vectors of W_l'), d x 1
     (r"\boldsymbol{W}_1 \boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1} = \boldsymbol{\beta}_{\mathrm{s}} "
@@ -222,6 +229,9 @@ SYMBOLS: dict = {
     # data X (5 x d) and Phi = X W_1 W_2 W_3 (5 x d; the points carry no value of it: a name of what the step computes)
     "\\check{W}_{4}": _mat("W_4", 1), "\\check{\\beta}_{s}": _mat("beta_s", 1), "\\check{v}_{3}": _mat("v_3", 1),
     "\\check{X}": sp.MatrixSymbol("X", 5, D3), "\\check{\\Phi}": sp.MatrixSymbol("Phi", 5, D3),
+    # (70), (72): u_1 (d x 1) and the constant c of (70) (the points carry c = u_1^T W_1 W_2 W_3 v_3, the only c for
+    # which (70) can hold)
+    "\\check{u}_{1}": _mat("u_1", 1), "\\check{c}": sp.Symbol("c_lim", real=True),
     # (33)-(35), (76)-(81) (rewritten above): dL/dt, dL_par/dt and the per-layer gradient terms (tuples l = 1..L)
     "q_{Ldot}": sp.Symbol("Ldot", real=True), "q_{Lpardot}": sp.Symbol("Lpardot", real=True),
     "\\mathfrak{a}": sp.IndexedBase("gWdot"),       # <grad_l L, dW_l/dt>

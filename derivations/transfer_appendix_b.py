@@ -1052,6 +1052,34 @@ def _v_last(ws):
     return v if float(v @ ws[-1][:, 0]) > 0 else -v
 
 
+def _u_first(ws):
+    """u_1: the top left singular vector of W_1 (numpy's SVD; its sign is numpy's)"""
+    return np.linalg.svd(ws[0])[0][:, 0]
+
+
+def _c_lim(ws):
+    """c of (70), 'for some c in R': u_1^T W_1 .. W_{L-1} v_{L-1}, the only c for which (70) can hold (u_1, v_{L-1}
+    unit vectors)"""
+    return float(_u_first(ws) @ _prod(ws[:-1]) @ _v_last(ws))
+
+
+def _cuv_lim(**p):
+    """c u_1 v_{L-1}^T at the limit instance"""
+    ws = _limit(p["d"], p["L"], p["seed"])[0]
+    return _c_lim(ws) * np.outer(_u_first(ws), _v_last(ws))
+
+
+def _beta_s_lim(**p):
+    """beta_s, the limit instance's teacher (d x 1)"""
+    return _limit(p["d"], p["L"], p["seed"])[1]
+
+
+def _cu_vw_lim(**p):
+    """c u_1 (v_{L-1}^T W_L) at the limit instance"""
+    ws = _limit(p["d"], p["L"], p["seed"])[0]
+    return (_c_lim(ws) * float(_v_last(ws) @ ws[-1][:, 0]) * _u_first(ws)).reshape(-1, 1)
+
+
 def _phi_lim(**p):
     """W_1 .. W_{L-1} at the limit instance (d x d)"""
     return _prod(_limit(p["d"], p["L"], p["seed"])[0][:-1])
@@ -1087,8 +1115,8 @@ def _limit_premises(**p):
 
 
 class _LimitPoint(dict):
-    """A limit-instance point with the instance's matrices the notation names (`state_values`: W_1, W_2, W_3, beta_s,
-    v_3, X), for the machine comparison of (74), (119), (120) at L = 4."""
+    """A limit-instance point with the instance's matrices the notation names (`state_values`: W_1, .., W_4, beta_s,
+    u_1, v_3, c, X), for the machine comparison of (70), (72), (74), (119), (120) at L = 4."""
 
     state_values: frozenset = frozenset()
 
@@ -1100,9 +1128,10 @@ def LIMIT():
         ws, beta_s, x = _limit(d, L, seed)
         pt = _LimitPoint(d=d, L=L, seed=seed)
         if L == 4:
-            pt.update({"W_1": ws[0], "W_2": ws[1], "W_3": ws[2], "beta_s": beta_s, "v_3": _v_last(ws).reshape(-1, 1),
+            pt.update({"W_1": ws[0], "W_2": ws[1], "W_3": ws[2], "W_4": ws[3], "beta_s": beta_s,
+                       "v_3": _v_last(ws).reshape(-1, 1), "u_1": _u_first(ws).reshape(-1, 1), "c_lim": _c_lim(ws),
                        "X": x})
-            pt.state_values = frozenset(("W_1", "W_2", "W_3", "beta_s", "v_3", "X"))
+            pt.state_values = frozenset(("W_1", "W_2", "W_3", "W_4", "beta_s", "v_3", "u_1", "c_lim", "X"))
         out.append(pt)
     return out
 
@@ -1246,6 +1275,16 @@ B3 = Derivation(
         Step("the pretrained limit instance of (74), (119), (120): balanced, rank one, aligned, W_1..W_L = beta_s, "
              "||beta_s|| = 1 (residual 0)", lhs=_limit_premises, rhs=sp.Integer(0), search=LIMIT, tol=1e-12,
              tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices"),
+        Step("(70): W_1 .. W_{L-1} = c u_1 v_{L-1}^T at the pretrained limit (d = 3, L = 4; d = 2, L = 3), c = u_1^T "
+             "W_1 .. W_{L-1} v_{L-1}", lhs=_phi_lim, rhs=_cuv_lim, search=LIMIT, tol=1e-12,
+             tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices", cites=("(70)",),
+             fidelity="as printed",
+             why="'for some c in R': the only candidate, the projection u_1^T Phi v_{L-1}; the identity then says that "
+             "the product is rank one along W_1's top left and W_{L-1}'s top right singular vectors"),
+        Step("(72): beta_s = c u_1 (v_{L-1}^T W_L) at the pretrained limit, c of (70)", lhs=_beta_s_lim, rhs=_cu_vw_lim,
+             search=LIMIT, tol=1e-12, tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices",
+             cites=("(72)",), fidelity="as printed",
+             why="(71) with (70) put in; the print's v_{L_1} is v_{L-1} (notation_002_b)"),
         Step("(74), (120): W_1 .. W_{L-1} = beta_s v_{L-1}^T at the pretrained limit (d = 3, L = 4; d = 2, L = 3)",
              lhs=_phi_lim, rhs=_beta_v_lim, search=LIMIT, tol=1e-12,
              tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices", cites=("(74)", "(120)"),

@@ -38,6 +38,10 @@ def _rewritten(label):
     ("(71)", "B3", "(71):", r"\check{W}_{1} \check{W}_{2} \check{W}_{3}", r"\check{W}_{2} \check{W}_{1} \check{W}_{3}"),
     # (71): a sign
     ("(71)", "B3", "(71):", r"= \check{\beta}_{s}", r"= - \check{\beta}_{s}"),
+    # (70) at the pretrained limit: u_1 and v_{L-1} exchanged
+    ("(70)", "B3", "(70)", r"\check{c} \check{u}_{1} \check{v}_{3}^{T}", r"\check{c} \check{v}_{3} \check{u}_{1}^{T}"),
+    # (72): u_1 in place of v_{L-1} in the inner product
+    ("(72)", "B3", "(72)", r"(\check{v}_{3}^{T} \check{W}_{4})", r"(\check{u}_{1}^{T} \check{W}_{4})"),
     # (74) and (120) at the pretrained limit: the sign of the right side (v_{L-1} signed as the text after (73) reads it)
     ("(74)", "B3", "(74), (120)", r"= \check{\beta}_{s}", r"= - \check{\beta}_{s}"),
     ("(120)", "B3", "(74), (120)", r"= \check{\beta}_{s}", r"= - \check{\beta}_{s}"),
