@@ -42,7 +42,12 @@ def fro(m):
     """||W_l||_F, ||Wbar_{l+1}||_F, ..., ||Wbar_1||_F (the Frobenius norms of (49)-(51), (57), (61), (87)): one symbol
     each."""
     at = _layer(m)
-    return sp.Symbol("fro_" + at, nonnegative=True) if at else sp.Function("\\|\\cdot\\|_{F}")(m)
+    if at:
+        return sp.Symbol("fro_" + at, nonnegative=True)
+    if isinstance(m, sp.Indexed) and len(m.indices) == 1 and m.base.label.name in ("W", "\\bar{W}"):
+        # (50): ||W_k||_F, ||Wbar_{k+1}||_F of a summation index k: the k-th entry of the per-layer tuple (k = 1..L)
+        return sp.IndexedBase("froW" if m.base.label.name == "W" else "froWbar")[m.indices[0]]
+    return sp.Function("\\|\\cdot\\|_{F}")(m)
 
 
 def op(m):
@@ -137,6 +142,11 @@ REWRITES: tuple = (
      r"\check{W}_{1} \check{W}_{2} \check{W}_{3} = \check{c} \check{u}_{1} \check{v}_{3}^{T}"),
     (r"= c \boldsymbol{u}_1(\boldsymbol{v}_{L_1}^T \boldsymbol{W}_L)",
      r"= \check{c} \check{u}_{1} (\check{v}_{3}^{T} \check{W}_{4})"),
+    # (50): the sum over k = l..L-1 of (49)'s left side, ||W_k||_F^2 - ||W_{k+1}||_F^2 (the text: 'Taking the trace of
+    # both sides in (32)' gives (49) for each layer; its right side sums the parenthesized difference): the print's
+    # summand written without its parentheses would leave k free in the second term
+    (r"\sum_{k=l}^{L-1} \|\boldsymbol{W}_k\|_F^2 - \|\boldsymbol{W}_{k+1}\|_F^2 =",
+     r"\sum_{k=l}^{L-1} (\|\boldsymbol{W}_k\|_F^2 - \|\boldsymbol{W}_{k+1}\|_F^2) ="),
     # (74) and (120) (the same display) at L = 4: W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, v_{L-1} is v_3, the top right
     # singular vector of W_3 (B.3: 'u_l, v_l the top left and right singular vectors of W_l'), d x 1
     (r"\boldsymbol{W}_1 \boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1} = \boldsymbol{\beta}_{\mathrm{s}} "

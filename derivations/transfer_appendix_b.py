@@ -253,6 +253,8 @@ _PRINTED = {
        for w in ("W", "Wbar") for a in ("l", "l1", "L", "1")},               # ||W_l||_F, ||Wbar_{l+1}||_F, ...
     **{f"op_{w}_{a}": (lambda st, p, n=f"{w}_{a}": float(np.linalg.norm(_layer_of(st, p, n), 2)))
        for w in ("W", "Wbar") for a in ("l", "l1", "L", "1")},               # ||W_l||_op, ...
+    "froW": lambda st, p: tuple(float(np.linalg.norm(w)) for w in st["ws"]),       # ||W_k||_F, k = 1..L
+    "froWbar": lambda st, p: tuple(float(np.linalg.norm(w)) for w in st["wbar"]),  # ||Wbar_k||_F, k = 1..L
     "op_Dbar_l": lambda st, p: float(np.linalg.norm(_dbar(st, p["l"]), 2)),  # ||Wbar_l^T Wbar_l - ..||_op
     "s_l": lambda st, p: float(_top(st, p["l"])[1]),                          # top singular value of W_l
     "s_l1": lambda st, p: float(_top(st, p["l"] + 1)[1]),                     # of W_{l+1}
@@ -1153,7 +1155,8 @@ B3 = Derivation(
                              "needs the residual to vanish and is unaffected.")),
         Step("(49): ||W_l||_F^2 - ||W_{l+1}||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2)", lhs=_lp(_fro_diff),
              rhs=_lp(_fro_diff0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_l1", "fro_Wbar_l", "fro_Wbar_l1"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",), fidelity="as printed"),
-        Step("(50): the sum of (49) over k = l..L-1", lhs=_lp(_sum50), rhs=_lp(_sum50bar), search=PAIRS, tol=ODE_TOL,
+        Step("(50): the sum of (49) over k = l..L-1", lhs=_lp(_sum50), rhs=_lp(_sum50bar),
+             search=_printed_pts(PAIRS, "froW", "froWbar"), tol=ODE_TOL,
              tol_source=ODE_SRC, cites=("(50)",), fidelity="as printed"),
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", lhs=_lp(_fro_lL),
              rhs=_lp(_fro_lL0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_L", "fro_Wbar_l", "fro_Wbar_L"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),

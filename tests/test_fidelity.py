@@ -646,3 +646,22 @@ def test_a_numeric_steps_matrix_valued_sides_are_compared_entrywise():
     assert fidelity._routine_value(np.array([1 + 1j, 2.0])) is None
     c = _compare(r"k = 1", step, notation)
     assert c.verdict != "matches", c
+
+
+def test_a_sums_bounds_that_are_expressions_of_the_points_values_are_read():
+    """A printed sum over a point's per-layer tuple whose bounds are symbols or expressions of the point's values
+    (features-are-fate (50): sum_{k=l}^{L-1} of the layers' norms) runs over those entries; a bound the point has no
+    value for leaves it without one, and a wrong bound (L in place of L - 1) is no match."""
+    pts = [{"f": (1.0, 2.0, 4.0, 8.0), "l": 1, "L": 4}, {"f": (3.0, 0.5, 2.0), "l": 2, "L": 3}]
+    step = Step(label="s", lhs=lambda f, l, L: sum(f[k - 1] ** 2 - f[k] ** 2 for k in range(l, L)),
+                rhs=lambda f, l, L: f[l - 1] ** 2 - f[L - 1] ** 2, search=lambda: pts, cites=("(1)",),
+                fidelity=AS_PRINTED)
+    notation = sources.NotationMap(symbols={"f": sp.IndexedBase("f")})
+    c = _compare(r"S = \sum_{k=l}^{L-1} (f_{k}^2 - f_{k+1}^2)", step, notation)
+    assert c.verdict == "matches", c
+    assert _compare(r"S = \sum_{k=l}^{L} (f_{k}^2 - f_{k+1}^2)", step, notation).verdict != "matches"
+    assert _compare(r"S = \sum_{k=l}^{L-2} (f_{k}^2 - f_{k+1}^2)", step, notation).verdict != "matches"
+    assert _compare(r"S = \sum_{k=m}^{L-1} (f_{k}^2 - f_{k+1}^2)", step, notation).verdict != "matches"
+    assert fidelity._bound_at(sp.Symbol("L") - 1, {"L": 4}) == 3
+    assert fidelity._bound_at(sp.Symbol("L") - 1, {}) is None
+    assert fidelity._bound_at(sp.Symbol("L") / 2, {"L": 3}) is None

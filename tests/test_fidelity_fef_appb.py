@@ -97,3 +97,25 @@ def test_39_compares_the_conservation_law_not_only_the_steps_arithmetic(monkeypa
     finally:
         monkeypatch.undo()
         B._state.cache_clear()
+
+
+@pytest.mark.parametrize("good, slip", [
+    (r"\|\boldsymbol{W}_{k+1}\|_F^2) =", r"\|\boldsymbol{W}_{k+2}\|_F^2) ="),     # the next layer's norm
+    (r"\alpha^2 \sum_{k=l}^{L-1}", r"\alpha^2 \sum_{k=l}^{L}"),                     # the right side's upper bound
+    (r"\alpha^2 \sum", r"\alpha \sum"),                                               # the power of alpha
+])
+def test_50_sums_the_layers_norms_between_the_points_bounds(good, slip):
+    """(50): sum_{k=l}^{L-1} (||W_k||_F^2 - ||W_{k+1}||_F^2) = alpha^2 sum_{k=l}^{L-1} (...) with the layers' norms as
+    the points' per-layer tuples (froW, froWbar) and the bounds l, L - 1 read at each point (fidelity._bound_at):
+    it matches the step; a slip in the summand, a bound or the power of alpha does not."""
+    from theorylab.derivations.notation_002 import NOTATION
+    from theorylab._pipeline.fidelity import compare_step
+    from theorylab._sources.sources import parse_display
+
+    step = _step("B3", "(50)")
+    text, lead = _rewritten("(50)")
+    assert good in text, text
+    assert compare_step("(50)", parse_display(text, NOTATION, lead=lead), step).verdict == "matches"
+    planted = parse_display(text.replace(good, slip, 1), NOTATION, lead=lead)
+    assert isinstance(planted, tuple), planted
+    assert compare_step("(50)", planted, step).verdict != "matches"
