@@ -1204,7 +1204,7 @@ B3 = Derivation(
                              severity="wrong-constant",
                              note="fails when ||Dbar_l||_op < 1; the square is carried into (62), (63), (65) and C_l "
                              "of (67), which should carry ||Dbar_l||_op; the form alpha^2 C_l of (66) survives",
-                             at=_PrintedAt(AT_59, "s_l", "op_Dbar_l"))),
+                             at=_PrintedAt(AT_59, "s_l", "op_Dbar_l", "vWWv_l", "vDv_l"))),
         Step("(59) corrected: v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op", lhs=_lp(_vW1W1v),
              rhs=_lp(_rhs59_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
         Step("(60) as printed: v^T W_{l+1} W_{l+1}^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v", lhs=_lp(_vW1W1v),

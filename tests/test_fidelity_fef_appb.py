@@ -119,3 +119,20 @@ def test_50_sums_the_layers_norms_between_the_points_bounds(good, slip):
     planted = parse_display(text.replace(good, slip, 1), NOTATION, lead=lead)
     assert isinstance(planted, tuple), planted
     assert compare_step("(50)", planted, step).verdict != "matches"
+
+
+@pytest.mark.parametrize("old, new", [
+    (r"\geq s_l^2 - \alpha^2", r"\geq s_l^2 - \alpha"),                   # the power of alpha
+    (r"\|_{\text{op}}^2", r"\|_{\text{op}}"),                              # erratum 002-eq59's truth, not the print
+])
+def test_59_the_erratum_step_states_the_print(old, new):
+    """(59) as printed (erratum 002-eq59: ||Dbar_l||_op^2 where ||Dbar_l||_op is meant), compared at the erratum's
+    counterexample, whose points carry s_l, ||Dbar_l||_op and (58)'s v_l^T W_l^T W_l v_l, v_l^T D_l v_l: the chain
+    (58)-(59) matches the step (which then fails: the erratum); the print planted with a slip, or with the erratum's
+    correction, does not match the as-printed step."""
+    from theorylab.testing import label_status
+
+    status, reason = label_status("features-are-fate", "(59)")
+    assert status == "matches the print", reason
+    status, reason = label_status("features-are-fate", "(59)", old, new)
+    assert status != "matches the print", reason
