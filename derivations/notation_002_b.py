@@ -42,7 +42,12 @@ def fro(m):
     """||W_l||_F, ||Wbar_{l+1}||_F, ..., ||Wbar_1||_F (the Frobenius norms of (49)-(51), (57), (61), (87)): one symbol
     each."""
     at = _layer(m)
-    return sp.Symbol("fro_" + at, nonnegative=True) if at else sp.Function("\\|\\cdot\\|_{F}")(m)
+    if at:
+        return sp.Symbol("fro_" + at, nonnegative=True)
+    if isinstance(m, sp.Indexed) and len(m.indices) == 1 and m.base.label.name in ("W", "\\bar{W}"):
+        # (50): ||W_k||_F, ||Wbar_{k+1}||_F of a summation index k: the k-th entry of the per-layer tuple (k = 1..L)
+        return sp.IndexedBase("froW" if m.base.label.name == "W" else "froWbar")[m.indices[0]]
+    return sp.Function("\\|\\cdot\\|_{F}")(m)
 
 
 def op(m):
@@ -97,6 +102,19 @@ def _smin_phi(m) -> str:
 
 
 REWRITES: tuple = (
+    # (32): D_l = W_l^T W_l - W_{l+1} W_{l+1}^T, the matrices themselves (\check names bound below to the 3 x 3
+    # MatrixSymbols W_l, W_{l+1}, D_l of the d = 3 instance, as in (53)): the order of the factors and the transposes
+    # are what the display states (the parse's product of indexed names would commute them)
+    (r"\boldsymbol{D}_{l} = \boldsymbol{W}_{l}^{T} \boldsymbol{W}_{l} - \boldsymbol{W}_{l+1} \boldsymbol{W}_{l+1}^{T}",
+     r"\check{D}_{l} = \check{W}_{l}^{T} \check{W}_{l} - \check{W}_{l+1} \check{W}_{l+1}^{T}"),
+    # (39) at L = 4 (the instance its step's first points have: d = 3, L = 4): W_{L-1}^T .. W_1^T is W_3^T W_2^T W_1^T,
+    # W_1 .. W_{L-1} is W_1 W_2 W_3, W_{L-1}^T .. W_2^T is W_3^T W_2^T and W_2 .. W_{L-1} is W_2 W_3; W_1, W_2, W_3 and
+    # D_1 of (32) the matrices themselves (\check names bound below to 3 x 3 MatrixSymbols)
+    (r"\boldsymbol{W}_{L-1}^T \dots \boldsymbol{W}_1^T \boldsymbol{W}_1 \dots \boldsymbol{W}_{L-1} = "
+     r"\boldsymbol{W}_{L-1}^T \dots \boldsymbol{W}_2^T (\boldsymbol{W}_2 \boldsymbol{W}_2^T + \boldsymbol{D}_1) "
+     r"\boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1}",
+     r"\check{W}_{3}^{T} \check{W}_{2}^{T} \check{W}_{1}^{T} \check{W}_{1} \check{W}_{2} \check{W}_{3} = "
+     r"\check{W}_{3}^{T} \check{W}_{2}^{T} (\check{W}_{2} \check{W}_{2}^{T} + \check{D}_{1}) \check{W}_{2} \check{W}_{3}"),
     # (52), (53), (60), (64): displays of matrix products and quadratic forms (the order of the factors and the
     # transposes are the mathematics; (53), (60) misprint them). There W_l, W_{l+1}, D_l and the singular vectors u_{l+1}, v_l are the
     # matrices (and vectors) themselves, named with \check (bound below to MatrixSymbols of the d = 3 instance whose
@@ -113,6 +131,31 @@ REWRITES: tuple = (
         r"\|\boldsymbol{W}_{l}\|_{\text{op}}^{2} = \boldsymbol{v}_{l}^{T}\boldsymbol{W}_{l}^{T}\boldsymbol{W}_{l}"
         r"\boldsymbol{v}_{l} \ge \boldsymbol{u}_{l+1}^{T}\boldsymbol{W}_{l}^{T}\boldsymbol{W}_{l}\boldsymbol{u}_{l+1}",
         r"s_l^2 \ge \boldsymbol{u}_{l+1}^T \boldsymbol{W}_l^T \boldsymbol{W}_l \boldsymbol{u}_{l+1}")),
+    # (71) at L = 4 (its step's points: d = 3, L = 4, a converged population flow): W_1 .. W_{L-1} W_L is W_1 W_2 W_3 W_4;
+    # beta_s the teacher (d x 1), W_4 the last layer (d x 1)
+    (r"\boldsymbol{W}_1 \dots \boldsymbol{W}_{L-1} \boldsymbol{W}_L = \boldsymbol{\beta}_{\mathrm{s}}",
+     r"\check{W}_{1} \check{W}_{2} \check{W}_{3} \check{W}_{4} = \check{\beta}_{s}"),
+    # (70), (72) at L = 4 (the pretrained limit instance of (74)): W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, u_1 the top left
+    # singular vector of W_1, v_{L-1} = v_3 as in (74), c 'for some c in R' (the text after (70)) one symbol; (72)'s
+    # v_{L_1} is the conversion's v_{L-1} (no L_1 is defined: the subscript's minus sign read as an underscore)
+    (r"\boldsymbol{W}_1 \boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1} = c \boldsymbol{u}_1 \boldsymbol{v}_{L-1}^T",
+     r"\check{W}_{1} \check{W}_{2} \check{W}_{3} = \check{c} \check{u}_{1} \check{v}_{3}^{T}"),
+    (r"= c \boldsymbol{u}_1(\boldsymbol{v}_{L_1}^T \boldsymbol{W}_L)",
+     r"= \check{c} \check{u}_{1} (\check{v}_{3}^{T} \check{W}_{4})"),
+    # (50): the sum over k = l..L-1 of (49)'s left side, ||W_k||_F^2 - ||W_{k+1}||_F^2 (the text: 'Taking the trace of
+    # both sides in (32)' gives (49) for each layer; its right side sums the parenthesized difference): the print's
+    # summand written without its parentheses would leave k free in the second term
+    (r"\sum_{k=l}^{L-1} \|\boldsymbol{W}_k\|_F^2 - \|\boldsymbol{W}_{k+1}\|_F^2 =",
+     r"\sum_{k=l}^{L-1} (\|\boldsymbol{W}_k\|_F^2 - \|\boldsymbol{W}_{k+1}\|_F^2) ="),
+    # (74) and (120) (the same display) at L = 4: W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, v_{L-1} is v_3, the top right
+    # singular vector of W_3 (B.3: 'u_l, v_l the top left and right singular vectors of W_l'), d x 1
+    (r"\boldsymbol{W}_1 \boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1} = \boldsymbol{\beta}_{\mathrm{s}} "
+     r"\boldsymbol{v}_{L-1}^T",
+     r"\check{W}_{1} \check{W}_{2} \check{W}_{3} = \check{\beta}_{s} \check{v}_{3}^{T}"),
+    # (119) at L = 4: Phi the features X W_1 .. W_{L-1} of linear transfer (Sec. 3: 'features Phi = X W_1 .. W_{L-1}'),
+    # X the n x d target data (n = 5 at the points), v_{L-1} as in (74)
+    (r"\boldsymbol{\Phi} = (\boldsymbol{X}\boldsymbol{\beta}_{\mathrm{s}})\boldsymbol{v}_{L-1}^T",
+     r"\check{\Phi} = (\check{X} \check{\beta}_{s}) \check{v}_{3}^{T}"),
     # (33)-(35), (76)-(78), (80)-(81): the gradient flow's time derivatives and per-layer gradient terms. dL/dt and
     # dL_par/dt (the loss (2)/(3) and L_par := ||r_par||^2 of B.4 along the flow) one symbol each; the per-layer terms
     # <grad_l L, dW_l/dt>, ||grad_l L||_F, <grad_l L_par, dW_l/dt>, <grad_l L_par, grad_l L>, ||grad_l L_par||_F,
@@ -189,6 +232,16 @@ SYMBOLS: dict = {
     # time; u_{l+1}, v_l the top singular vectors of W_{l+1}, W_l (B.3), d x 1
     "\\check{W}_{l}": _mat("W_l"), "\\check{W}_{l+1}": _mat("W_l1"), "\\check{D}_{l}": _mat("D_l"),
     "\\check{u}_{l+1}": _mat("u_l1", 1), "\\check{v}_{l}": _mat("v_l", 1),
+    # (39) at L = 4: the layers W_1, W_2, W_3 at the point's time and D_1 of (32) there (3 x 3 at d = 3)
+    "\\check{W}_{1}": _mat("W_1"), "\\check{W}_{2}": _mat("W_2"), "\\check{W}_{3}": _mat("W_3"),
+    "\\check{D}_{1}": _mat("D_1"),
+    # (71), (74), (119), (120) at L = 4: the last layer W_4 (d x 1), the teacher beta_s (d x 1), v_3 (d x 1), the target
+    # data X (5 x d) and Phi = X W_1 W_2 W_3 (5 x d; the points carry no value of it: a name of what the step computes)
+    "\\check{W}_{4}": _mat("W_4", 1), "\\check{\\beta}_{s}": _mat("beta_s", 1), "\\check{v}_{3}": _mat("v_3", 1),
+    "\\check{X}": sp.MatrixSymbol("X", 5, D3), "\\check{\\Phi}": sp.MatrixSymbol("Phi", 5, D3),
+    # (70), (72): u_1 (d x 1) and the constant c of (70) (the points carry c = u_1^T W_1 W_2 W_3 v_3, the only c for
+    # which (70) can hold)
+    "\\check{u}_{1}": _mat("u_1", 1), "\\check{c}": sp.Symbol("c_lim", real=True),
     # (33)-(35), (76)-(81) (rewritten above): dL/dt, dL_par/dt and the per-layer gradient terms (tuples l = 1..L)
     "q_{Ldot}": sp.Symbol("Ldot", real=True), "q_{Lpardot}": sp.Symbol("Lpardot", real=True),
     "\\mathfrak{a}": sp.IndexedBase("gWdot"),       # <grad_l L, dW_l/dt>

@@ -253,6 +253,8 @@ _PRINTED = {
        for w in ("W", "Wbar") for a in ("l", "l1", "L", "1")},               # ||W_l||_F, ||Wbar_{l+1}||_F, ...
     **{f"op_{w}_{a}": (lambda st, p, n=f"{w}_{a}": float(np.linalg.norm(_layer_of(st, p, n), 2)))
        for w in ("W", "Wbar") for a in ("l", "l1", "L", "1")},               # ||W_l||_op, ...
+    "froW": lambda st, p: tuple(float(np.linalg.norm(w)) for w in st["ws"]),       # ||W_k||_F, k = 1..L
+    "froWbar": lambda st, p: tuple(float(np.linalg.norm(w)) for w in st["wbar"]),  # ||Wbar_k||_F, k = 1..L
     "op_Dbar_l": lambda st, p: float(np.linalg.norm(_dbar(st, p["l"]), 2)),  # ||Wbar_l^T Wbar_l - ..||_op
     "s_l": lambda st, p: float(_top(st, p["l"])[1]),                          # top singular value of W_l
     "s_l1": lambda st, p: float(_top(st, p["l"] + 1)[1]),                     # of W_{l+1}
@@ -294,6 +296,11 @@ _PRINTED = {
     "W_l": lambda st, p: st["ws"][p["l"] - 1],                                # W_l(t)
     "W_l1": lambda st, p: st["ws"][p["l"]],                                   # W_{l+1}(t)
     "D_l": lambda st, p: _D(st, p["l"]),                                      # D_l(t) by (32)
+    # the matrices of (39) at L = 4 (notation_002_b binds W_1, W_2, W_3, D_1 to 3 x 3 MatrixSymbols; read at the d = 3,
+    # L = 4 points only; a layer the point's network does not have is None): entries of the point's state
+    **{f"W_{k}": (lambda st, p, k=k: st["ws"][k - 1] if k <= st["L"] else None) for k in (1, 2, 3, 4)},
+    "beta_s": lambda st, p: st["y"] if st["kind"] == "pop" else None,        # beta_s, the teacher (population)
+    "D_1": lambda st, p: _D(st, 1),                                           # D_1(t) by (32)
     "u_l1": lambda st, p: _top(st, p["l"] + 1)[0].reshape(-1, 1),             # u_{l+1}, the top left singular vector
     "v_l": lambda st, p: _top(st, p["l"])[2].reshape(-1, 1),                  # v_l, the top right singular vector
 }
@@ -382,6 +389,13 @@ BOTH = lambda: POP() + EMP()  # noqa: E731
 PAIRS = _with_l(BOTH)
 # the d = 3 points with L >= 3 and l + 1 < L (W_l, W_{l+1} both 3 x 3): the matrix instance of (52), (53), (60), (64),
 # whose printed matrices notation_002_b binds to 3 x 3 MatrixSymbols
+def D3L4_FIRST():
+    """BOTH with two d = 3, L = 4 population points first (the instance of (39) its notation names; the machine
+    comparison reads a step's first points): BOTH's (3, 4, 0.7, 2, 2.0) and one more, (3, 4, 0.5, 5, 1.0)."""
+    ps = [dict(zip(("d", "L", "alpha", "seed", "t"), (3, 4, 0.5, 5, 1.0)))] + BOTH()
+    return sorted(ps, key=lambda p: not (p["d"] == 3 and p["L"] == 4))
+
+
 def PAIRS_D3_FIRST():
     """PAIRS, the d = 3 pairs with l + 1 < L first (the machine comparison reads a step's first points)."""
     ps = PAIRS()
@@ -609,7 +623,8 @@ B2 = Derivation(
     key="transfer.appendixB2", title="Lemma 3.3 (App. B.2, eqs (32)-(46)): conservation law and exponential convergence",
     source=SEED, where="App. B.2, eqs (32)-(46)", entries=("transfer.finetune_risk",), steps=(
         Step("(32): D_l(t) = D_l(0) = alpha^2 (Wbar_l^T Wbar_l - Wbar_{l+1} Wbar_{l+1}^T) on the flow",
-             lhs=_D_t, rhs=_D_0, search=_with_l(BOTH), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(32)",),
+             lhs=_D_t, rhs=_D_0, search=_printed_pts(PAIRS_D3_FIRST, "W_l", "W_l1"), tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("(32)",),
              fidelity="as printed", why="the text's D(t) = D(0) is D_l(t) = D_l(0) for each l"),
         Step("(33): dL/dt = sum_l <grad_l L, dW_l/dt>", lhs=_Ldot, rhs=_sum_grad_wdot,
              search=_printed_pts(BOTH, "Ldot", "gWdot"), tol=CS_TOL,
@@ -646,7 +661,8 @@ B2 = Derivation(
              tol_source="float64 SVD and products of matrices of norm <= 5 (equality at the tight d = 1 point)",
              cites=("(37)",), fidelity=NOISE),
         Step("(39): Phi^T Phi = W_{L-1}^T..W_2^T (W_2 W_2^T + D_1) W_2..W_{L-1} (D_1 conserved)", lhs=_phiTphi, rhs=_rhs39,
-             search=BOTH, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(39)",), fidelity="as printed"),
+             search=_printed_pts(D3L4_FIRST, "W_1", "W_2", "W_3", "D_1"), tol=ODE_TOL, tol_source=ODE_SRC,
+             cites=("(39)",), fidelity="as printed"),
         Step("(40): (39) >= W_{L-1}^T..W_3^T (W_2^T W_2)^2 W_3..W_{L-1} (Loewner order, L >= 3)", lhs=_gap40,
              rhs=sp.Integer(0), relation=">=", search=POP3, tol=ODE_TOL, tol_source=ODE_SRC, cites=("(40)",),
              fidelity="as printed", why="the display has a W_3 only for L >= 3"),
@@ -988,6 +1004,140 @@ AT_SMALL = {"d": 2, "L": 2, "alpha": 0.1, "seed": 0, "t": 0.0, "l": 1}
 AT_59 = {"d": 1, "L": 2, "alpha": 0.8, "seed": 3, "t": 1.0, "n": 3, "kind": "emp", "l": 1}
 AT_53 = {"d": 3, "L": 3, "alpha": 0.5, "seed": 1, "t": 1.0, "l": 1}
 
+# -- Theorem 3.4's proof after (69): (70)-(74), (120) (and (119) of App. B.8) -----------------------------------------
+# (71): W_1 .. W_L = beta_s after pretraining, the t -> oo limit of the population flow (2) (Lemma 3.3), read at a
+# converged time T of the d = 3, L = 4 flow at alpha = 1, lam = 1, where the finite-time bound ||beta(T) - beta_s|| <=
+# sqrt(2 L(0)) exp(-(alpha^2 lam)^{L-1} T) (the step after (46), checked) is below 1e-15
+PRETRAINED = _pts((3, 4, 1.0, 0, 40.0), (3, 4, 1.0, 1, 40.0), lam=1.0)
+LIMIT_SRC = ("ODE_SRC, plus the finite-time bound sqrt(2 L(0)) exp(-(alpha^2 lam)^{L-1} T) < 1e-15 at T = 40 (checked "
+             "as the step after (46)): the t -> oo limit is within it of beta(T)")
+
+
+def _beta_T(**p):
+    """W_1 .. W_L(T), the network's linear map at the point's time (d x 1)"""
+    return _prod(_S(p)["ws"])
+
+
+def _beta_s(**p):
+    """beta_s, the instance's teacher (unit norm, Assumption 3.2; d x 1)"""
+    return _S(p)["y"]
+
+
+def _beta_gap_bound(**p):
+    """sqrt(2 L(0)) exp(-(alpha^2 lam)^{L-1} t), L the excess loss"""
+    return _beta_bound(**p)
+
+
+# (74), (120), (119): the alpha -> 0, t -> oo limit of pretraining as an exact instance. Lemma B.1 with (48) and
+# (57) at alpha -> 0 (D_l = alpha^2 Dbar_l -> 0: W_l^T W_l = W_{l+1} W_{l+1}^T; every W_l rank one; v_l = +-u_{l+1})
+# and Lemma 3.3 (W_1 .. W_L = beta_s, ||beta_s|| = 1) leave W_l = e_l a_l a_{l+1}^T (l < L), W_L = e_L a_L with unit
+# a_l, a_1 = beta_s, signs e_l with e_1 .. e_L = 1; the instance draws a_2 .. a_L and the signs at random.
+def _limit(d: int, L: int, seed: int):
+    """(ws, beta_s, X) of the pretrained limit instance (d x d layers and a d x 1 last layer; X the 5 x d target data
+    of the same seed, for (119))."""
+    if d < 2 or L < 3:
+        raise ValueError(f"d, L: the limit instance needs d >= 2 and L >= 3, got d = {d}, L = {L}")
+    rng = np.random.default_rng(3000 + seed)
+    _, beta_s = _data("pop", d, 0, seed)
+    a = [beta_s[:, 0]] + [v / np.linalg.norm(v) for v in rng.normal(size=(L - 1, d))]
+    e = list(rng.choice([-1.0, 1.0], size=L - 1))
+    e.append(float(np.prod(e)))
+    ws = [e[l] * np.outer(a[l], a[l + 1]) for l in range(L - 1)] + [e[-1] * a[-1].reshape(-1, 1)]
+    x, _ = _data("emp", d, 5, seed)
+    return ws, beta_s, x
+
+
+def _v_last(ws):
+    """v_{L-1}: the top right singular vector of W_{L-1} (numpy's SVD), signed so that v_{L-1}^T W_L > 0 (the text
+    after (73): the sign is absorbed, v_{L-1}^T W_L = 1)"""
+    v = np.linalg.svd(ws[-2])[2][0]
+    return v if float(v @ ws[-1][:, 0]) > 0 else -v
+
+
+def _u_first(ws):
+    """u_1: the top left singular vector of W_1 (numpy's SVD; its sign is numpy's)"""
+    return np.linalg.svd(ws[0])[0][:, 0]
+
+
+def _c_lim(ws):
+    """c of (70), 'for some c in R': u_1^T W_1 .. W_{L-1} v_{L-1}, the only c for which (70) can hold (u_1, v_{L-1}
+    unit vectors)"""
+    return float(_u_first(ws) @ _prod(ws[:-1]) @ _v_last(ws))
+
+
+def _cuv_lim(**p):
+    """c u_1 v_{L-1}^T at the limit instance"""
+    ws = _limit(p["d"], p["L"], p["seed"])[0]
+    return _c_lim(ws) * np.outer(_u_first(ws), _v_last(ws))
+
+
+def _beta_s_lim(**p):
+    """beta_s, the limit instance's teacher (d x 1)"""
+    return _limit(p["d"], p["L"], p["seed"])[1]
+
+
+def _cu_vw_lim(**p):
+    """c u_1 (v_{L-1}^T W_L) at the limit instance"""
+    ws = _limit(p["d"], p["L"], p["seed"])[0]
+    return (_c_lim(ws) * float(_v_last(ws) @ ws[-1][:, 0]) * _u_first(ws)).reshape(-1, 1)
+
+
+def _phi_lim(**p):
+    """W_1 .. W_{L-1} at the limit instance (d x d)"""
+    return _prod(_limit(p["d"], p["L"], p["seed"])[0][:-1])
+
+
+def _beta_v_lim(**p):
+    """beta_s v_{L-1}^T at the limit instance"""
+    ws, beta_s, _ = _limit(p["d"], p["L"], p["seed"])
+    return beta_s @ _v_last(ws).reshape(1, -1)
+
+
+def _xphi_lim(**p):
+    """X W_1 .. W_{L-1}: the features Phi of linear transfer (Sec. 3) at the limit instance (5 x d)"""
+    ws, _, x = _limit(p["d"], p["L"], p["seed"])
+    return x @ _prod(ws[:-1])
+
+
+def _xbeta_v_lim(**p):
+    """(X beta_s) v_{L-1}^T at the limit instance"""
+    ws, beta_s, x = _limit(p["d"], p["L"], p["seed"])
+    return (x @ beta_s) @ _v_last(ws).reshape(1, -1)
+
+
+def _limit_premises(**p):
+    """max over the instance's premises of their residual: ||W_l^T W_l - W_{l+1} W_{l+1}^T||_F (balanced: D_l = 0),
+    ||W_l||_F^2 - ||W_l||_op^2 (rank one), 1 - (v_l^T u_{l+1})^2 (aligned), ||W_1 .. W_L - beta_s|| and ||beta_s|| - 1"""
+    ws, beta_s, _ = _limit(p["d"], p["L"], p["seed"])
+    res = [float(np.linalg.norm(ws[l].T @ ws[l] - ws[l + 1] @ ws[l + 1].T)) for l in range(len(ws) - 1)]
+    res += [_fro2(w) - _op2(w) for w in ws]
+    res += [1 - float(np.linalg.svd(ws[l])[2][0] @ np.linalg.svd(ws[l + 1])[0][:, 0]) ** 2 for l in range(len(ws) - 1)]
+    res += [float(np.linalg.norm(_prod(ws) - beta_s)), abs(float(np.linalg.norm(beta_s)) - 1)]
+    return max(abs(r) for r in res)
+
+
+class _LimitPoint(dict):
+    """A limit-instance point with the instance's matrices the notation names (`state_values`: W_1, .., W_4, beta_s,
+    u_1, v_3, c, X), for the machine comparison of (70), (72), (74), (119), (120) at L = 4."""
+
+    state_values: frozenset = frozenset()
+
+
+def LIMIT():
+    """The d = 3, L = 4 limit instances (seeds 0-2) with their matrices, and one d = 2, L = 3 instance."""
+    out = []
+    for d, L, seed in ((3, 4, 0), (3, 4, 1), (3, 4, 2), (2, 3, 3)):
+        ws, beta_s, x = _limit(d, L, seed)
+        pt = _LimitPoint(d=d, L=L, seed=seed)
+        if L == 4:
+            pt.update({"W_1": ws[0], "W_2": ws[1], "W_3": ws[2], "W_4": ws[3], "beta_s": beta_s,
+                       "v_3": _v_last(ws).reshape(-1, 1), "u_1": _u_first(ws).reshape(-1, 1), "c_lim": _c_lim(ws),
+                       "X": x})
+            pt.state_values = frozenset(("W_1", "W_2", "W_3", "W_4", "beta_s", "v_3", "u_1", "c_lim", "X"))
+        out.append(pt)
+    return out
+
+
 B3 = Derivation(
     key="transfer.appendixB3", title="Lemma B.1 and Theorem 3.4 (App. B.3, eqs (47)-(69)): near rank one and aligned layers",
     source=SEED, where="App. B.3, eqs (47)-(74)", entries=("transfer.finetune_risk",), steps=(
@@ -1005,7 +1155,8 @@ B3 = Derivation(
                              "needs the residual to vanish and is unaffected.")),
         Step("(49): ||W_l||_F^2 - ||W_{l+1}||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_{l+1}||_F^2)", lhs=_lp(_fro_diff),
              rhs=_lp(_fro_diff0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_l1", "fro_Wbar_l", "fro_Wbar_l1"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(49)",), fidelity="as printed"),
-        Step("(50): the sum of (49) over k = l..L-1", lhs=_lp(_sum50), rhs=_lp(_sum50bar), search=PAIRS, tol=ODE_TOL,
+        Step("(50): the sum of (49) over k = l..L-1", lhs=_lp(_sum50), rhs=_lp(_sum50bar),
+             search=_printed_pts(PAIRS, "froW", "froWbar"), tol=ODE_TOL,
              tol_source=ODE_SRC, cites=("(50)",), fidelity="as printed"),
         Step("(51): ||W_l||_F^2 - ||W_L||_F^2 = alpha^2 (||Wbar_l||_F^2 - ||Wbar_L||_F^2)", lhs=_lp(_fro_lL),
              rhs=_lp(_fro_lL0), search=_printed_pts(PAIRS, "fro_W_l", "fro_W_L", "fro_Wbar_l", "fro_Wbar_L"), tol=ODE_TOL, tol_source=ODE_SRC, cites=("(51)",), fidelity="as printed"),
@@ -1053,7 +1204,7 @@ B3 = Derivation(
                              severity="wrong-constant",
                              note="fails when ||Dbar_l||_op < 1; the square is carried into (62), (63), (65) and C_l "
                              "of (67), which should carry ||Dbar_l||_op; the form alpha^2 C_l of (66) survives",
-                             at=_PrintedAt(AT_59, "s_l", "op_Dbar_l"))),
+                             at=_PrintedAt(AT_59, "s_l", "op_Dbar_l", "vWWv_l", "vDv_l"))),
         Step("(59) corrected: v^T W_{l+1} W_{l+1}^T v >= s_l^2 - alpha^2 ||Dbar_l||_op", lhs=_lp(_vW1W1v),
              rhs=_lp(_rhs59_fixed), relation=">=", search=PAIRS, tol=ODE_TOL, tol_source=ODE_SRC),
         Step("(60) as printed: v^T W_{l+1} W_{l+1}^T v = v^T (s^2 u u^T W W^T - s^2 u u^T) v", lhs=_lp(_vW1W1v),
@@ -1118,6 +1269,36 @@ B3 = Derivation(
              rhs=_yhat_over_x2, relation=">=", search=CONV),
         Step("(69): prod_l s_l^2 > 0 at a converged T", lhs=_prod_s2, rhs=sp.Integer(0), relation=">", search=CONV,
              cites=("(69)",), fidelity="as printed", why="the limit t -> oo read at a converged time T"),
+        Step("(71): W_1 .. W_L = beta_s after pretraining, read at a converged T of the population flow (d = 3, L = 4)",
+             lhs=_beta_T, rhs=_beta_s, search=_printed_pts(PRETRAINED, "W_1", "W_2", "W_3", "W_4", "beta_s"),
+             tol=ODE_TOL, tol_source=LIMIT_SRC, cites=("(71)",), fidelity="as printed",
+             why="the limit t -> oo read at T = 40, where the checked finite-time bound puts it within 1e-15"),
+        Step("(71)'s bound at its points: sqrt(2 L(0)) exp(-(alpha^2 lam)^{L-1} T) <= 1e-15", lhs=_beta_gap_bound,
+             rhs=sp.Float(1e-15), relation="<=", search=PRETRAINED),
+        Step("the pretrained limit instance of (74), (119), (120): balanced, rank one, aligned, W_1..W_L = beta_s, "
+             "||beta_s|| = 1 (residual 0)", lhs=_limit_premises, rhs=sp.Integer(0), search=LIMIT, tol=1e-12,
+             tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices"),
+        Step("(70): W_1 .. W_{L-1} = c u_1 v_{L-1}^T at the pretrained limit (d = 3, L = 4; d = 2, L = 3), c = u_1^T "
+             "W_1 .. W_{L-1} v_{L-1}", lhs=_phi_lim, rhs=_cuv_lim, search=LIMIT, tol=1e-12,
+             tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices", cites=("(70)",),
+             fidelity="as printed",
+             why="'for some c in R': the only candidate, the projection u_1^T Phi v_{L-1}; the identity then says that "
+             "the product is rank one along W_1's top left and W_{L-1}'s top right singular vectors"),
+        Step("(72): beta_s = c u_1 (v_{L-1}^T W_L) at the pretrained limit, c of (70)", lhs=_beta_s_lim, rhs=_cu_vw_lim,
+             search=LIMIT, tol=1e-12, tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices",
+             cites=("(72)",), fidelity="as printed",
+             why="(71) with (70) put in; the print's v_{L_1} is v_{L-1} (notation_002_b)"),
+        Step("(74), (120): W_1 .. W_{L-1} = beta_s v_{L-1}^T at the pretrained limit (d = 3, L = 4; d = 2, L = 3)",
+             lhs=_phi_lim, rhs=_beta_v_lim, search=LIMIT, tol=1e-12,
+             tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices", cites=("(74)", "(120)"),
+             fidelity="as printed",
+             why="Theorem 3.4's alpha -> 0, t -> oo limit as an exact instance of what Lemma B.1 and Lemma 3.3 say it "
+             "is; v_{L-1} signed so that v_{L-1}^T W_L > 0 (the text after (73) absorbs the sign)"),
+        Step("(119): Phi = (X beta_s) v_{L-1}^T, Phi = X W_1 .. W_{L-1} the features of linear transfer (Sec. 3), at the "
+             "pretrained limit", lhs=_xphi_lim, rhs=_xbeta_v_lim, search=LIMIT, tol=1e-12,
+             tol_source="float64 SVD and products of a 5 x 3 Gaussian X and unit-norm rank-one 3 x 3 matrices",
+             cites=("(119)",), fidelity="as printed",
+             why="Phi of Sec. 3's linear transfer, X W_1 .. W_{L-1}, at the pretrained limit instance of (74)"),
     ))
 
 

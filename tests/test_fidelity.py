@@ -679,3 +679,45 @@ def test_a_links_key_does_not_depend_on_how_its_matrix_product_was_built():
     assert sp.sstr(one) != sp.sstr(two)
     name = sp.Symbol(r"\hat{M}")
     assert fidelity._link_key(one, "==", name) == fidelity._link_key(two, "==", name)
+
+
+def test_a_numeric_steps_matrix_valued_sides_are_compared_entrywise():
+    """A step whose routines return matrices (numpy arrays: features-are-fate (32), (39), the weights of a network at
+    a point) is compared entrywise with a printed matrix built of names bound to matrices its points carry; a planted
+    transposition in the print, or a vector of another shape, is no match; a scalar print is never compared with it."""
+    import numpy as np
+
+    W, V = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("V", 2, 2)
+    mats = [{"W": np.array([[1.0, 2.0], [3.0, 4.0]]), "V": np.array([[0.5, -2.0], [1.0, 3.0]]), "k": 1.0},
+            {"W": np.array([[0.2, -1.0], [2.5, 0.7]]), "V": np.array([[1.5, 0.3], [-0.4, 2.0]]), "k": 2.0}]
+    step = Step(label="s", lhs=lambda W, V, k: W.T @ W - V @ V.T, rhs=lambda W, V, k: (W.T @ W - V @ V.T).tolist(),
+                search=lambda: mats, cites=("(1)",), fidelity=AS_PRINTED)
+    notation = sources.NotationMap(symbols={"W": W, "V": V})
+    c = _compare(r"D = W^T W - V V^T", step, notation)
+    assert c.verdict == "matches", c
+    assert _compare(r"D = W W^T - V V^T", step, notation).verdict != "matches"
+    assert _compare(r"D = W^T W - V^T V", step, notation).verdict != "matches"
+    assert fidelity._routine_value(np.array([1.0, 2.0])) == fidelity._Arr((2, 1), (1, 2))
+    assert fidelity._routine_value(np.array([[3.0]])) == 3 and fidelity._routine_value(np.array([np.nan, 1.0])) is None
+    assert fidelity._routine_value(np.array([1 + 1j, 2.0])) is None
+    c = _compare(r"k = 1", step, notation)
+    assert c.verdict != "matches", c
+
+
+def test_a_sums_bounds_that_are_expressions_of_the_points_values_are_read():
+    """A printed sum over a point's per-layer tuple whose bounds are symbols or expressions of the point's values
+    (features-are-fate (50): sum_{k=l}^{L-1} of the layers' norms) runs over those entries; a bound the point has no
+    value for leaves it without one, and a wrong bound (L in place of L - 1) is no match."""
+    pts = [{"f": (1.0, 2.0, 4.0, 8.0), "l": 1, "L": 4}, {"f": (3.0, 0.5, 2.0), "l": 2, "L": 3}]
+    step = Step(label="s", lhs=lambda f, l, L: sum(f[k - 1] ** 2 - f[k] ** 2 for k in range(l, L)),
+                rhs=lambda f, l, L: f[l - 1] ** 2 - f[L - 1] ** 2, search=lambda: pts, cites=("(1)",),
+                fidelity=AS_PRINTED)
+    notation = sources.NotationMap(symbols={"f": sp.IndexedBase("f")})
+    c = _compare(r"S = \sum_{k=l}^{L-1} (f_{k}^2 - f_{k+1}^2)", step, notation)
+    assert c.verdict == "matches", c
+    assert _compare(r"S = \sum_{k=l}^{L} (f_{k}^2 - f_{k+1}^2)", step, notation).verdict != "matches"
+    assert _compare(r"S = \sum_{k=l}^{L-2} (f_{k}^2 - f_{k+1}^2)", step, notation).verdict != "matches"
+    assert _compare(r"S = \sum_{k=m}^{L-1} (f_{k}^2 - f_{k+1}^2)", step, notation).verdict != "matches"
+    assert fidelity._bound_at(sp.Symbol("L") - 1, {"L": 4}) == 3
+    assert fidelity._bound_at(sp.Symbol("L") - 1, {}) is None
+    assert fidelity._bound_at(sp.Symbol("L") / 2, {"L": 3}) is None

@@ -42,10 +42,12 @@ def test_cites_cover_the_appendix_labels():
               58, 59, 60, 61, 62, 63, 64, 65, 66, 68, 69, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 87):
         assert f"({n})" in printed
     assert "Lemma B.1" in printed
-    # limits of the flow that no finite step states as printed: accounted for, with the bound that gives them
+    # limits of the flow that no finite step states as printed: accounted for, with the bound that gives them; (71)
+    # is read at a converged time within that bound (session 32), (74), (119), (120) at the pretrained limit instance
     from derivations import coverage_002
     accounted = {a.label: a.status for a in coverage_002.ACCOUNTS}
-    assert accounted["(71)"] == accounted["Lemma 3.3"] == "not-checkable"
+    assert accounted["Lemma 3.3"] == "not-checkable"
+    assert {"(71)", "(74)", "(119)", "(120)"} <= printed and not {"(71)", "(74)", "(119)", "(120)"} & set(accounted)
 
 
 def test_the_noise_of_the_source_loss_is_kept_as_printed():

@@ -593,6 +593,45 @@ def _evaluate(expr: sp.Basic, subs: Mapping):
     return _number(e)
 
 
+def _bound_at(b: sp.Basic, point: Mapping):
+    """A printed sum's bound at a numeric step's point (its values by name): an integer as it is; an expression of
+    symbols (l, L - 1) its value where the point has every symbol and the value is an integer; else None (no value)."""
+    if b.is_Integer:
+        return int(b)
+    syms = b.free_symbols
+    if not syms or not all(isinstance(x, sp.Symbol) and point.get(x.name) is not None for x in syms):
+        return None
+    try:
+        v = float(b.xreplace({x: sp.sympify(point[x.name]) for x in syms}))
+    except (TypeError, ValueError):
+        return None
+    return int(v) if math.isfinite(v) and v.is_integer() else None
+
+
+def _routine_value(x: Any):
+    """A routine side's value at a point (a step with numeric sides): a number (`_number`), or, where the routine
+    returns a vector or matrix of two or more finite real entries (a numpy array, nested lists), that matrix as an
+    `_Arr` (a vector as a column), compared entrywise with a printed matrix side of the same shape (a printed matrix
+    built of names the notation binds to matrices the points carry). None otherwise."""
+    v = _number(x)
+    if v is not None or isinstance(x, (sp.Basic, int, float)):
+        return v
+    try:
+        import mpmath
+        import numpy as np
+
+        arr = np.asarray(x)
+        if arr.dtype == object or not np.isrealobj(arr) or arr.ndim not in (1, 2) or arr.size < 2:
+            return None
+        arr = np.asarray(arr, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if not np.all(np.isfinite(arr)):
+        return None
+    arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+    return _Arr(tuple(arr.shape), tuple(mpmath.mpf(float(e)) for e in arr.ravel()))
+
+
 _OPNORM = "\\|\\cdot\\|_{op}"          # sources._matrix_meaning: the largest singular value of a matrix
 
 
@@ -1357,7 +1396,7 @@ class _Comparer:
             args = dict(self.raw_points[index]) if index < len(self.raw_points) else {}
             args.update({k: (float(v) if isinstance(v, sp.Float) else int(v) if isinstance(v, sp.Integer) else v)
                          for k, v in pt.items()})
-            return _number(side(**args))
+            return _routine_value(side(**args))
         e = self.ready(side)
         if self.numeric:
             return _evaluate(e, {s: pt[s.name] for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name in pt})
@@ -1386,8 +1425,9 @@ class _Comparer:
         matrices): a matrix symbol of the same name and shape is the point's matrix; an indexed base of the same name
         (beta_j) is the point's vector, its entries numbered from 1: a sum over j of an expression of beta_j runs
         over entries lo..hi of the printed bounds, an upper bound that is one symbol the last entry (sum_{j=1}^{P}
-        f(beta_j) at beta = (b1, b2) is f(b1) + f(b2); sum_{j=2}^{P} is f(b2)); any other upper bound (L - 1) leaves
-        the sum without a value; beta_k with a number k is entry k."""
+        f(beta_j) at beta = (b1, b2) is f(b1) + f(b2); sum_{j=2}^{P} is f(b2)); a bound that is an expression of
+        symbols (sum_{k=l}^{L-1}) the point's value of it (`_bound_at`), none where the point lacks a symbol of it;
+        beta_k with a number k is entry k."""
         if not self.numeric:
             return e
         e = self.bind_functions(e, k)
@@ -1412,11 +1452,19 @@ class _Comparer:
                 return x
             j, lo, hi = x.limits[0]
             used = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and i.indices == (j,)]
-            if not used or not lo.is_Integer:
+            pts = getattr(self, "pts", None)
+            here = pts[k] if pts and k < len(pts) else {}
+            first = _bound_at(lo, here)
+            if not used or first is None:
                 return x
             n = len(list(bases[used[0].base]))
             if hi.is_Integer:
                 top = int(hi)
+            elif not isinstance(hi, sp.Symbol):
+                # sum_{k=l}^{L-1}: an expression of symbols is its value where the point has each of them
+                top = _bound_at(hi, here)
+                if top is None:
+                    return x
             elif isinstance(hi, sp.Symbol):
                 # sum_{j=a}^{P}: P is the point's P where it has one (a printed sum_{l=1}^{d} over a vector of L
                 # entries reads entries 1..d, and none past the vector's end), else the vector's length
@@ -1425,10 +1473,8 @@ class _Comparer:
                 if at is not None and not float(at).is_integer():
                     return x
                 top = int(at) if at is not None else n
-            else:                                # sum_{l=1}^{L-1}: which entry L - 1 is, the point does not say
-                return x
             terms = []
-            for i in range(int(lo), top + 1):
+            for i in range(first, top + 1):
                 t = x.function.xreplace({j: sp.Integer(i)})
                 rep = {ix: entry(ix.base, i, 1) for ix in t.atoms(sp.Indexed) if ix.base in bases
                        and ix.indices == (sp.Integer(i),)}
