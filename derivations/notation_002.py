@@ -67,6 +67,43 @@ _argmin_wl = type("\\argmin_{\\hat{W}_{L}\\in \\mathbb{R}^{d}}", (sp.Function,),
                   {"nargs": 1, "eval": classmethod(_argmin_eval)})
 
 
+# -- session 32, helper h1 (App. B.1, B.5-B.8): entries of this block only (begin) -----------------------------------
+def _sum_ij_written_out(m) -> str:
+    """(27)'s middle side in the instance its step checks (M = 2, the range i, j = 1..2 the rewrite above made
+    explicit): the double sum written out term by term, each term the printed summand with i, j put in (so a slip in
+    the summand stays in every term), over the real line (p a density on R, here the step's N(0, 1): p_{H})."""
+    summand = m.group(1)
+    terms = []
+    for i in (1, 2):
+        for j in (1, 2):
+            t = re.sub(r"_i\b", "_{%d}" % i, re.sub(r"_j\b", "_{%d}" % j, summand))
+            terms.append(t.replace(r"\int p(x)", r"\int_{-\infty}^{\infty} p_{H}(x)"))
+    return "(" + " + ".join(terms) + ")"
+
+
+_H1_REWRITES = (
+    # (23) in the instance the step of (23) = (24) checks, the one (24)-(25) and (28)-(29) are read in above: constant
+    # f, g (their values f and g_x at one x), where int int [...] p(x) dx dy is the y-integral of [...] over the real
+    # line (p a density: int p = 1); only the atoms f(x), g(x) are renamed, the printed factors stay
+    (r"\int \left[\frac{\cos(y)}{2} e^{\frac{-(y-f(x))^2}{2\sigma^2}} - \frac{\cos(y)}{2} "
+     r"e^{\frac{-(y-g(x))^2}{2\sigma^2}} \right] p(x) \mathrm{d}x \mathrm{d}y",
+     r"\int_{-\infty}^{\infty} \left[\frac{\cos(y)}{2} e^{\frac{-(y-f)^2}{2\sigma^2}} - \frac{\cos(y)}{2} "
+     r"e^{\frac{-(y-g_{x})^2}{2\sigma^2}} \right] dy"),
+    # (27)'s middle side at the instance of its step (after the rewrite above that makes M = 2 explicit): the sum
+    # written out (_sum_ij_written_out)
+    (re.compile(r"\\sum_\{i=1\}\^\{2\} \\sum_\{j=1\}\^\{2\} (\\alpha_i \\alpha_j \\int p\(x\) .*? dx)"),
+     _sum_ij_written_out),
+)
+_H1_SYMBOLS: dict = {
+    # (27)'s instance, the step's: the orthonormal Hermite basis phi_1(x) = x, phi_2(x) = (x^2 - 1)/sqrt 2 of
+    # L2(N(0, 1)) and p = the N(0, 1) density (the text: 'expand f in the orthonormal basis {phi_i}')
+    "\\phi_{1}": lambda x: x,
+    "\\phi_{2}": lambda x: (x**2 - 1) / sp.sqrt(2),
+    "p_{H}": lambda x: sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi),
+}
+# -- session 32, helper h1 (end) --------------------------------------------------------------------------------------
+
+
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (14): E_D R_sc is the scratch risk of (8), as the text defines it
     (r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{sc}}", r"R_{sc}"),
@@ -118,7 +155,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (130): f and g as the text after (131) defines them, f(t) = (1/2) log t - t and g(t) = (2nt + n lambda)^-2
     # (log: the natural logarithm, as the saddle point t_0 = 1/2 it derives needs)
     (r"\int g(t)e^{nf(t)}dt", r"\int_{0}^{\infty} (2nt+n\lambda)^{-2} e^{n(\frac{1}{2} \ln t - t)} dt"),
-), symbols={
+) + _H1_REWRITES, symbols={
     "R_{sc}": sp.Piecewise((((1 - _g) ** 2 + _g * _s**2) / (1 - _g), _g < 1), (_s**2 / (_g - 1), True)),
     "\\Delta": sp.Symbol("dist_sq", nonnegative=True),
     "u": sp.Symbol("u", real=True),
@@ -142,4 +179,5 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # beta_s, beta_t (source and target weights, Assumption 3.1) as the steps name them
     "\\beta_{s}": sp.Symbol("beta_s", real=True), "\\beta_{t}": sp.Symbol("beta_t", real=True),
     **notation_002_b.SYMBOLS,
+    **_H1_SYMBOLS,
 })

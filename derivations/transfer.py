@@ -976,6 +976,10 @@ def _b5_eq92(n, d, seed):
     return float(1 - Pb @ Pb + _SIGMA_B5**2 * np.trace(Xp.T @ Xp))
 
 
+# (31) at constant f, g: the means f, g_x, with (f - g_x)^2 = 1, 1/4, 9 exactly in float64
+_KL_MEANS = [{"f": 0.75, "g_x": -0.25}, {"f": 1.25, "g_x": 0.75}, {"f": -1.0, "g_x": 2.0}]
+
+
 def _dudley_cos_witness(f, g_x, sigma):
     """(23)'s right side at constant f, g: |int cos(y)/2 [N(y; f, sigma^2) - N(y; g, sigma^2)] dy|, by quadrature"""
     with mpmath.workdps(30):
@@ -992,6 +996,34 @@ def _dudley_cos_closed(f, g_x, sigma):
     """(24)'s right side at constant f, g: |e^{-sigma^2/2}/2 (cos f - cos g)|"""
     with mpmath.workdps(30):
         return abs(mpmath.exp(-mpmath.mpf(sigma) ** 2 / 2) / 2 * (mpmath.cos(f) - mpmath.cos(g_x)))
+
+
+class _DrawPoint(dict):
+    """A point some of whose values (`state_values`) are computed from the same draw as the step's sides (the
+    fidelity comparison calls a printed side made only of them circular, never compared)."""
+
+    state_values: frozenset = frozenset()
+
+
+def _lt_draw_vectors(theta, b):
+    """(104), (107) in d = 2: beta_s = e_1, beta_t = cos(theta) e_1 + sin(theta) e_2 (nu = e_2), beta_hat = b beta_s"""
+    bs, bt = np.array([1.0, 0.0]), np.array([math.cos(theta), math.sin(theta)])
+    return b * bs, bt
+
+
+def _lt_draw_point(theta, b):
+    """(108)'s point for one draw: c = beta_hat - beta_t (c1, c2), and the point mass's E b = b, E b^2 = b^2"""
+    bh, bt = _lt_draw_vectors(theta, b)
+    c = bh - bt
+    pt = _DrawPoint(theta=theta, b=b, c1=float(c[0]), c2=float(c[1]), m_b1=b, m_b2=b * b)
+    pt.state_values = frozenset({"c1", "c2", "m_b1", "m_b2"})
+    return pt
+
+
+def _lt_draw_risk(theta, b, c1, c2, m_b1, m_b2):
+    """(107)'s ||beta_hat - beta_t||^2 for the draw, from the vectors (numpy)"""
+    bh, bt = _lt_draw_vectors(theta, b)
+    return float(np.sum((bh - bt) ** 2))
 
 
 def _chi2_mean(n, h):
@@ -1128,6 +1160,17 @@ DERIVATIONS = (
              lhs=m_b2_ - 2 * sp.cos(th) * m_b1_ + sp.cos(th) ** 2 + sp.sin(th) ** 2,
              rhs=1 + m_b2_ - 2 * sp.cos(th) * m_b1_, domain={m_b1_: (-3.0, 3.0), m_b2_: (0.0, 10.0)},
              why="the E_{X, eps} of the per-draw identity above, term by term (linearity): (108)'s right side",
+             cites=("(108)",), fidelity="as printed"),
+        Step("(107)-(108) for one draw in d = 2 (beta_s = e_1, nu = e_2, beta_t = cos(theta) e_1 + sin(theta) e_2, "
+             "beta_hat = b beta_s (104)): ||beta_hat - beta_t||^2 = 1 + E b^2 - 2 cos(theta) E b, E over the law of the "
+             "draw (a point mass: E b = b, E b^2 = b^2)", lhs=_lt_draw_risk,
+             rhs=lambda theta, b, c1, c2, m_b1, m_b2: 1 + b * b - 2 * b * math.cos(theta),
+             search=lambda: [_lt_draw_point(t, b) for t, b in ((0.7, 0.4), (2.3, -1.3), (1.2, 2.5), (0.0, 1.0))],
+             rtol=1e-13, tol_source="float64: a 2-vector's squared norm and 1 + b^2 - 2b cos, terms <= 10: <= 1e-14",
+             why="the identity (108) holds for every law of (X, eps) (linearity of E); at a point mass its E's are the "
+             "draw's values. c = beta_hat - beta_t (c1, c2: its coordinates, as (107) is read in d = 2) and E b, E b^2 "
+             "(m_b1, m_b2, as (108) is read) are the point's, computed from the same draw as the left side "
+             "(`state_values`): the printed middle ||beta_hat - beta_t||^2 and (108)'s right side get values there",
              cites=("(108)",), fidelity="as printed"),
         Step("(112): E b^2 = cos^2 + (sin^2 + sigma^2) E 1/||z||^2",
              lhs=sp.cos(th) ** 2 + (sp.sin(th) ** 2 * sp.Symbol("z2") + s**2 * sp.Symbol("z2")) / sp.Symbol("z2") ** 2,
@@ -1303,12 +1346,22 @@ DERIVATIONS = (
     )),
     Derivation(key="transfer.divergences", title="KL divergence (28)-(31) and the Dudley-metric bound (22)-(25)", source=SEED,
                where="App. B.1, eqs (22)-(31)", entries=("transfer.kl_divergence",), steps=(
-        Step("(28) -> (29): the integrand", erratum=Erratum(
+        Step("(28) = (29) as printed, at constant f, g (the values f(x), g(x) at one x): (1/sqrt(2 pi sigma^2)) "
+             "int e^{-(y-f)^2/(2 sigma^2)} [(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] dy = (1/sqrt(2 pi sigma^2)) "
+             "int e^{-(y-f)^2/(2 sigma^2)} [g^2 - f^2 - 2yg + 2yf] dy", erratum=Erratum(
             key="002-eq29", source=SEED, where="eq (29)", says="[(y-g)^2/(2 sigma^2) - (y-f)^2/(2 sigma^2)] = [g^2 - f^2 - 2yg + 2yf]",
             truth="the factor 1/(2 sigma^2) is dropped in (29) and reappears in (30)", severity="typo",
-            note="Typo: (28) before and (30) after carry the factor; nothing uses (29) without it.",
-            at={"y": 0, "f": 1, "g_x": 0, "sigma": 1}),
-             lhs=(y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2), rhs=gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_, cites=("(29)",)),
+            note="Typo: (28) before and (30) after carry the factor; nothing uses (29) without it. The step states "
+            "the printed (28) = (29) (the y-integrals, p(x) a density at constant f, g): at f = 1, g = 0, sigma = 1 "
+            "(28) is (f - g)^2/(2 sigma^2) = 1/2 and (29) is (f - g)^2 = 1.",
+            at={"f": 1, "g_x": 0, "sigma": 1}),
+             lhs=sp.Integral(((y_ - gg_) ** 2 / (2 * sig**2) - (y_ - f_) ** 2 / (2 * sig**2))
+                             * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2)) / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)),
+             rhs=sp.Integral((gg_**2 - f_**2 - 2 * y_ * gg_ + 2 * y_ * f_)
+                             * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2)) / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)),
+             symbolic=False, points=4, domain={sig: (0.3, 2.0), f_: (-2.0, 2.0), gg_: (-2.0, 2.0)},
+             why="(28) and (29) are the p(x)-averages of these y-integrals; their brackets differ by the factor "
+             "1/(2 sigma^2), so the integrals differ wherever f != g and sigma^2 != 1/2", cites=("(29)",)),
         Step("(30): E_{y ~ N(f, sigma^2)} of (28)'s integrand = (f - g)^2/(2 sigma^2)",
              lhs=sp.Integral(((y_ - gg_) ** 2 - (y_ - f_) ** 2) / (2 * sig**2) * sp.exp(-(y_ - f_) ** 2 / (2 * sig**2))
                          / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)), rhs=(f_ - gg_) ** 2 / (2 * sig**2),
@@ -1316,13 +1369,16 @@ DERIVATIONS = (
              why="f, g: the values f(x), g(x) at one x; (28) and (30) are the p(x)-averages of the two sides "
              "((30)'s ||f||^2 + ||g||^2 - 2<f, g> = ||f - g||^2)", cites=("(28)", "(30)"), fidelity="as printed"),
         Step("(31): the entry D_KL(||f-g||^2, sigma) against the defining integral int p_f log(p_f/p_g)",
-             lhs=lambda dist_sq, sigma: _entry("transfer.kl_divergence")(dist_sq=dist_sq, sigma=sigma),
-             rhs=lambda dist_sq, sigma: _kl_quad(dist_sq, sigma),
-             search=lambda: _grid(dist_sq=(1.0, 0.25, 9.0), sigma=(1.0, 0.5, 3.0)),
+             lhs=lambda dist_sq, sigma, f, g_x: _entry("transfer.kl_divergence")(dist_sq=dist_sq, sigma=sigma),
+             rhs=lambda dist_sq, sigma, f, g_x: _kl_quad((f - g_x) ** 2, sigma),
+             search=lambda: [dict(fg, dist_sq=(fg["f"] - fg["g_x"]) ** 2, sigma=sg) for fg in _KL_MEANS
+                             for sg in (1.0, 0.5, 3.0)],
              rtol=1e-13, tol_source=("float64 entry (2 roundings) against a Gauss-Hermite rule exact for the affine "
                                      "log-ratio, its float64 weights normalized by their sum (<= 1e-15 relative)"),
-             why="dist_sq = ||f - g||^2_{L2(p)} (constant f, g: the x-average is trivial)", cites=("(31)",),
-             fidelity="as printed"),
+             why="constant f, g (their values f, g_x at one x: the x-average is trivial): dist_sq = ||f - g||^2_{L2(p)} "
+             "is (f - g_x)^2, exactly in float64 at these points; the right side is the defining integral at the "
+             "means f, g_x (it depends on f - g_x only), so (28) and (30)'s sides, in f, g_x, have the point's value "
+             "too", cites=("(31)",), fidelity="as printed"),
         Step("(23) = (24): int cos(y)/2 [N(y; f, sigma^2) - N(y; g, sigma^2)] dy = e^(-sigma^2/2)/2 (cos f - cos g)",
              lhs=sp.Integral(sp.cos(y_) / 2 * (sp.exp(-(y_ - f_) ** 2 / (2 * sig**2)) - sp.exp(-(y_ - gg_) ** 2 / (2 * sig**2)))
                          / sp.sqrt(2 * sp.pi * sig**2), (y_, -sp.oo, sp.oo)),
@@ -1603,6 +1659,14 @@ def _hermite_risk(c1, c2):
     return float(sum(wi * wj * (xi * c1 + xj * c2) ** 2 for xi, wi in zip(xs, ws) for xj, wj in zip(xs, ws)))
 
 
+def _hermite_f2(a_1, a_2):
+    """(27)'s left side int f^2 p for f = a_1 phi_1 + a_2 phi_2 (phi_1 = x, phi_2 = (x^2 - 1)/sqrt 2, p = N(0, 1)) by a
+    3-node Gauss-Hermite rule (exact for degree <= 5)"""
+    xs, ws = np.polynomial.hermite_e.hermegauss(3)
+    ws = ws / ws.sum()
+    return float(sum(w * (a_1 * x + a_2 * (x * x - 1) / math.sqrt(2)) ** 2 for x, w in zip(xs, ws)))
+
+
 def _bl_norm_cos_half(k):
     """||cos(y)/2||_BL = sup |d/dy cos(y)/2| + sup |cos(y)/2| over a grid of the period with 4k points (it contains
     the maximizers y = 0 and pi/2; cos is 2 pi periodic so the suprema over R are over one period)"""
@@ -1677,8 +1741,17 @@ COVERAGE_DERIVATIONS = (
              lhs=sp.Integral((a1_ * xh_ + a2_ * (xh_**2 - 1) / sp.sqrt(2)) ** 2 * sp.exp(-xh_**2 / 2) / sp.sqrt(2 * sp.pi),
                          (xh_, -sp.oo, sp.oo)), rhs=a1_**2 + a2_**2,
              domain={a1_: (-2.0, 2.0), a2_: (-2.0, 2.0)},
-             why="M = 2 with the orthonormal Hermite basis of L2(N(0, 1)) for phi_i", cites=("(27)",),
-             fidelity="as printed"),
+             why="M = 2 with the orthonormal Hermite basis of L2(N(0, 1)) for phi_i (the next step states the printed "
+             "chain at two points, through its middle side)"),
+        Step("(27) as printed at M = 2, p = N(0, 1), phi_1 = x, phi_2 = (x^2 - 1)/sqrt 2: int f^2 p = sum_{i,j} "
+             "alpha_i alpha_j int p phi_i phi_j = sum_i alpha_i^2, the left side by Gauss-Hermite quadrature",
+             lhs=_hermite_f2, rhs=lambda a_1, a_2: a_1**2 + a_2**2,
+             search=lambda: [{"a_1": 0.3, "a_2": -1.2}, {"a_1": 1.7, "a_2": 0.4}, {"a_1": -0.9, "a_2": 2.0},
+                             {"a_1": 0.0, "a_2": 1.0}], rtol=1e-14,
+             tol_source="a 3-node Gauss-Hermite rule is exact for f^2 (degree 4 <= 5); float64 nodes and weights: "
+                        "9 terms <= 10, <= 1e-15 relative",
+             why="the instance of the step before, at points (numeric sides: the printed middle side, written out "
+             "at M = 2 by the map, is evaluated at these points only)", cites=("(27)",), fidelity="as printed"),
         Step("Theorem 2.2 (KL): g = c f with c = 1 + 2 sqrt(2 sigma^2 delta/||f||^2) gives D_KL(p_f||p_g) >= delta "
              "(the entry (31))", lhs=_kl_scaled, rhs=lambda f_norm2, sigma, delta: delta, relation=">=",
              search=lambda: _grid(f_norm2=(1.0, 0.01, 100.0), sigma=(1.0, 0.1, 10.0), delta=(1.0, 1e-3, 1e3)),
@@ -1758,13 +1831,14 @@ COVERAGE_DERIVATIONS = (
              "the numbers themselves): b computed by least squares, not from the formula", cites=("(105)",),
              fidelity="as printed"),
         Step("(106) at d = n = 1: b with y_t = X beta_t + eps is beta_s^T X^T X beta_t/q + beta_s^T X^T eps/q, "
-             "q = beta_s^T X^T X beta_s", lhs=lambda X, beta_s, beta_t, eps: _b_lstsq(X, beta_s, X * beta_t + eps),
-             rhs=lambda X, beta_s, beta_t, eps: (beta_s * X * X * beta_t / (beta_s * X * X * beta_s)
-                                                 + beta_s * X * eps / (beta_s * X * X * beta_s)),
-             search=lambda: _B_SCALAR_POINTS, rtol=1e-12,
+             "q = beta_s^T X^T X beta_s", lhs=lambda X, beta_s, beta_t, eps, y_t: _b_lstsq(X, beta_s, y_t),
+             rhs=lambda X, beta_s, beta_t, eps, y_t: (beta_s * X * X * beta_t / (beta_s * X * X * beta_s)
+                                                      + beta_s * X * eps / (beta_s * X * X * beta_s)),
+             search=lambda: [dict(p, y_t=p["X"] * p["beta_t"] + p["eps"]) for p in _B_SCALAR_POINTS], rtol=1e-12,
              tol_source="SVD least squares of a 1x1 system and one product: relative error <= 1e-15",
-             why="(106) in the scalar instance d = n = 1, the target model y_t = X beta_t + eps (Assumption 3.1): b by "
-             "least squares on the left", cites=("(106)",), fidelity="as printed"),
+             why="(106) in the scalar instance d = n = 1, the target model y_t = X beta_t + eps (Assumption 3.1, the "
+             "point's labels y_t): b by least squares of y_t on X beta_s on the left, so (105)'s side, in y_t, has "
+             "the point's value too", cites=("(106)",), fidelity="as printed"),
         Step("(109)-(110): E b = cos theta (the mean of b over a draw and its mirror image (z, -w, -eps))",
              lhs=_b_pair_mean, rhs=lambda n, d, seed, theta: math.cos(theta),
              search=lambda: [{**p, "theta": t} for p in _SHAPES for t in (0.7, 1.5, 2.8)], tol=1e-12,
@@ -1819,14 +1893,23 @@ COVERAGE_DERIVATIONS = (
              tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
              why="I1(n+2) = E Z2^2/(Z2 + n lam)^2, I1(n) = E Z2/(Z2 + n lam)^2, I2(n) = E Z2/(Z2 + n lam) by "
              "(126)-(127) at m = n + 2, n; the density integrates to 1", cites=("(125)",), fidelity="as printed"),
-        Step("(126)-(127): E_z ||z||^{m-n+2}/(||z||^2 + n lam)^k (chi-square law) = S_{n-1}/(2pi)^{n/2} "
-             "int r^{m+1} e^{-r^2/2}/(r^2 + n lam)^k dr, k = 2 (I1), 1 (I2)",
-             lhs=lambda n, m, lam, k: _chi2_moment(n, lam, m - n + 2, k), rhs=lambda n, m, lam, k: _radial(n, m, lam, k),
-             search=lambda: [{"n": 3, "m": 3, "lam": 0.5, "k": 2}, {"n": 3, "m": 5, "lam": 2.0, "k": 2},
-                             {"n": 6, "m": 6, "lam": 0.5, "k": 1}, {"n": 6, "m": 9, "lam": 2.0, "k": 1}], rtol=1e-20,
+        Step("(126): I1(m, lam) = E_z ||z||^{m-n+2}/(||z||^2 + n lam)^2 (chi-square law) = S_{n-1}/(2pi)^{n/2} "
+             "int r^{m+1} e^{-r^2/2}/(r^2 + n lam)^2 dr",
+             lhs=lambda n, m, lam: _chi2_moment(n, lam, m - n + 2, 2), rhs=lambda n, m, lam: _radial(n, m, lam, 2),
+             search=lambda: [{"n": 3, "m": 3, "lam": 0.5}, {"n": 3, "m": 5, "lam": 2.0}, {"n": 6, "m": 6, "lam": 0.5},
+                             {"n": 6, "m": 9, "lam": 2.0}], rtol=1e-20,
              tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
-             why="k = 2 is (126), k = 1 is (127): the expectation against the chi-square law of ||z||^2 on the left, "
-             "the printed radial integral on the right", cites=("(126)", "(127)"), fidelity="as printed"),
+             why="the expectation against the chi-square law of ||z||^2 on the left, the printed radial integral on "
+             "the right", cites=("(126)",), fidelity="as printed"),
+        Step("(127): I2(m, lam) = E_z ||z||^{m-n+2}/(||z||^2 + n lam) (chi-square law) = S_{n-1}/(2pi)^{n/2} "
+             "int r^{m+1} e^{-r^2/2}/(r^2 + n lam) dr",
+             lhs=lambda n, m, lam: _chi2_moment(n, lam, m - n + 2, 1), rhs=lambda n, m, lam: _radial(n, m, lam, 1),
+             search=lambda: [{"n": 6, "m": 6, "lam": 0.5}, {"n": 6, "m": 9, "lam": 2.0}, {"n": 3, "m": 3, "lam": 0.5},
+                             {"n": 3, "m": 5, "lam": 2.0}], rtol=1e-20,
+             tol_source="mpmath quadrature at 30 digits on both sides (error estimates < 1e-25)",
+             why="(126)'s step with the denominator's power 1 (one step per display: the step of both, whose first "
+             "points were (126)'s, stated another relation than (127)'s print)", cites=("(127)",),
+             fidelity="as printed"),
         Step("(128): int r^{n+1} e^{-r^2/2}/(r^2 + n lam)^2 dr = 2^{n/2} int u^{n/2} e^{-u}/(2u + n lam)^2 du",
              lhs=_int_r, rhs=_int_u, search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
              tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)",

@@ -369,6 +369,17 @@ def _quad(integral: sp.Integral, failed: list) -> sp.Basic:
         return integral
 
 
+def _conjugate_square_root(x: sp.Basic):
+    """E where x is sqrt(conjugate(E) E) (that is |E|), else None."""
+    if not (isinstance(x, sp.Pow) and x.exp == sp.S.Half and isinstance(x.base, sp.Mul) and len(x.base.args) == 2):
+        return None
+    a, b = x.base.args
+    for c, other in ((a, b), (b, a)):
+        if isinstance(c, sp.conjugate) and c.args[0] == other:
+            return other
+    return None
+
+
 def _ready(expr: sp.Basic, functions: Mapping[str, Any]) -> sp.Basic:
     """expr with its undefined functions replaced by their stand-ins and its derivatives and substitutions carried
     out (symbolically, once: a derivative needs its variable before the point is put in)."""
@@ -382,6 +393,10 @@ def _ready(expr: sp.Basic, functions: Mapping[str, Any]) -> sp.Basic:
         if rep:
             e = e.xreplace(rep)
     try:
+        # |E| as SymPy may leave it, sqrt(conjugate(E) E) (an Abs whose argument's conjugate it cannot resolve at parse
+        # time): the same value, read as |E| so that an integral E is evaluated once, not twice (its conjugate by a
+        # slower path: seconds a point)
+        e = e.replace(_conjugate_square_root, lambda x: sp.Abs(_conjugate_square_root(x), evaluate=False))
         e = e.replace(lambda x: isinstance(x, sp.Integral) and all(
             x.function.is_polynomial(lim[0]) for lim in x.limits), lambda x: x.doit())
         return e.replace(lambda x: isinstance(x, (sp.Subs, sp.Derivative)), lambda x: x.doit())
@@ -1573,6 +1588,15 @@ class _Comparer:
         rows = self.step_vals if rows is None else rows
         return {k for k in self.evaluable if self.agree(k, [sv[side] for sv in rows], approx)}
 
+    def contradicts(self, k: int) -> bool:
+        """Whether printed side k has, at some point, a value equal to neither of the step's sides there (both
+        given): a side of an equality chain the step's relation composes through that is not the step's value."""
+        for v, sv in zip(self.node_vals[k], self.step_vals):
+            sides = [s for s in sv if s is not None]
+            if v is not None and sides and not any(_close(v, s, self.rtol, self.tol) for s in sides):
+                return True
+        return False
+
     def proportional_to(self, k: int, values: Sequence) -> bool:
         """Whether printed side k is a constant times the step's side (`values`) in the proportionality's variables:
         within each group of points (the same held-fixed values) their ratio is one number; some group has two
@@ -1687,6 +1711,17 @@ class _Comparer:
             full.remove(t)
             self.rejected.append(f"not compared (a printed link of the chain fails at the step's points): "
                                  f"{self.broken(*t)}")
+        # a composition a = b = c whose middle side b has a value at the points, another than the step's, composes
+        # through a printed link that fails there (a slip in b): never the step's relation
+        wrong = {(i, j, pop): sorted(m for m in self.between(i, j, pop) if self.contradicts(m)) if pop == "==" else []
+                 for i, j, pop in full}
+        for (i, j, pop), bad in wrong.items():
+            if bad:
+                self.rejected.append(f"not compared (a printed side between them is not the step's): the chain from "
+                                     f"{_tex(nodes[i])} to {_tex(nodes[j])} passes through "
+                                     + ", ".join(_tex(nodes[m]) for m in bad)
+                                     + ", whose value at the step's points is another one")
+        full = [t for t in full if not wrong[t]]
         if not full:
             return None
         # equal values cannot tell a link from the composed chain (a = b = c: all three are one function); the sides
