@@ -444,6 +444,19 @@ def test_a_printed_side_valued_by_the_steps_own_points_is_circular():
     assert _compare(r"s^2 = v", plain).verdict == "matches"
 
 
+def test_the_retry_at_another_case_keeps_what_the_points_declare():
+    """A step that differs at its first points (k = 3, not in the print) is compared again at its points of another
+    case (k = 2); those points keep their `state_values` there, so a match that is only the step's own values stays
+    circular (the retry used to copy the points into plain dicts and credited it)."""
+    pts = [_StatePoint(s=2.0, v=8.0, k=3), _StatePoint(s=3.0, v=27.0, k=3),
+           _StatePoint(s=2.0, v=4.0, k=2), _StatePoint(s=3.0, v=9.0, k=2)]
+    own = Step(label="s", lhs=lambda s, v, k: s**k, rhs=lambda s, v, k: v, cites=("(1)",), fidelity=AS_PRINTED,
+               search=lambda: list(pts))
+    assert _compare(r"s^2 = v", own).verdict != "matches"
+    plain = replace(own, search=lambda: [dict(p) for p in pts])
+    assert _compare(r"s^2 = v", plain).verdict == "matches"
+
+
 PLANTS = [("ptft-diagonal", "(8)", r"-2\tilde", r"+2\tilde"),
           ("adaptive-tangent", "(25)", r"4\frac{v}", r"8\frac{v}"),
           ("adaptive-tangent", "(26)", r"p(p-1)|z^{*}-1|^{p-2}", r"p(p-2)|z^{*}-1|^{p-3}"),

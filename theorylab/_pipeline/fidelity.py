@@ -1185,7 +1185,9 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misp
     import itertools
 
     try:
-        raw = [dict(p) for p in itertools.islice(step.search(), 8)]
+        # the points themselves: a copy by dict() would drop what a point declares beside its values (state_values,
+        # function_of), and with it the circular rule and the point's functions
+        raw = list(itertools.islice(step.search(), 8))
     except Exception:  # noqa: BLE001 - no further points: the first comparison stands
         return first
     printed = {k for n in nodes for s in n.free_symbols if isinstance(s, sp.Symbol) for k in _names(s.name)}
