@@ -998,34 +998,6 @@ def _dudley_cos_closed(f, g_x, sigma):
         return abs(mpmath.exp(-mpmath.mpf(sigma) ** 2 / 2) / 2 * (mpmath.cos(f) - mpmath.cos(g_x)))
 
 
-class _DrawPoint(dict):
-    """A point some of whose values (`state_values`) are computed from the same draw as the step's sides (the
-    fidelity comparison calls a printed side made only of them circular, never compared)."""
-
-    state_values: frozenset = frozenset()
-
-
-def _lt_draw_vectors(theta, b):
-    """(104), (107) in d = 2: beta_s = e_1, beta_t = cos(theta) e_1 + sin(theta) e_2 (nu = e_2), beta_hat = b beta_s"""
-    bs, bt = np.array([1.0, 0.0]), np.array([math.cos(theta), math.sin(theta)])
-    return b * bs, bt
-
-
-def _lt_draw_point(theta, b):
-    """(108)'s point for one draw: c = beta_hat - beta_t (c1, c2), and the point mass's E b = b, E b^2 = b^2"""
-    bh, bt = _lt_draw_vectors(theta, b)
-    c = bh - bt
-    pt = _DrawPoint(theta=theta, b=b, c1=float(c[0]), c2=float(c[1]), m_b1=b, m_b2=b * b)
-    pt.state_values = frozenset({"c1", "c2", "m_b1", "m_b2"})
-    return pt
-
-
-def _lt_draw_risk(theta, b, c1, c2, m_b1, m_b2):
-    """(107)'s ||beta_hat - beta_t||^2 for the draw, from the vectors (numpy)"""
-    bh, bt = _lt_draw_vectors(theta, b)
-    return float(np.sum((bh - bt) ** 2))
-
-
 def _chi2_mean(n, h):
     """E h(t) for t ~ chi^2_n (the law of ||z||^2, z ~ N(0, I_n)), mpmath quadrature at 30 digits"""
     with mpmath.workdps(30):
@@ -1160,17 +1132,6 @@ DERIVATIONS = (
              lhs=m_b2_ - 2 * sp.cos(th) * m_b1_ + sp.cos(th) ** 2 + sp.sin(th) ** 2,
              rhs=1 + m_b2_ - 2 * sp.cos(th) * m_b1_, domain={m_b1_: (-3.0, 3.0), m_b2_: (0.0, 10.0)},
              why="the E_{X, eps} of the per-draw identity above, term by term (linearity): (108)'s right side",
-             cites=("(108)",), fidelity="as printed"),
-        Step("(107)-(108) for one draw in d = 2 (beta_s = e_1, nu = e_2, beta_t = cos(theta) e_1 + sin(theta) e_2, "
-             "beta_hat = b beta_s (104)): ||beta_hat - beta_t||^2 = 1 + E b^2 - 2 cos(theta) E b, E over the law of the "
-             "draw (a point mass: E b = b, E b^2 = b^2)", lhs=_lt_draw_risk,
-             rhs=lambda theta, b, c1, c2, m_b1, m_b2: 1 + b * b - 2 * b * math.cos(theta),
-             search=lambda: [_lt_draw_point(t, b) for t, b in ((0.7, 0.4), (2.3, -1.3), (1.2, 2.5), (0.0, 1.0))],
-             rtol=1e-13, tol_source="float64: a 2-vector's squared norm and 1 + b^2 - 2b cos, terms <= 10: <= 1e-14",
-             why="the identity (108) holds for every law of (X, eps) (linearity of E); at a point mass its E's are the "
-             "draw's values. c = beta_hat - beta_t (c1, c2: its coordinates, as (107) is read in d = 2) and E b, E b^2 "
-             "(m_b1, m_b2, as (108) is read) are the point's, computed from the same draw as the left side "
-             "(`state_values`): the printed middle ||beta_hat - beta_t||^2 and (108)'s right side get values there",
              cites=("(108)",), fidelity="as printed"),
         Step("(112): E b^2 = cos^2 + (sin^2 + sigma^2) E 1/||z||^2",
              lhs=sp.cos(th) ** 2 + (sp.sin(th) ** 2 * sp.Symbol("z2") + s**2 * sp.Symbol("z2")) / sp.Symbol("z2") ** 2,

@@ -45,8 +45,6 @@ _PLANTS = [
     # (31): 1/(2 sigma^2) ||f - g||^2 with the entry's dist_sq = (f - g_x)^2 at the step's points
     ("(31)", (r"\frac{1}{2\sigma^2} \|f - g\|", r"\frac{1}{\sigma^2} \|f - g\|"),
      (r"- 2\langle f, g\rangle", r"+ 2\langle f, g\rangle")),
-    # (108) for one draw in d = 2 (a point mass: E b = b): (107)'s ||beta_hat - beta_t||^2 has the draw's value
-    ("(108)", (r"- 2\cos\theta", r"+ 2\cos\theta"), None),
     # (27): the middle side written out at the step's instance (M = 2, Hermite basis, p = N(0, 1))
     ("(27)", (r"\phi_i(x) \phi_j(x) dx", r"\phi_i(x) \phi_i(x) dx"), None),
     # (106) at d = n = 1: (105)'s side y_t/(X beta_s) has the point's labels y_t = X beta_t + eps

@@ -222,7 +222,7 @@ def test_notation_maps_the_appendix_b5_b7_displays_onto_their_steps():
     items = fidelity.printout_of(paper)
     wanted = [p for p in items if p.label in labels]
     comps = fidelity.compare_paper(paper, derivs, printout=wanted)
-    matching = {"(24)", "(25)", "(107)", "(108)", "(112)", "(124)", "(129)", "(130)", "(133)", "(136)"}
+    matching = {"(24)", "(25)", "(107)", "(112)", "(124)", "(129)", "(130)", "(133)", "(136)"}
     partly = {"(27)"}
     assert {k: v.status for k, v in comps.items()} == {k: "matches the print" if k in matching else
                                                         "partly compared" if k in partly else "not compared"
@@ -241,10 +241,10 @@ _S31B_PLANTS = [("(9)", r"- \boldsymbol{y}_{\mathrm{t}}", r"+ \boldsymbol{y}_{\m
                 ("(12)", r"\frac{\lambda}{2}", r"\lambda"),
                 ("(118)", r"+ n\lambda", r"- n\lambda"),
                 ("(105)", r"\boldsymbol{X}^T \boldsymbol{X} \beta_{\rm s}", r"\boldsymbol{X}^T \beta_{\rm s}")]
-# (115), (150) are not compared since a name's match must pass only through printed sides
+# (115), (150) (and (108) below) are not compared since a name's match must pass only through printed sides
 # the step's points give the step's value (fidelity's `between`): their middle sides ((114)'s misprinted integral,
-# the L2 overlap's integral) have no value there; (106)'s, y_t/(X beta_s), and (108)'s, ||beta_hat - beta_t||^2, have
-# since session 32 (the steps' points carry y_t, and c = beta_hat - beta_t of one draw: tests/test_fidelity_fef_b.py)
+# the L2 overlap's integral) have no value there; (106)'s, y_t/(X beta_s), has since session 32 (the step's points
+# carry y_t: tests/test_fidelity_fef_b.py)
 
 
 def test_planted_slips_in_the_newly_compared_displays_never_match():
