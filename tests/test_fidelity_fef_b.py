@@ -15,33 +15,27 @@ def _status_planted_everywhere(label, old, new):
     """label_status with the slip planted wherever the printout carries `old`: in a display's text and in the lead
     (the left side taken from the display before it) of the next one, so that a slip in a chain's first display
     reaches the label's chain."""
-    from theorylab._pipeline import fidelity
     from theorylab._sources import sources
     from theorylab.testing import _printed_paper
 
-    derivs, items, notation = _printed_paper("features-are-fate")
+    _, items, context = _printed_paper("features-are-fate")
     planted, hits = [], 0
     for q in items:
         if old in (q.text or "") or old in (q.lead or ""):
             hits += 1
             text, lead = q.text.replace(old, new), (q.lead or "").replace(old, new) or q.lead
-            q = replace(q, text=text, lead=lead, relations=sources.parse_display(text, notation, lead=lead))
+            q = replace(q, text=text, lead=lead, relations=sources.parse_display(text, context.notation, lead=lead))
         planted.append(q)
     assert hits, f"{old!r} is printed nowhere"
-    p = next(q for q in planted if q.label == label)
-    rel = p.relations
-    if not isinstance(rel, sources.ParseFailure):
-        rel = fidelity._chain(p, planted, notation) or rel
-    comps = [fidelity.compare_step(label, rel, s, derivation=d.key) for d in derivs for s in d.steps
-             if label in s.cites]
-    return fidelity._label_status(p, comps)
+    done = replace(context, items=planted).compare(next(q for q in planted if q.label == label))
+    return done.status, done.reason
 
 
 # label, a slip in the display itself, a slip in the display its chain starts from (None: the display prints both)
 _PLANTS = [
     # (24): (23)'s y-integral at constant f, g (the map's instance) against the step's quadrature
     ("(24)", (r"\frac{e^{-\sigma^{2}/2}}{2}", r"\frac{e^{-\sigma^{2}}}{2}"),
-     (r"\frac{\cos(y)}{2} e^{\frac{-(y-f(x))^2}{2\sigma^2}}", r"\frac{\cos(y)}{3} e^{\frac{-(y-f(x))^2}{2\sigma^2}}")),
+     (r"\frac{1}{\sqrt{2\pi\sigma^2}} \int \left[\frac{\cos(y)}{2}", r"\frac{1}{\sqrt{\pi\sigma^2}} \int \left[\frac{\cos(y)}{2}")),
     # (31): 1/(2 sigma^2) ||f - g||^2 with the entry's dist_sq = (f - g_x)^2 at the step's points
     ("(31)", (r"\frac{1}{2\sigma^2} \|f - g\|", r"\frac{1}{\sigma^2} \|f - g\|"),
      (r"- 2\langle f, g\rangle", r"+ 2\langle f, g\rangle")),
@@ -57,11 +51,12 @@ _PLANTS = [
 def test_newly_compared_displays_match_and_planted_slips_never_do(label, own, lead):
     status, reason = label_status("features-are-fate", label)
     assert status in _COUNTED, (label, status, reason)
+    # each slip leaves a display that parses and is compared by value (not one the map or parser stops reading)
     status, reason = label_status("features-are-fate", label, *own)
-    assert status not in _COUNTED, (label, own, status, reason)
+    assert status not in _COUNTED and status != "not parsed", (label, own, status, reason)
     if lead is not None:
         status, reason = _status_planted_everywhere(label, *lead)
-        assert status not in _COUNTED, (label, lead, status, reason)
+        assert status not in _COUNTED and status != "not parsed", (label, lead, status, reason)
 
 
 def test_the_misprinted_29_is_stated_as_printed_and_fails_as_its_erratum():
@@ -108,4 +103,6 @@ def test_a_composed_chain_through_a_middle_side_of_another_value_is_not_the_step
     good = fidelity.compare_step("(1)", sources.parse_display(r"(x + 1)^2 = x^2 + x + x + 1 = x^2 + 2x + 1"), step)
     assert good.verdict == "matches", good
     bad = fidelity.compare_step("(1)", sources.parse_display(r"(x + 1)^2 = x^2 + 3x + 1 = x^2 + 2x + 1"), step)
-    assert bad.verdict != "matches" and "between them" in bad.how, bad
+    # either guard names it: the printed link (x + 1)^2 = x^2 + 3x + 1 fails where the step holds, and the middle
+    # side's value is another than the step's
+    assert bad.verdict != "matches" and ("between them" in bad.how or "fails at the step's points" in bad.how), bad
