@@ -1583,7 +1583,10 @@ class _Comparer:
     def agree(self, k: int, values: Sequence, approx: bool = False) -> bool:
         rtol, tol = self.approx_tol if approx else (self.rtol, self.tol)
         both = [(a, b) for a, b in zip(values, self.node_vals[k]) if a is not None and b is not None]
-        return bool(both) and len(both) >= min(3, len(values)) and all(_close(a, b, rtol, tol) for a, b in both)
+        # as many points as the step was compared at (up to 3), counted among its points, not only among those where
+        # some printed side had a value: a match never rests on one point of two
+        need = min(3, max(len(values), len(self.pts)))
+        return bool(both) and len(both) >= need and all(_close(a, b, rtol, tol) for a, b in both)
 
     def matches(self, side: int, rows: Sequence[tuple] | None = None, approx: bool = False) -> set[int]:
         """The printed sides whose values are the step's side's (`approx`: at the step's stated tolerance)."""
