@@ -67,6 +67,37 @@ _argmin_wl = type("\\argmin_{\\hat{W}_{L}\\in \\mathbb{R}^{d}}", (sp.Function,),
                   {"nargs": 1, "eval": classmethod(_argmin_eval)})
 
 
+# == helper h5 (s32): App. C ========================================================================================
+# (155)-(156) in the instance their steps check, m = m* = 2 (transfer.relu_rkhs, transfer.coverage_c): the printed
+# Gram matrices K (151), K* (152), K~ (153) and the teacher's readout c_* are the steps' own 2 x 2 matrices and
+# 2-vector of symbols (the names and assumptions of derivations/transfer.py's Kc_, Ksc_, Ktc_, cs_; K and K* symmetric,
+# as Gram matrices are), K^{-1} the inverse of that K (the step's K.inv()), m_* the steps' m_s. The printed squared L2
+# norms ||P_par f_*(x)||^2, ||P_perp f_*(x)||^2, ||f_*||^2 are one name each (a name only: where a step's points carry
+# their values, those are the step's least-squares projection's, computed without the print's matrices)
+_KC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"K_{min(i, j)}{max(i, j)}", real=True))
+_KTC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Kt_{i}{j}", real=True))
+_KSC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Ks_{min(i, j)}{max(i, j)}", real=True))
+_CSC = sp.Matrix(sp.symbols("c_1 c_2", real=True))
+_REWRITES_C = (
+    (r"\|P_{\parallel}f_{*}(\boldsymbol{x})\|_{L_{2}}^{2}", "q_{Ppar}"),
+    (r"\|P_{\perp}f_{*}(\boldsymbol{x})\|_{L_{2}}^{2}", "q_{Pperp}"),
+    (r"\|f_{*}\|_{L_{2}}^{2}", "q_{fs2}"),
+    # (155)-(156)'s bold c_*, K~ (not (153)'s entry K~_ij), K^{-1} and K_*: the matrices themselves (\check names,
+    # bound below), so that their products keep the printed order
+    (r"\boldsymbol{c}_{*}", r"\check{c}"),
+    (re.compile(r"\\tilde\{\\boldsymbol\{K\}\}(?!_)"), r"\check{\tilde{K}}"),
+    (r"\boldsymbol{K}^{-1}", r"\check{K}_{inv}"),
+    (r"\boldsymbol{K}_{*}", r"\check{K}_{*}"),
+)
+_SYMBOLS_C = {
+    "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
+    "m_{*}": sp.Symbol("m_s", positive=True),
+    "q_{Ppar}": sp.Symbol("Ppar2", nonnegative=True), "q_{Pperp}": sp.Symbol("Pperp2", nonnegative=True),
+    "q_{fs2}": sp.Symbol("fs2", nonnegative=True),
+}
+# == end of helper h5's block =======================================================================================
+
+
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (14): E_D R_sc is the scratch risk of (8), as the text defines it
     (r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{sc}}", r"R_{sc}"),
@@ -118,7 +149,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (130): f and g as the text after (131) defines them, f(t) = (1/2) log t - t and g(t) = (2nt + n lambda)^-2
     # (log: the natural logarithm, as the saddle point t_0 = 1/2 it derives needs)
     (r"\int g(t)e^{nf(t)}dt", r"\int_{0}^{\infty} (2nt+n\lambda)^{-2} e^{n(\frac{1}{2} \ln t - t)} dt"),
-), symbols={
+) + _REWRITES_C, symbols={
     "R_{sc}": sp.Piecewise((((1 - _g) ** 2 + _g * _s**2) / (1 - _g), _g < 1), (_s**2 / (_g - 1), True)),
     "\\Delta": sp.Symbol("dist_sq", nonnegative=True),
     "u": sp.Symbol("u", real=True),
@@ -142,4 +173,5 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # beta_s, beta_t (source and target weights, Assumption 3.1) as the steps name them
     "\\beta_{s}": sp.Symbol("beta_s", real=True), "\\beta_{t}": sp.Symbol("beta_t", real=True),
     **notation_002_b.SYMBOLS,
+    **_SYMBOLS_C,            # helper h5's block above: App. C
 })

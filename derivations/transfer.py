@@ -890,6 +890,16 @@ m_, ms_ = 2, 2
 K_ = Gs / m_
 Kt_ = Gt / sp.sqrt(m_ * ms_)
 bvec_ = Gt * cs_ / ms_
+# (155)-(156) in the print's own names at m = m* = 2 (notation_002 binds the printed K, K*, K~, c_*, m_* of those
+# displays to these): the Gram matrices of (151)-(153) as symbols (K, K* symmetric), the widths m, m* as symbols (the
+# identity (155) = b^T G^-1 b holds for every m, m*, so a slip 1/m for 1/m* shows)
+Kc_ = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"K_{min(i, j)}{max(i, j)}", real=True))
+Ktc_ = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Kt_{i}{j}", real=True))
+Ksc_ = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Ks_{min(i, j)}{max(i, j)}", real=True))
+mK_, msK_ = sp.Symbol("m", positive=True), sp.Symbol("m_s", positive=True)
+GK_ = mK_ * Kc_                          # G = m K: the L2 overlaps <relu(w_i.x) relu(w_j.x)> by (151)
+HK_ = sp.sqrt(mK_ * msK_) * Ktc_         # H = sqrt(m m*) K~: the overlaps <relu(w_i.x) relu(w*_j.x)> by (153)
+bK_ = HK_ * cs_ / msK_                   # b_i = <relu(w_i.x), f*> for f* = (1/m*) sum_j c_j relu(w*_j.x) (143)
 
 
 p_, tau_, Eb2_, Ebb_ = sp.symbols("p tau Eb2 Ebb", real=True)
@@ -1360,13 +1370,15 @@ DERIVATIONS = (
              rtol=1e-13, tol_source="float64 kernel (a few ulps, series remainder < 1e-20) against 40-digit quadrature",
              why="(149) = (150) with u = u_ij for unit w_i, w_j (the entry is (150) in its stable form)",
              cites=("(150)",), fidelity="as printed"),
-        Step("(155): (1/m*) c*^T Kt^T K^-1 Kt c* = b^T G^-1 b, b = H c*/m* (m = m* = 2)",
-             lhs=((cs_.T * Kt_.T * K_.inv() * Kt_ * cs_) / ms_)[0], rhs=(bvec_.T * Gs.inv() * bvec_)[0],
-             domain={sp.Symbol("G_00", real=True): (2.0, 3.0), sp.Symbol("G_11", real=True): (2.0, 3.0),
-                     sp.Symbol("G_01", real=True): (-0.5, 0.5)},
+        Step("(155): (1/m*) c*^T K~^T K^-1 K~ c* = b^T G^-1 b, G = m K, b = H c*/m*, H = sqrt(m m*) K~ (2 x 2 Gram "
+             "matrices, every m, m*)",
+             lhs=((cs_.T * Ktc_.T * Kc_.inv() * Ktc_ * cs_) / msK_)[0], rhs=(bK_.T * GK_.inv() * bK_)[0],
+             domain={sp.Symbol("K_00", real=True): (1.0, 2.0), sp.Symbol("K_11", real=True): (1.0, 2.0),
+                     sp.Symbol("K_01", real=True): (-0.5, 0.5), mK_: (1.0, 10.0), msK_: (1.0, 10.0),
+                     **{x: (-1.0, 1.0) for x in Ktc_}, **{x: (-2.0, 2.0) for x in cs_}},
              why="K = G/m (151), K~ = H/sqrt(m m*) (153) with G, H the L2 overlaps (149): the left side is (155)'s "
-             "right side, the right side the squared norm of the L2 projection of f* onto span{relu(w_j.x)} "
-             "(b_j = <relu(w_j.x), f*>)", cites=("(155)",), fidelity="as printed"),
+             "right side in its own names, the right side the squared norm of the L2 projection of f* (143) onto "
+             "span{relu(w_j.x)} (b_j = <relu(w_j.x), f*>)", cites=("(155)",), fidelity="as printed"),
         Step("(156): the entry's (1/m*) c*^T K* c* - (1/m*) c*^T K~^T K^-1 K~ c* = ||f* - sum_j a_j k(w_j, .)||^2 at "
              "the least-squares a (the squared distance of f* to the span: ||P_perp f*||^2)", lhs=_rkhs_entry, rhs=_rkhs_lstsq,
              search=_rkhs_points,
@@ -1658,6 +1670,72 @@ def _rkhs_norms(seed):
     return norm_145, float(sum(cl**2 / lam2[l] for l, cl in enumerate(coef)))
 
 
+# == helper h5 (s32): App. C in the print's own names ((155)-(156) at m = m* = 2) ================================
+class _AppCPoint(dict):
+    """A point whose values `state_values` are computed from the same state as the step's sides (the fidelity
+    comparison never credits a printed side made only of them); its other values are the point's inputs."""
+
+    state_values: frozenset = frozenset()
+
+
+def _appc_points():
+    """m = m* = 2 unit-free weights in d = 3 (inputs W, W_star, c_star; the printed c_* = (c_1, c_2), m_* = m_s = 2),
+    with the values of (156)'s printed names at them: K = G/m (151), K~ = H/sqrt(m m*) (153), K* = G*/m* (152)
+    from the entry (150) in float64, and ||f*||^2, ||P_par f*||^2 of the least-squares projection (`_appc_lstsq`)"""
+    rng = np.random.default_rng(11)
+    pts = []
+    for _ in range(4):
+        W, Ws, c = rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), rng.standard_normal(2)
+        G, H, Gs = _grams(W, Ws, lambda x: np.asarray(RELU_KERNEL.numpy(x), dtype=float))
+        K, Kt, Ks = G / 2, H / math.sqrt(2 * 2), Gs / 2
+        f2, ppar, _ = _appc_lstsq(W, Ws, c)
+        state = {**{f"K_{i}{j}": float(K[i, j]) for i, j in ((0, 0), (0, 1), (1, 1))},
+                 **{f"Ks_{i}{j}": float(Ks[i, j]) for i, j in ((0, 0), (0, 1), (1, 1))},
+                 **{f"Kt_{i}{j}": float(Kt[i, j]) for i in range(2) for j in range(2)},
+                 "fs2": float(f2), "Ppar2": float(ppar)}
+        pt = _AppCPoint(W=W, W_star=Ws, c_star=c, c_1=float(c[0]), c_2=float(c[1]), m_s=2, **state)
+        pt.state_values = frozenset(state)
+        pts.append(pt)
+    return pts
+
+
+def _appc_lstsq(W, W_star, c_star):
+    """The L2(p) projection of f* = (1/m*) sum_j c*_j relu(w*_j.x) onto span{relu(w_i.x)} by least squares, Grams of
+    the arc-cosine formula at 40 digits, rows normalized in mpmath: (||f*||^2, ||P_par f*||^2 = a.G a, ||f* - P_par
+    f*||^2 = ||f*||^2 - 2 a.b + a.G a) at a = lstsq(G, b); the first minus the second equals the third only where the
+    residual is orthogonal to the span (the normal equations), which nothing here imposes but the least squares"""
+    with mpmath.workdps(40):
+        def unit(M):
+            return [[mpmath.mpf(float(x)) / mpmath.sqrt(sum(mpmath.mpf(float(y)) ** 2 for y in row)) for x in row]
+                    for row in M]
+
+        def k(a, b):
+            uu = max(min(sum(x * y for x, y in zip(a, b)), 1), -1)
+            return (mpmath.sqrt(1 - uu**2) + uu * (mpmath.pi - mpmath.acos(uu))) / (2 * mpmath.pi)
+
+        Wn, Sn = unit(np.asarray(W)), unit(np.asarray(W_star))
+        cs, ms = [mpmath.mpf(float(c)) for c in c_star], len(Sn)
+        G = [[k(a, b) for b in Wn] for a in Wn]
+        bv = [sum(k(a, sb) * c for sb, c in zip(Sn, cs)) / ms for a in Wn]
+        f2 = sum(cs[i] * cs[j] * k(Sn[i], Sn[j]) for i in range(ms) for j in range(ms)) / ms**2
+        a = [mpmath.mpf(float(x)) for x in np.linalg.lstsq(np.array(G, dtype=float), np.array(bv, dtype=float),
+                                                           rcond=None)[0]]
+        m = len(a)
+        aGa = sum(a[i] * G[i][j] * a[j] for i in range(m) for j in range(m))
+        return f2, aGa, f2 - 2 * sum(a[i] * bv[i] for i in range(m)) + aGa
+
+
+def _appc_entry(W, W_star, c_star, **_):
+    """the entry transfer.rkhs_residual ((156)'s right side, K^-1 as the pseudo-inverse)"""
+    return _entry("transfer.rkhs_residual")(W=W, W_star=W_star, c_star=c_star)
+
+
+def _appc_residual(W, W_star, c_star, **_):
+    """||f* - P_par f*||^2 of the least-squares projection (`_appc_lstsq`)"""
+    return _appc_lstsq(W, W_star, c_star)[2]
+# == end of helper h5's helpers =====================================================================================
+
+
 t_, Z2_ = sp.Symbol("t", positive=True), sp.Symbol("Z2", positive=True)
 f_lap = sp.log(t_) / 2 - t_                       # (130): f(t) = log(t)/2 - t
 g_lap = (2 * nn * t_ + nn * lam) ** -2            # (130): g(t) = (2nt + n lam)^-2
@@ -1912,6 +1990,22 @@ COVERAGE_DERIVATIONS = (
              why="the eigenvalue of T_k is lambda_l^2 as in the Mercer decomposition {lambda_l^2, psi_l} the text "
              "names before (147)", cites=("(148)",), fidelity="as printed"),
     )),
+    # == helper h5 (s32): App. C in the print's own names ===========================================================
+    Derivation(key="transfer.coverage_c", title="App. C: the RKHS projections (156) in the print's own names",
+               source=SEED, where="App. C, eqs (156)", entries=("transfer.relu_kernel", "transfer.rkhs_residual"),
+               steps=(
+        Step("(156) at m = m* = 2: ||f*||^2 - ||P_par f*||^2 = (1/m*) c*^T K* c* - (1/m*) c*^T K~^T K^-1 K~ c* = the "
+             "least-squares residual ||f* - sum_j a_j relu(w_j.x)||^2 (K, K~, K* of (151)-(153) from the entry (150))",
+             lhs=_appc_entry, rhs=_appc_residual, search=_appc_points, tol=1e-12,
+             tol_source=("float64 Grams (entries <= 1/2, cond(K) < 10 at these points) against 40-digit ones and a "
+                         "float64 least-squares a (off the minimizer by ~1e-13, which moves the residual by its "
+                         "square): <= 1e-13 absolute"),
+             why="the printed last side is evaluated from the points' K, K~, K* (the entry (150)'s Grams over m, "
+             "sqrt(m m*), m*) and c*; the middle side from ||f*||^2 and the squared norm a.G a of the projection as "
+             "the least squares computes them (no K there); K is invertible at these points (m = 2 <= d = 3)",
+             cites=("(156)",), fidelity="as printed"),
+    )),
+    # == end of helper h5's derivation =============================================================================
     Derivation(key="transfer.coverage_claims", title="The text's 'for all' claims on (10), (11), (15) attacked", source=SEED,
                where="Sec. 3.3 after (11), Sec. 3.4 after (15), Theorem 3.7", entries=("transfer.linear_transferability",), steps=(
         Step("'In the overparameterized regime, negative transfer only occurs when sigma < 1': T_lt (11) (the entry) "
