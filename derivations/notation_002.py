@@ -88,12 +88,24 @@ _REWRITES_C = (
     (re.compile(r"\\tilde\{\\boldsymbol\{K\}\}(?!_)"), r"\check{\tilde{K}}"),
     (r"\boldsymbol{K}^{-1}", r"\check{K}_{inv}"),
     (r"\boldsymbol{K}_{*}", r"\check{K}_{*}"),
+    # (145), (148): ||f||_k^2, the squared RKHS norm of f, one name (a name only: the steps compute it by (145))
+    (r"||f||_{k}^{2}", "q_{fk2}"), (r"||f||_k^2", "q_{fk2}"),
+    # (148) in the instance its step checks: a kernel of finite rank (k = sum_{l <= r} lambda_l^2 psi_l psi_l, r the
+    # point's q_{rank}), where the terms past l = r are those of the eigenmodes with zero eigenvalue, on which f has no
+    # support (the text after (148): 'functions with support on eigenmodes with zero eigenvalue are not in the RKHS')
+    (r"\sum_{l=1}^{\infty} c_{l}", r"\sum_{l=1}^{q_{rank}} c_{l}"),
 )
 _SYMBOLS_C = {
     "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
     "m_{*}": sp.Symbol("m_s", positive=True),
     "q_{Ppar}": sp.Symbol("Ppar2", nonnegative=True), "q_{Pperp}": sp.Symbol("Pperp2", nonnegative=True),
     "q_{fs2}": sp.Symbol("fs2", nonnegative=True),
+    # (145), (148): the squared RKHS norm; (148)'s c_l = <f, psi_l>, lambda_l (T_k's eigenvalue lambda_l^2, as the
+    # text's Mercer decomposition {lambda_l^2, psi_l} before (147) and (154) name it) and the rank of the instance's
+    # kernel: the vectors and the number its step's points carry (entries numbered from 1)
+    "q_{fk2}": sp.Symbol("fk2", nonnegative=True),
+    "c_{l}": sp.IndexedBase("c_psi")[sp.Symbol("l")], "\\lambda_{l}": sp.IndexedBase("lam_psi")[sp.Symbol("l")],
+    "q_{rank}": sp.Symbol("rank_k", positive=True, integer=True),
 }
 # == end of helper h5's block =======================================================================================
 

@@ -1733,6 +1733,39 @@ def _appc_entry(W, W_star, c_star, **_):
 def _appc_residual(W, W_star, c_star, **_):
     """||f* - P_par f*||^2 of the least-squares projection (`_appc_lstsq`)"""
     return _appc_lstsq(W, W_star, c_star)[2]
+_MERCER_Z = (-1.1, 0.3, 1.7)                      # (145)'s points z_j of the rank-3 instance (M = 3)
+_MERCER_X = tuple(np.linspace(-3.0, 3.0, 15))     # where f and the kernel sections are sampled
+
+
+def _hermite_psi(x):
+    """The orthonormal Hermite functions of L2(N(0, 1)): psi_1 = 1, psi_2 = x, psi_3 = (x^2 - 1)/sqrt(2) (rows)."""
+    x = np.asarray(x, dtype=float)
+    return np.stack([np.ones_like(x), x, (x**2 - 1) / math.sqrt(2)])
+
+
+def _mercer_points():
+    """Inputs of (148)'s instance: T_k's eigenvalues lambda_l^2 (lam_psi) and f's coefficients c_l (c_psi), rank 3"""
+    rng = np.random.default_rng(5)
+    return [_AppCPoint(c_psi=tuple(float(v) for v in rng.uniform(-2, 2, 3)),
+                       lam_psi=tuple(float(v) for v in rng.uniform(0.3, 2.0, 3)), rank_k=3) for _ in range(4)]
+
+
+def _norm_by_145(c_psi, lam_psi, **_):
+    """||f||_k^2 by (145) for f = sum_l c_l psi_l and k(x, x') = sum_l lambda_l^2 psi_l(x) psi_l(x') (its Mercer
+    eigenpairs {lambda_l^2, psi_l}, rank 3): f = sum_j alpha_j k(., z_j) with alpha from least squares on f's values
+    at 15 points x (three sections k(., z_j) span the RKHS), then sum_ij alpha_i k(z_i, z_j) alpha_j"""
+    lam2 = np.asarray(lam_psi, dtype=float) ** 2
+    Px, Pz = _hermite_psi(_MERCER_X), _hermite_psi(_MERCER_Z)
+    sections = Px.T @ (lam2[:, None] * Pz)        # k(x_s, z_j)
+    alpha = np.linalg.lstsq(sections, Px.T @ np.asarray(c_psi, dtype=float), rcond=None)[0]
+    return float(alpha @ (Pz.T @ (lam2[:, None] * Pz)) @ alpha)
+
+
+def _spectral_sum(c_psi, lam_psi, **_):
+    """sum_l c_l^2 / lambda_l^2 over the instance's rank"""
+    return float(sum(c**2 / lam**2 for c, lam in zip(c_psi, lam_psi)))
+
+
 # == end of helper h5's helpers =====================================================================================
 
 
@@ -1991,8 +2024,8 @@ COVERAGE_DERIVATIONS = (
              "names before (147)", cites=("(148)",), fidelity="as printed"),
     )),
     # == helper h5 (s32): App. C in the print's own names ===========================================================
-    Derivation(key="transfer.coverage_c", title="App. C: the RKHS projections (156) in the print's own names",
-               source=SEED, where="App. C, eqs (156)", entries=("transfer.relu_kernel", "transfer.rkhs_residual"),
+    Derivation(key="transfer.coverage_c", title="App. C: the RKHS norm (145), (148) and the projection (156) in the print's own names",
+               source=SEED, where="App. C, eqs (145), (148), (156)", entries=("transfer.relu_kernel", "transfer.rkhs_residual"),
                steps=(
         Step("(156) at m = m* = 2: ||f*||^2 - ||P_par f*||^2 = (1/m*) c*^T K* c* - (1/m*) c*^T K~^T K^-1 K~ c* = the "
              "least-squares residual ||f* - sum_j a_j relu(w_j.x)||^2 (K, K~, K* of (151)-(153) from the entry (150))",
@@ -2004,6 +2037,16 @@ COVERAGE_DERIVATIONS = (
              "sqrt(m m*), m*) and c*; the middle side from ||f*||^2 and the squared norm a.G a of the projection as "
              "the least squares computes them (no K there); K is invertible at these points (m = 2 <= d = 3)",
              cites=("(156)",), fidelity="as printed"),
+        Step("(148) in a rank-3 instance: ||f||_k^2 by (145) (f = sum_j alpha_j k(., z_j), alpha by least squares on "
+             "f's values) = sum_l c_l^2/lambda_l^2 for f = sum_l c_l psi_l, k = sum_l lambda_l^2 psi_l psi_l with the "
+             "orthonormal Hermite psi_l of L2(N(0, 1)) (T_k's eigenvalue lambda_l^2, as the text names it before (147))",
+             lhs=_norm_by_145, rhs=_spectral_sum, search=_mercer_points, rtol=1e-11,
+             tol_source=("float64 least squares on a 15 x 3 system of condition <= cond(Psi(X)^T Psi(Z)) (lambda_max/"
+                         "lambda_min)^2 <= 5 * 45 at these points: relative error <= 225 * 1e-15 < 1e-12"),
+             why="the text's 'one can show by direct computation': (145)'s norm of f written in the kernel's sections "
+             "is (148)'s spectral sum; the instance's kernel has rank 3, so the printed sum to infinity has no terms "
+             "past l = 3 (f has no support on the zero-eigenvalue modes, as the text after (148) requires)",
+             cites=("(148)",), fidelity="as printed"),
     )),
     # == end of helper h5's derivation =============================================================================
     Derivation(key="transfer.coverage_claims", title="The text's 'for all' claims on (10), (11), (15) attacked", source=SEED,
