@@ -94,6 +94,10 @@ _REWRITES_C = (
     # point's q_{rank}), where the terms past l = r are those of the eigenmodes with zero eigenvalue, on which f has no
     # support (the text after (148): 'functions with support on eigenmodes with zero eigenvalue are not in the RKHS')
     (r"\sum_{l=1}^{\infty} c_{l}", r"\sum_{l=1}^{q_{rank}} c_{l}"),
+    # (149)-(150): int p(x) relu(w_i^T x) relu(w_j^T x), the expected overlap of two ReLU features under p = N(0, I_d)
+    # (the text before (149)), one name (a name only: the step of (150) computes it by quadrature)
+    (r"\int p(\boldsymbol{x}) \sigma(\boldsymbol{w}_i^T \boldsymbol{x}) \sigma(\boldsymbol{w}_j^T \boldsymbol{x})",
+     "q_{Erelu}"),
 )
 _SYMBOLS_C = {
     "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
@@ -106,6 +110,7 @@ _SYMBOLS_C = {
     "q_{fk2}": sp.Symbol("fk2", nonnegative=True),
     "c_{l}": sp.IndexedBase("c_psi")[sp.Symbol("l")], "\\lambda_{l}": sp.IndexedBase("lam_psi")[sp.Symbol("l")],
     "q_{rank}": sp.Symbol("rank_k", positive=True, integer=True),
+    "q_{Erelu}": sp.Symbol("E_relu_ij", nonnegative=True),       # (149)-(150): E_p relu(w_i.x) relu(w_j.x), a name
 }
 # == end of helper h5's block =======================================================================================
 
