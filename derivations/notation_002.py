@@ -78,6 +78,14 @@ _KC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"K_{min(i, j)}{max(i, j)}", real=T
 _KTC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Kt_{i}{j}", real=True))
 _KSC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Ks_{min(i, j)}{max(i, j)}", real=True))
 _CSC = sp.Matrix(sp.symbols("c_1 c_2", real=True))
+
+
+def _rkhs_145(m) -> str:
+    """(145)'s sum body with k(z_a, z_b) -> kappa_{a,b} and alpha_a -> \\check{alpha}_a (names only)."""
+    body = re.sub(r"k\(\\boldsymbol\{z\}_(\w), \\boldsymbol\{z\}_(\w)\)", r"\\kappa_{\1,\2}", m.group(2))
+    return m.group(1) + body.replace("\\alpha_", "\\check{\\alpha}_")
+
+
 _REWRITES_C = (
     (r"\|P_{\parallel}f_{*}(\boldsymbol{x})\|_{L_{2}}^{2}", "q_{Ppar}"),
     (r"\|P_{\perp}f_{*}(\boldsymbol{x})\|_{L_{2}}^{2}", "q_{Pperp}"),
@@ -98,6 +106,10 @@ _REWRITES_C = (
     # (the text before (149)), one name (a name only: the step of (150) computes it by quadrature)
     (r"\int p(\boldsymbol{x}) \sigma(\boldsymbol{w}_i^T \boldsymbol{x}) \sigma(\boldsymbol{w}_j^T \boldsymbol{x})",
      "q_{Erelu}"),
+    # (145): in the sum's body, k(z_a, z_b), the kernel at the points z_a, z_b, is the (a, b) entry of their Gram
+    # matrix (one indexed name, \kappa_{a,b}) and alpha_a the coefficient of f = sum_a alpha_a k(., z_a) (\check, so
+    # that no other display's alpha_i is touched): both bound below to the values the step's points carry
+    (re.compile(r"(\\sum_\{ij\}\^M )(.*)$", re.S), _rkhs_145),
 )
 _SYMBOLS_C = {
     "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
@@ -111,6 +123,12 @@ _SYMBOLS_C = {
     "c_{l}": sp.IndexedBase("c_psi")[sp.Symbol("l")], "\\lambda_{l}": sp.IndexedBase("lam_psi")[sp.Symbol("l")],
     "q_{rank}": sp.Symbol("rank_k", positive=True, integer=True),
     "q_{Erelu}": sp.Symbol("E_relu_ij", nonnegative=True),       # (149)-(150): E_p relu(w_i.x) relu(w_j.x), a name
+    # (145): sum_{ij}^M is the sum over i, j = 1..M (M the number of points z_i, as (144) says), alpha_i the
+    # coefficients of f = sum_i alpha_i k(., z_i) and kappa_ij = k(z_i, z_j): the vector, the Gram matrix and the
+    # number M its step's points carry (entries numbered from 1)
+    "\\sum_{ij}^{M}": lambda body: sp.Sum(sp.Sum(body, (sp.Symbol("j"), 1, sp.Symbol("M"))),
+                                          (sp.Symbol("i"), 1, sp.Symbol("M"))),
+    "\\check{\\alpha}": sp.IndexedBase("alpha_k"), "\\kappa": sp.IndexedBase("k_zz"),
 }
 # == end of helper h5's block =======================================================================================
 

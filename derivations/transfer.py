@@ -1766,6 +1766,41 @@ def _spectral_sum(c_psi, lam_psi, **_):
     return float(sum(c**2 / lam**2 for c, lam in zip(c_psi, lam_psi)))
 
 
+def _rkhs145_points():
+    """Inputs of (145)'s instance: m = 4 unit w_i in R^3 (the network kernel k(x, x') = (1/m) sum_i relu(w_i.x)
+    relu(w_i.x'), the one of Sec. 4 and App. C), M = 3 points z_j and the coefficients alpha of f = sum_j alpha_j
+    k(., z_j); the Gram matrix k_zz = k(z_i, z_j) is computed from them (state)"""
+    rng = np.random.default_rng(7)
+    pts = []
+    for _ in range(4):
+        W = rng.standard_normal((4, 3))
+        W /= np.linalg.norm(W, axis=1, keepdims=True)
+        Z, alpha = rng.standard_normal((3, 3)), rng.standard_normal(3)
+        S = np.maximum(W @ Z, 0.0)                       # S_ij = relu(w_i . z_j)
+        pt = _AppCPoint(W=W, Z=Z, alpha_k=tuple(float(a) for a in alpha), M=3, k_zz=S.T @ S / 4)
+        pt.state_values = frozenset({"k_zz"})
+        pts.append(pt)
+    return pts
+
+
+def _feature_norm(W, Z, alpha_k, **_):
+    """||f||^2 of f = sum_j alpha_j k(., z_j) as the squared norm of its unique coefficients beta in the features
+    relu(w_i.x)/sqrt(m) (the RKHS of k = their Gram kernel, Moore-Aronszajn), beta by least squares on f's values at
+    40 Gaussian points x (the 4 features are linearly independent there)"""
+    X = np.random.default_rng(3).standard_normal((40, 3))
+    m = W.shape[0]
+    FX, FZ = np.maximum(X @ W.T, 0.0) / math.sqrt(m), np.maximum(Z.T @ W.T, 0.0) / math.sqrt(m)
+    fx = (FX @ FZ.T) @ np.asarray(alpha_k, dtype=float)      # f(x_s) = sum_j alpha_j k(x_s, z_j)
+    beta = np.linalg.lstsq(FX, fx, rcond=None)[0]
+    return float(beta @ beta)
+
+
+def _gram_form(alpha_k, k_zz, **_):
+    """sum_ij alpha_i k(z_i, z_j) alpha_j"""
+    a = np.asarray(alpha_k, dtype=float)
+    return float(a @ np.asarray(k_zz) @ a)
+
+
 # == end of helper h5's helpers =====================================================================================
 
 
@@ -2047,6 +2082,16 @@ COVERAGE_DERIVATIONS = (
              "is (148)'s spectral sum; the instance's kernel has rank 3, so the printed sum to infinity has no terms "
              "past l = 3 (f has no support on the zero-eigenvalue modes, as the text after (148) requires)",
              cites=("(148)",), fidelity="as printed"),
+        Step("(145) for the network kernel k(x, x') = (1/m) sum_i relu(w_i.x) relu(w_i.x') (m = 4, d = 3, M = 3): the "
+             "squared norm of f's unique coefficients in the features relu(w_i.x)/sqrt(m) (least squares on f's "
+             "values) = sum_ij alpha_i k(z_i, z_j) alpha_j",
+             lhs=_feature_norm, rhs=_gram_form, search=_rkhs145_points, rtol=1e-12,
+             tol_source=("float64 least squares on a 40 x 4 feature matrix of condition <= 12 at these points: "
+                         "relative error <= 12^2 * 1e-16 ~ 1e-14"),
+             why="the RKHS of a kernel k = psi(x)^T psi(x') with linearly independent features psi_i is {beta^T psi} "
+             "with ||beta^T psi||_k = ||beta|| (Moore-Aronszajn, as the text before (144) invokes); f = sum_j alpha_j "
+             "k(., z_j) has beta = Psi(Z) alpha, which the step recovers from f's values alone",
+             cites=("(145)",), fidelity="as printed"),
     )),
     # == end of helper h5's derivation =============================================================================
     Derivation(key="transfer.coverage_claims", title="The text's 'for all' claims on (10), (11), (15) attacked", source=SEED,

@@ -623,3 +623,24 @@ def test_a_links_key_does_not_depend_on_how_its_matrix_product_was_built():
     assert sp.sstr(one) != sp.sstr(two)
     name = sp.Symbol(r"\hat{M}")
     assert fidelity._link_key(one, "==", name) == fidelity._link_key(two, "==", name)
+
+
+def test_a_numeric_steps_matrix_point_binds_a_printed_double_sum_of_its_entries():
+    """A printed double sum sum_{i,j=1}^{M} a_i k_{ij} a_j over a point's vector a and matrix k (features-are-fate
+    (145): its Gram matrix k(z_i, z_j)): the entries k_{ij} are the matrix's row i, column j (numbered from 1), the
+    nested sums run over the point's M; a swapped index, a wrong summand or a short M is no match."""
+    import numpy as np
+
+    pts = [{"a": (0.3, -1.2), "k": np.array([[2.0, 0.5], [0.5, 1.0]]), "M": 2},
+           {"a": (1.5, 0.7), "k": np.array([[1.0, -0.3], [0.9, 3.0]]), "M": 2}]
+    step = Step(label="s", lhs=lambda a, k, M: float(np.asarray(a) @ k @ np.asarray(a)),
+                rhs=lambda a, k, M: float(sum(a[i] * k[i, j] * a[j] for i in range(2) for j in range(2))),
+                search=lambda: pts, cites=("(1)",), fidelity=AS_PRINTED)
+    c = _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j", step)
+    assert c.verdict == "matches", c
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_i", step).verdict != "matches"
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,i} a_j", step).verdict != "matches"
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_j k_{i,j} a_j", step).verdict != "matches"
+    short = [dict(p, M=1) for p in pts]
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j",
+                    replace(step, search=lambda: short)).verdict != "matches"

@@ -1219,17 +1219,33 @@ class _Comparer:
             return e
 
         def entry(b, i, first):
+            if isinstance(i, tuple):                 # b_{ij} with a matrix b: row i, column j (numbered from 1)
+                rows = tuple(tuple.__iter__(bases[b]))
+                r, c = i[0] - first, i[1] - first
+                return rows[r][c] if 0 <= r < len(rows) and 0 <= c < len(rows[0]) else None
             flat = list(bases[b])
             return flat[i - first] if 0 <= i - first < len(flat) else None
 
+        def index_of(ix):
+            """An indexed entry's index: a number, or a pair of numbers for a matrix's entry, else None."""
+            if all(i.is_Integer for i in ix.indices) and len(ix.indices) in (1, 2):
+                return int(ix.indices[0]) if len(ix.indices) == 1 else tuple(int(i) for i in ix.indices)
+            return None
+
         def over(x: sp.Sum):
+            if len(x.limits) > 1 and all(len(lim) == 3 for lim in x.limits):
+                # sum_i sum_j f (SymPy keeps nested sums as one with two limits): the inner sum first, then the outer
+                inner = over(sp.Sum(x.function, x.limits[0]))
+                return x if isinstance(inner, sp.Sum) else over(sp.Sum(inner, *x.limits[1:]))
             if len(x.limits) != 1 or len(x.limits[0]) != 3:
                 return x
             j, lo, hi = x.limits[0]
             used = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and i.indices == (j,)]
-            if not used or not lo.is_Integer:
+            pair = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and len(i.indices) == 2
+                    and j in i.indices]               # a matrix's entry b_{ij} summed over one of its indices
+            if not (used or pair) or not lo.is_Integer:
                 return x
-            n = len(list(bases[used[0].base]))
+            n = len(list(bases[used[0].base])) if used else bases[pair[0].base].shape[pair[0].indices.index(j)]
             if hi.is_Integer:
                 top = int(hi)
             elif isinstance(hi, sp.Symbol):
@@ -1245,16 +1261,16 @@ class _Comparer:
             terms = []
             for i in range(int(lo), top + 1):
                 t = x.function.xreplace({j: sp.Integer(i)})
-                rep = {ix: entry(ix.base, i, 1) for ix in t.atoms(sp.Indexed) if ix.base in bases
-                       and ix.indices == (sp.Integer(i),)}
+                rep = {ix: entry(ix.base, index_of(ix), 1) for ix in t.atoms(sp.Indexed) if ix.base in bases
+                       and sp.Integer(i) in ix.indices and index_of(ix) is not None}
                 if any(v is None for v in rep.values()):
                     return x
                 terms.append(t.xreplace(rep))
             return sp.Add(*terms)
 
         e = e.replace(lambda x: isinstance(x, sp.Sum), over)
-        rep = {ix: entry(ix.base, int(ix.indices[0]), 1) for ix in e.atoms(sp.Indexed) if ix.base in bases
-               and len(ix.indices) == 1 and ix.indices[0].is_Integer}
+        rep = {ix: entry(ix.base, index_of(ix), 1) for ix in e.atoms(sp.Indexed) if ix.base in bases
+               and index_of(ix) is not None}
         return e.xreplace({a: b for a, b in rep.items() if b is not None})
 
     def has_meaning(self, f) -> bool:
