@@ -644,3 +644,22 @@ def test_a_numeric_steps_matrix_point_binds_a_printed_double_sum_of_its_entries(
     short = [dict(p, M=1) for p in pts]
     assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j",
                     replace(step, search=lambda: short)).verdict != "matches"
+
+
+def test_a_numeric_steps_point_binds_a_printed_entry_at_its_integer_index():
+    """A printed b_l psi_l with a free index l (features-are-fate (147): lambda_l psi_l(x) at the mode l) over a
+    numeric step's vectors b, psi and its integer l: the entries l of the vectors (numbered from 1); another entry,
+    a wrong power or a point whose l is not an integer is no match; a sum's bound index is the sum's."""
+    pts = [{"b": (0.5, 2.0, 1.3), "psi": (1.0, -0.7, 0.4), "l": 2, "x": 0.3},
+           {"b": (1.1, 0.2, 0.9), "psi": (1.0, 1.4, -0.6), "l": 3, "x": -1.2}]
+    step = Step(label="s", lhs=lambda b, psi, l, x: 2.0 * b[int(l) - 1] * psi[int(l) - 1] * 0.5,
+                rhs=lambda b, psi, l, x: b[int(l) - 1] * psi[int(l) - 1], search=lambda: pts, cites=("(1)",),
+                fidelity=AS_PRINTED)
+    assert _compare(r"T = b_l \psi_l", step).verdict == "matches"
+    assert _compare(r"T = b_l^3 \psi_l", step).verdict != "matches"
+    assert _compare(r"T = b_l \psi_2", step).verdict != "matches"
+    half = [dict(p, l=1.5) for p in pts]
+    assert _compare(r"T = b_l \psi_l", replace(step, search=lambda: half)).verdict != "matches"
+    total = Step(label="t", lhs=lambda b, psi, l, x: float(sum(b)) * 1.0, rhs=lambda b, psi, l, x: float(sum(b)),
+                 search=lambda: pts, cites=("(1)",), fidelity=AS_PRINTED)
+    assert _compare(r"S = \sum_{l=1}^{3} b_l", total).verdict == "matches"

@@ -1205,9 +1205,12 @@ class _Comparer:
         (beta_j) is the point's vector, its entries numbered from 1: a sum over j of an expression of beta_j runs
         over entries lo..hi of the printed bounds, an upper bound that is one symbol the last entry (sum_{j=1}^{P}
         f(beta_j) at beta = (b1, b2) is f(b1) + f(b2); sum_{j=2}^{P} is f(b2)); any other upper bound (L - 1) leaves
-        the sum without a value; beta_k with a number k is entry k."""
+        the sum without a value; beta_k with a number k is entry k, and so is beta_l with a free index l the point
+        carries as the integer k (an index a sum binds is the sum's)."""
         if not self.numeric or k >= len(self.arrays) or not self.arrays[k]:
             return e
+        here = self.pts[k] if k < len(getattr(self, "pts", ())) else {}       # the point's scalars by name
+        bound = {lim[0] for x in e.atoms(sp.Sum, sp.Product) for lim in x.limits}
         arrays = self.arrays[k]
         mats = {m: self._array_of(m, arrays).matrix() for m in e.atoms(sp.MatrixSymbol)
                 if self._array_of(m, arrays) is not None}
@@ -1226,10 +1229,18 @@ class _Comparer:
             flat = list(bases[b])
             return flat[i - first] if 0 <= i - first < len(flat) else None
 
+        def number(i):
+            """An index as a number: an integer, or a free symbol the point gives an integer value, else None."""
+            if i.is_Integer:
+                return int(i)
+            v = here.get(i.name) if isinstance(i, sp.Symbol) and i not in bound else None
+            return int(v) if v is not None and float(v).is_integer() else None
+
         def index_of(ix):
             """An indexed entry's index: a number, or a pair of numbers for a matrix's entry, else None."""
-            if all(i.is_Integer for i in ix.indices) and len(ix.indices) in (1, 2):
-                return int(ix.indices[0]) if len(ix.indices) == 1 else tuple(int(i) for i in ix.indices)
+            nums = [number(i) for i in ix.indices]
+            if len(nums) in (1, 2) and all(n is not None for n in nums):
+                return nums[0] if len(nums) == 1 else tuple(nums)
             return None
 
         def over(x: sp.Sum):
