@@ -71,9 +71,6 @@ ACCOUNTS = (
     Account("(143)", "definition", "defines the ReLU teacher f_* = (1/m_*) sum_i c_i^* relu(w_i^* . x)"),
     Account("(144)", "definition", "defines the RKHS H_k as finite combinations of kernel sections k(., z_i)"),
     Account("(146)", "definition", "defines the integral operator T_k f = int p(x') k(x, x') f(x') dx'"),
-    Account("(147)", "definition", "defines the Mercer eigenpairs T_k psi_l = lambda_l psi_l (the text also calls the "
-            "eigenvalue lambda_l^2 one line before, and (148), (154) use lambda_l^2: their steps read T_k's eigenvalue "
-            "as lambda_l^2; (147) itself, the eigenvalue equation of the operator (146), has no value to compare)"),
     Account("(149)", "definition", "defines the L2(p) overlap <relu(w_i.x) relu(w_j.x)> = E_p relu(w_i.x) relu(w_j.x) "
             "(its value (150) is checked against this expectation by quadrature, and machine-compared with the "
             "print: (149)'s integral is one name there)"),

@@ -110,6 +110,9 @@ _REWRITES_C = (
     # matrix (one indexed name, \kappa_{a,b}) and alpha_a the coefficient of f = sum_a alpha_a k(., z_a) (\check, so
     # that no other display's alpha_i is touched): both bound below to the values the step's points carry
     (re.compile(r"(\\sum_\{ij\}\^M )(.*)$", re.S), _rkhs_145),
+    # (147): T_k psi_l, the operator T_k of (146) applied to psi_l (at the step's point x), one name (a name only: the
+    # step computes it by quadrature of (146))
+    (r"T_k \psi_l", "q_{Tkpsi}"),
 )
 _SYMBOLS_C = {
     "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
@@ -129,6 +132,9 @@ _SYMBOLS_C = {
     "\\sum_{ij}^{M}": lambda body: sp.Sum(sp.Sum(body, (sp.Symbol("j"), 1, sp.Symbol("M"))),
                                           (sp.Symbol("i"), 1, sp.Symbol("M"))),
     "\\check{\\alpha}": sp.IndexedBase("alpha_k"), "\\kappa": sp.IndexedBase("k_zz"),
+    # (147): (T_k psi_l)(x), a name; psi_l the eigenfunction psi_l(x) at the step's point x (the vector psi_x of
+    # psi_1(x), psi_2(x), ... its points carry, entries numbered from 1; lambda_l and l as in (148) above)
+    "q_{Tkpsi}": sp.Symbol("Tk_psi_l", real=True), "\\psi": sp.IndexedBase("psi_x"),
 }
 # == end of helper h5's block =======================================================================================
 

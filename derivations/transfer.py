@@ -1766,6 +1766,52 @@ def _spectral_sum(c_psi, lam_psi, **_):
     return float(sum(c**2 / lam**2 for c, lam in zip(c_psi, lam_psi)))
 
 
+# (147): T_k psi_l at a point x in the same Mercer instance (k = sum_l lambda_l^2 psi_l psi_l, Hermite psi_l)
+_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(10)   # weight e^(-t^2/2): exact for degree <= 19
+_GH_W = _GH_W / math.sqrt(2 * math.pi)                   # ... as an expectation under p = N(0, 1)
+
+
+_TOL147 = ("Gauss-Hermite with 10 nodes is exact for polynomials of degree <= 19 (the integrand's is <= 4); float64 "
+           "rounding of its 10 x 3 terms, whose absolute values add up to <= sum_m lambda_m^2 |psi_m(x)| sum_i w_i "
+           "|psi_m psi_l|(x_i) <= 3 * 4 * 2.2 * 1 at |x| <= 2, lambda <= 2: <= 30 * 27 * 1.2e-16 < 1e-13 absolute")
+
+
+def _eig147_point(x, l, lam_psi):
+    """A point of (147)'s instance: inputs x (where T_k psi_l is evaluated), the mode l (numbered from 1) and the
+    lambda_l of the kernel's rank len(lam_psi); psi_x = (psi_1(x), ..., psi_r(x)) is computed from x (state)."""
+    pt = _AppCPoint(x=float(x), l=int(l), lam_psi=tuple(float(v) for v in lam_psi),
+                    psi_x=tuple(float(v) for v in _hermite_psi(x)[:len(lam_psi)]))
+    pt.state_values = frozenset({"psi_x"})
+    return pt
+
+
+def _eig147_points():
+    """(147)'s instance at rank 3: x in [-2, 2], each mode l = 1, 2, 3, lambda_l in [0.3, 2]"""
+    rng = np.random.default_rng(147)
+    return [_eig147_point(rng.uniform(-2.0, 2.0), 1 + i % 3, rng.uniform(0.3, 2.0, 3)) for i in range(6)]
+
+
+def _tk_psi(x, l, lam_psi, **_):
+    """(T_k psi_l)(x) by (146): int p(x') k(x, x') psi_l(x') dx' with p = N(0, 1) and k(x, x') = sum_m lambda_m^2
+    psi_m(x) psi_m(x') (the kernel of the Mercer decomposition {lambda_l^2, psi_l} the text names before (147)), by
+    Gauss-Hermite quadrature in x' (10 nodes: exact, the integrand k(x, x') psi_l(x') is a polynomial of degree <= 4
+    in x'); the eigenvalue is not used, only the kernel and the quadrature"""
+    lam2 = np.asarray(lam_psi, dtype=float) ** 2
+    r = len(lam2)
+    kx = (lam2[:, None] * _hermite_psi(x)[:r, None] * _hermite_psi(_GH_X)[:r]).sum(axis=0)    # k(x, x'_i)
+    return float(np.sum(_GH_W * kx * _hermite_psi(_GH_X)[int(l) - 1]))
+
+
+def _lam_psi_printed(x, l, lam_psi, psi_x, **_):
+    """(147)'s right side as printed: lambda_l psi_l(x)"""
+    return float(lam_psi[int(l) - 1] * psi_x[int(l) - 1])
+
+
+def _lam2_psi(x, l, lam_psi, psi_x, **_):
+    """(147)'s right side with the eigenvalue lambda_l^2 of the decomposition {lambda_l^2, psi_l}: lambda_l^2 psi_l(x)"""
+    return float(lam_psi[int(l) - 1] ** 2 * psi_x[int(l) - 1])
+
+
 def _rkhs145_points():
     """Inputs of (145)'s instance: m = 4 unit w_i in R^3 (the network kernel k(x, x') = (1/m) sum_i relu(w_i.x)
     relu(w_i.x'), the one of Sec. 4 and App. C), M = 3 points z_j and the coefficients alpha of f = sum_j alpha_j
@@ -2082,6 +2128,32 @@ COVERAGE_DERIVATIONS = (
              "is (148)'s spectral sum; the instance's kernel has rank 3, so the printed sum to infinity has no terms "
              "past l = 3 (f has no support on the zero-eigenvalue modes, as the text after (148) requires)",
              cites=("(148)",), fidelity="as printed"),
+        Step("(147) as printed in the same instance: T_k psi_l = lambda_l psi_l at a point x ((T_k psi_l)(x) by "
+             "(146): int p(x') k(x, x') psi_l(x') dx' by Gauss-Hermite quadrature, k = sum_m lambda_m^2 psi_m psi_m)",
+             lhs=_tk_psi, rhs=_lam_psi_printed, search=_eig147_points, tol=1e-12,
+             tol_source=_TOL147, cites=("(147)",), fidelity="as printed", erratum=Erratum(
+                 key="002-eq147", source=SEED, where="eq (147)", says="T_k psi_l = lambda_l psi_l",
+                 truth="T_k psi_l = lambda_l^2 psi_l: the eigenvalue of the decomposition {lambda_l^2, psi_l} named in "
+                 "the sentence before, the one (148) and (154) use",
+                 severity="typo",
+                 note="Typo: the sentence before (147) names the Mercer decomposition of T_k {lambda_l^2, psi_l}; (148) "
+                 "||f||_k^2 = sum_l c_l^2/lambda_l^2 holds only with the eigenvalue lambda_l^2, and (154) calls psi_l "
+                 "'a Mercer eigenfunction with eigenvalue lambda_l^2 ... plugging the expression into the eigenvalue "
+                 "equation (147)'. Nothing downstream uses the misprinted eigenvalue lambda_l. A single mode with "
+                 "lambda_1 = 2 (k = 4 psi_1 psi_1, psi_1 = 1) already gives T_k psi_1 = 4 psi_1, not 2 psi_1; the "
+                 "counterexample below takes the mode psi_2(x) = x (k = psi_1 psi_1 + 4 psi_2 psi_2, lambda_2 = 2) at "
+                 "x = 3/2, where psi_l(x) is not 1, so that the comparison with the print sees psi_l too: "
+                 "(T_k psi_2)(3/2) = 6, lambda_2 psi_2(3/2) = 3.",
+                 at=_eig147_point(1.5, 2, (1.0, 2.0)))),
+        Step("(147) with the eigenvalue lambda_l^2: T_k psi_l = lambda_l^2 psi_l at a point x ((T_k psi_l)(x) by "
+             "Gauss-Hermite quadrature of (146))", lhs=_tk_psi, rhs=_lam2_psi, search=_eig147_points, tol=1e-12,
+             tol_source=_TOL147, cites=("(147)",), fidelity=Amendment(
+                 key="002-eq147-eigenvalue", kind="typo fixed",
+                 what="(147)'s eigenvalue lambda_l read as lambda_l^2, the eigenvalue of the Mercer decomposition "
+                 "{lambda_l^2, psi_l} the sentence before names",
+                 why="erratum 002-eq147 (the step before): as printed the eigenvalue contradicts that sentence, (148) "
+                 "and (154); with lambda_l^2 (147) holds and (148), (154) follow", severity="typo",
+                 root="002-eq147")),
         Step("(145) for the network kernel k(x, x') = (1/m) sum_i relu(w_i.x) relu(w_i.x') (m = 4, d = 3, M = 3): the "
              "squared norm of f's unique coefficients in the features relu(w_i.x)/sqrt(m) (least squares on f's "
              "values) = sum_ij alpha_i k(z_i, z_j) alpha_j",

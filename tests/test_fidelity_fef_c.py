@@ -1,4 +1,4 @@
-"""features-are-fate App. C ((145), (148), (150), (155), (156)): the machine comparison with the print, and planted
+"""features-are-fate App. C ((145), (147), (148), (150), (155), (156)): the machine comparison with the print, and planted
 slips that must stop it matching (issue #24; derivations/transfer.py: transfer.relu_rkhs, transfer.coverage_c;
 derivations/notation_002.py: helper h5's block)."""
 from __future__ import annotations
@@ -12,6 +12,9 @@ PAPER = "features-are-fate"
 # label -> the status it reaches as printed
 EXPECTED = {
     "(145)": "matches the print",
+    # (147) as printed (eigenvalue lambda_l) is stated by a step that fails as erratum 002-eq147 (the eigenvalue of
+    # T_k is lambda_l^2); the comparison is at the erratum's counterexample
+    "(147)": "matches the print",
     "(148)": "matches the print",
     "(150)": "matches the print",
     "(155)": "matches the print",
@@ -26,6 +29,9 @@ SLIPS = [
      r"\alpha_i k(\boldsymbol{z}_i, \boldsymbol{z}_j) \alpha_i"),
     ("(145)", r"k(\boldsymbol{z}_i, \boldsymbol{z}_j)", r"k(\boldsymbol{z}_i, \boldsymbol{z}_i)"),
     ("(145)", r"\alpha_j", r"\alpha_j^2"),
+    ("(147)", r"\lambda_l \psi_l", r"\lambda_l^3 \psi_l"),
+    ("(147)", r"= \lambda_l \psi_l", r"= \lambda_l"),                       # psi_l(x) = 3/2 at the counterexample
+    ("(147)", r"\lambda_l \psi_l", r"\lambda_l \psi_l^2"),
     ("(148)", r"c_{l}^{2} / \lambda_{l}^{2}", r"c_{l}^{2} / \lambda_{l}"),      # (147)'s eigenvalue lambda_l
     ("(148)", r"c_{l}^{2} / \lambda_{l}^{2}", r"c_{l} / \lambda_{l}^{2}"),
     ("(150)", r"\sqrt{1 - u_{ij}^2}", r"\sqrt{1 + u_{ij}^2}"),
@@ -56,3 +62,24 @@ def test_the_156_match_is_not_the_steps_own_arithmetic():
     gives, and the inputs c*, m*), never the name link ||P_perp f*||^2 = ||f*||^2 - ||P_par f*||^2 alone."""
     status, why = label_status(PAPER, "(156)")
     assert "1 of 2 links" in why and "Ks_{00}" in why, why
+
+
+def test_147_as_printed_fails_as_its_erratum_and_the_eigenvalue_lambda_squared_holds():
+    """(147) as printed, T_k psi_l = lambda_l psi_l, is refuted at erratum 002-eq147's counterexample ((T_k psi_l)(x)
+    by Gauss-Hermite quadrature of (146)); the amended T_k psi_l = lambda_l^2 psi_l holds at the search points."""
+    from theorylab._decide.derivation import AS_PRINTED, Amendment
+    from theorylab._pipeline import catalogue
+
+    d = next(d for d in catalogue.derivations() if d.key == "transfer.coverage_c")
+    steps = [s for s in d.steps if "(147)" in s.cites]
+    printed = [s for s in steps if s.fidelity == AS_PRINTED]
+    amended = [s for s in steps if isinstance(s.fidelity, Amendment)]
+    assert len(printed) == 1 and len(amended) == 1
+    assert printed[0].erratum is not None and printed[0].erratum.key == "002-eq147"
+    assert printed[0].erratum.severity == "typo"
+    out = printed[0].check()
+    assert not out.holds and out.strength == "refuted", out
+    assert "lhs = 6" in out.detail and "rhs = 3" in out.detail, out.detail
+    assert amended[0].fidelity.key == "002-eq147-eigenvalue" and amended[0].fidelity.root == "002-eq147"
+    out = amended[0].check()
+    assert out.holds, out
