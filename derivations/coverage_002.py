@@ -63,12 +63,10 @@ ACCOUNTS = (
     Account("(142)", "definition", "defines the mean-field ReLU student f(x) = (1/m) sum_i c_i relu(w_i . x)"),
     Account("(143)", "definition", "defines the ReLU teacher f_* = (1/m_*) sum_i c_i^* relu(w_i^* . x)"),
     Account("(144)", "definition", "defines the RKHS H_k as finite combinations of kernel sections k(., z_i)"),
-    Account("(145)", "definition", "defines the RKHS norm ||f||_k^2 = sum_ij alpha_i k(z_i, z_j) alpha_j"),
     Account("(146)", "definition", "defines the integral operator T_k f = int p(x') k(x, x') f(x') dx'"),
-    Account("(147)", "definition", "defines the Mercer eigenpairs T_k psi_l = lambda_l psi_l (the text also calls the "
-            "eigenvalue lambda_l^2 one line before)"),
     Account("(149)", "definition", "defines the L2(p) overlap <relu(w_i.x) relu(w_j.x)> = E_p relu(w_i.x) relu(w_j.x) "
-            "(its value (150) is checked against this expectation)"),
+            "(its value (150) is checked against this expectation by quadrature, and machine-compared with the "
+            "print: (149)'s integral is one name there)"),
     Account("(151)", "definition", "defines the student Gram matrix K_ij = (1/m) <relu(w_i.x) relu(w_j.x)>"),
     Account("(152)", "definition", "defines the teacher Gram matrix K*_ij = (1/m_*) <relu(w*_i.x) relu(w*_j.x)>"),
     Account("(153)", "definition", "defines the cross Gram matrix K~_ij = (1/sqrt(m m_*)) <relu(w_i.x) relu(w*_j.x)>"),

@@ -104,6 +104,78 @@ _H1_SYMBOLS: dict = {
 # -- session 32, helper h1 (end) --------------------------------------------------------------------------------------
 
 
+# == helper h5 (s32): App. C ========================================================================================
+# (155)-(156) in the instance their steps check, m = m* = 2 (transfer.relu_rkhs, transfer.coverage_c): the printed
+# Gram matrices K (151), K* (152), K~ (153) and the teacher's readout c_* are the steps' own 2 x 2 matrices and
+# 2-vector of symbols (the names and assumptions of derivations/transfer.py's Kc_, Ksc_, Ktc_, cs_; K and K* symmetric,
+# as Gram matrices are), K^{-1} the inverse of that K (the step's K.inv()), m_* the steps' m_s. The printed squared L2
+# norms ||P_par f_*(x)||^2, ||P_perp f_*(x)||^2, ||f_*||^2 are one name each (a name only: where a step's points carry
+# their values, those are the step's least-squares projection's, computed without the print's matrices)
+_KC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"K_{min(i, j)}{max(i, j)}", real=True))
+_KTC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Kt_{i}{j}", real=True))
+_KSC = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"Ks_{min(i, j)}{max(i, j)}", real=True))
+_CSC = sp.Matrix(sp.symbols("c_1 c_2", real=True))
+
+
+def _rkhs_145(m) -> str:
+    """(145)'s sum body with k(z_a, z_b) -> kappa_{a,b} and alpha_a -> \\check{alpha}_a (names only)."""
+    body = re.sub(r"k\(\\boldsymbol\{z\}_(\w), \\boldsymbol\{z\}_(\w)\)", r"\\kappa_{\1,\2}", m.group(2))
+    return m.group(1) + body.replace("\\alpha_", "\\check{\\alpha}_")
+
+
+_REWRITES_C = (
+    (r"\|P_{\parallel}f_{*}(\boldsymbol{x})\|_{L_{2}}^{2}", "q_{Ppar}"),
+    (r"\|P_{\perp}f_{*}(\boldsymbol{x})\|_{L_{2}}^{2}", "q_{Pperp}"),
+    (r"\|f_{*}\|_{L_{2}}^{2}", "q_{fs2}"),
+    # (155)-(156)'s bold c_*, K~ (not (153)'s entry K~_ij), K^{-1} and K_*: the matrices themselves (\check names,
+    # bound below), so that their products keep the printed order
+    (r"\boldsymbol{c}_{*}", r"\check{c}"),
+    (re.compile(r"\\tilde\{\\boldsymbol\{K\}\}(?!_)"), r"\check{\tilde{K}}"),
+    (r"\boldsymbol{K}^{-1}", r"\check{K}_{inv}"),
+    (r"\boldsymbol{K}_{*}", r"\check{K}_{*}"),
+    # (145), (148): ||f||_k^2, the squared RKHS norm of f, one name (a name only: the steps compute it by (145))
+    (r"||f||_{k}^{2}", "q_{fk2}"), (r"||f||_k^2", "q_{fk2}"),
+    # (148) in the instance its step checks: a kernel of finite rank (k = sum_{l <= r} lambda_l^2 psi_l psi_l, r the
+    # point's q_{rank}), where the terms past l = r are those of the eigenmodes with zero eigenvalue, on which f has no
+    # support (the text after (148): 'functions with support on eigenmodes with zero eigenvalue are not in the RKHS')
+    (r"\sum_{l=1}^{\infty} c_{l}", r"\sum_{l=1}^{q_{rank}} c_{l}"),
+    # (149)-(150): int p(x) relu(w_i^T x) relu(w_j^T x), the expected overlap of two ReLU features under p = N(0, I_d)
+    # (the text before (149)), one name (a name only: the step of (150) computes it by quadrature)
+    (r"\int p(\boldsymbol{x}) \sigma(\boldsymbol{w}_i^T \boldsymbol{x}) \sigma(\boldsymbol{w}_j^T \boldsymbol{x})",
+     "q_{Erelu}"),
+    # (145): in the sum's body, k(z_a, z_b), the kernel at the points z_a, z_b, is the (a, b) entry of their Gram
+    # matrix (one indexed name, \kappa_{a,b}) and alpha_a the coefficient of f = sum_a alpha_a k(., z_a) (\check, so
+    # that no other display's alpha_i is touched): both bound below to the values the step's points carry
+    (re.compile(r"(\\sum_\{ij\}\^M )(.*)$", re.S), _rkhs_145),
+    # (147): T_k psi_l, the operator T_k of (146) applied to psi_l (at the step's point x), one name (a name only: the
+    # step computes it by quadrature of (146))
+    (r"T_k \psi_l", "q_{Tkpsi}"),
+)
+_SYMBOLS_C = {
+    "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
+    "m_{*}": sp.Symbol("m_s", positive=True),
+    "q_{Ppar}": sp.Symbol("Ppar2", nonnegative=True), "q_{Pperp}": sp.Symbol("Pperp2", nonnegative=True),
+    "q_{fs2}": sp.Symbol("fs2", nonnegative=True),
+    # (145), (148): the squared RKHS norm; (148)'s c_l = <f, psi_l>, lambda_l (T_k's eigenvalue lambda_l^2, as the
+    # text's Mercer decomposition {lambda_l^2, psi_l} before (147) and (154) name it) and the rank of the instance's
+    # kernel: the vectors and the number its step's points carry (entries numbered from 1)
+    "q_{fk2}": sp.Symbol("fk2", nonnegative=True),
+    "c_{l}": sp.IndexedBase("c_psi")[sp.Symbol("l")], "\\lambda_{l}": sp.IndexedBase("lam_psi")[sp.Symbol("l")],
+    "q_{rank}": sp.Symbol("rank_k", positive=True, integer=True),
+    "q_{Erelu}": sp.Symbol("E_relu_ij", nonnegative=True),       # (149)-(150): E_p relu(w_i.x) relu(w_j.x), a name
+    # (145): sum_{ij}^M is the sum over i, j = 1..M (M the number of points z_i, as (144) says), alpha_i the
+    # coefficients of f = sum_i alpha_i k(., z_i) and kappa_ij = k(z_i, z_j): the vector, the Gram matrix and the
+    # number M its step's points carry (entries numbered from 1)
+    "\\sum_{ij}^{M}": lambda body: sp.Sum(sp.Sum(body, (sp.Symbol("j"), 1, sp.Symbol("M"))),
+                                          (sp.Symbol("i"), 1, sp.Symbol("M"))),
+    "\\check{\\alpha}": sp.IndexedBase("alpha_k"), "\\kappa": sp.IndexedBase("k_zz"),
+    # (147): (T_k psi_l)(x), a name; psi_l the eigenfunction psi_l(x) at the step's point x (the vector psi_x of
+    # psi_1(x), psi_2(x), ... its points carry, entries numbered from 1; lambda_l and l as in (148) above)
+    "q_{Tkpsi}": sp.Symbol("Tk_psi_l", real=True), "\\psi": sp.IndexedBase("psi_x"),
+}
+# == end of helper h5's block =======================================================================================
+
+
 NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (14): E_D R_sc is the scratch risk of (8), as the text defines it
     (r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{sc}}", r"R_{sc}"),
@@ -155,7 +227,7 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # (130): f and g as the text after (131) defines them, f(t) = (1/2) log t - t and g(t) = (2nt + n lambda)^-2
     # (log: the natural logarithm, as the saddle point t_0 = 1/2 it derives needs)
     (r"\int g(t)e^{nf(t)}dt", r"\int_{0}^{\infty} (2nt+n\lambda)^{-2} e^{n(\frac{1}{2} \ln t - t)} dt"),
-) + _H1_REWRITES, symbols={
+) + _H1_REWRITES + _REWRITES_C, symbols={
     "R_{sc}": sp.Piecewise((((1 - _g) ** 2 + _g * _s**2) / (1 - _g), _g < 1), (_s**2 / (_g - 1), True)),
     "\\Delta": sp.Symbol("dist_sq", nonnegative=True),
     "u": sp.Symbol("u", real=True),
@@ -179,5 +251,6 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     # beta_s, beta_t (source and target weights, Assumption 3.1) as the steps name them
     "\\beta_{s}": sp.Symbol("beta_s", real=True), "\\beta_{t}": sp.Symbol("beta_t", real=True),
     **notation_002_b.SYMBOLS,
-    **_H1_SYMBOLS,
+    **_H1_SYMBOLS,           # the App. B.1, B.5-B.8 block above
+    **_SYMBOLS_C,            # the App. C block above
 })

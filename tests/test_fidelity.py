@@ -734,3 +734,48 @@ def test_a_sums_bounds_that_are_expressions_of_the_points_values_are_read():
     assert fidelity._bound_at(sp.Symbol("L") - 1, {"L": 4}) == 3
     assert fidelity._bound_at(sp.Symbol("L") - 1, {}) is None
     assert fidelity._bound_at(sp.Symbol("L") / 2, {"L": 3}) is None
+
+
+def test_a_numeric_steps_matrix_point_binds_a_printed_double_sum_of_its_entries():
+    """A printed double sum sum_{i,j=1}^{M} a_i k_{ij} a_j over a point's vector a and matrix k (features-are-fate
+    (145): its Gram matrix k(z_i, z_j)): the entries k_{ij} are the matrix's row i, column j (numbered from 1), the
+    nested sums run over the point's M; a swapped index, a wrong summand or a short M is no match."""
+    import numpy as np
+
+    pts = [{"a": (0.3, -1.2), "k": np.array([[2.0, 0.5], [0.5, 1.0]]), "M": 2},
+           {"a": (1.5, 0.7), "k": np.array([[1.0, -0.3], [0.9, 3.0]]), "M": 2}]
+    step = Step(label="s", lhs=lambda a, k, M: float(np.asarray(a) @ k @ np.asarray(a)),
+                rhs=lambda a, k, M: float(sum(a[i] * k[i, j] * a[j] for i in range(2) for j in range(2))),
+                search=lambda: pts, cites=("(1)",), fidelity=AS_PRINTED)
+    c = _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j", step)
+    assert c.verdict == "matches", c
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_i", step).verdict != "matches"
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,i} a_j", step).verdict != "matches"
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_j k_{i,j} a_j", step).verdict != "matches"
+    short = [dict(p, M=1) for p in pts]
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j",
+                    replace(step, search=lambda: short)).verdict != "matches"
+
+    # a triangular sum (the inner bound is the outer index) has no value: never the full double sum (review)
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{i} a_i k_{i,j} a_j", step).verdict != "matches"
+    full = replace(step, lhs=lambda a, k, M: float(sum(a[i] * k[i, j] * a[j] for i in range(2) for j in range(i + 1))))
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j", full).verdict != "matches"
+
+
+def test_a_numeric_steps_point_binds_a_printed_entry_at_its_integer_index():
+    """A printed b_l psi_l with a free index l (features-are-fate (147): lambda_l psi_l(x) at the mode l) over a
+    numeric step's vectors b, psi and its integer l: the entries l of the vectors (numbered from 1); another entry,
+    a wrong power or a point whose l is not an integer is no match; a sum's bound index is the sum's."""
+    pts = [{"b": (0.5, 2.0, 1.3), "psi": (1.0, -0.7, 0.4), "l": 2, "x": 0.3},
+           {"b": (1.1, 0.2, 0.9), "psi": (1.0, 1.4, -0.6), "l": 3, "x": -1.2}]
+    step = Step(label="s", lhs=lambda b, psi, l, x: 2.0 * b[int(l) - 1] * psi[int(l) - 1] * 0.5,
+                rhs=lambda b, psi, l, x: b[int(l) - 1] * psi[int(l) - 1], search=lambda: pts, cites=("(1)",),
+                fidelity=AS_PRINTED)
+    assert _compare(r"T = b_l \psi_l", step).verdict == "matches"
+    assert _compare(r"T = b_l^3 \psi_l", step).verdict != "matches"
+    assert _compare(r"T = b_l \psi_2", step).verdict != "matches"
+    half = [dict(p, l=1.5) for p in pts]
+    assert _compare(r"T = b_l \psi_l", replace(step, search=lambda: half)).verdict != "matches"
+    total = Step(label="t", lhs=lambda b, psi, l, x: float(sum(b)) * 1.0, rhs=lambda b, psi, l, x: float(sum(b)),
+                 search=lambda: pts, cites=("(1)",), fidelity=AS_PRINTED)
+    assert _compare(r"S = \sum_{l=1}^{3} b_l", total).verdict == "matches"

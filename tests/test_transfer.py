@@ -174,7 +174,7 @@ def test_main_text_ledger_severities_and_roots():
         "002-thm39-depth": ("wrong-value", None), "002-eq15-depth": ("wrong-value", "002-thm39-depth"),
         "002-eq11-interval": ("typo", None), "002-eq11-theta": ("wrong-value", None), "002-eq29": ("typo", None),
         "002-eq25": ("false-statement", "002-thm22-dudley"), "002-thm22-dudley": ("false-statement", None),
-        "002-thm22-kl-witness": ("proof-gap", None),
+        "002-thm22-kl-witness": ("proof-gap", None), "002-eq147": ("typo", None),
     }
     withdrawn = {e.key: e for d in _main_text_derivations() for e in d.withdrawn}
     assert set(withdrawn) == {"002-thm37-small-n"} and "implied" in withdrawn["002-thm37-small-n"].withdrawn
@@ -193,7 +193,8 @@ def test_main_text_amendments_stand_beside_the_printed_statement():
                 assert set(s.cites) <= printed, (d.key, s.label)
     assert amended == {"002-eq90-cross": ("typo fixed", None),
                        "002-thm39-noiseless": ("hypothesis added", "002-thm39-depth"),
-                       "002-thm22-kl-g": ("statement replaced", "002-thm22-kl-witness")}
+                       "002-thm22-kl-g": ("statement replaced", "002-thm22-kl-witness"),
+                       "002-eq147-eigenvalue": ("typo fixed", "002-eq147")}
 
 
 def test_every_citing_step_of_the_main_text_declares_its_fidelity():

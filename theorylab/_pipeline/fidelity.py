@@ -1443,13 +1443,16 @@ class _Comparer:
         (beta_j) is the point's vector, its entries numbered from 1: a sum over j of an expression of beta_j runs
         over entries lo..hi of the printed bounds, an upper bound that is one symbol the last entry (sum_{j=1}^{P}
         f(beta_j) at beta = (b1, b2) is f(b1) + f(b2); sum_{j=2}^{P} is f(b2)); a bound that is an expression of
-        symbols (sum_{k=l}^{L-1}) the point's value of it (`_bound_at`), none where the point lacks a symbol of it;
-        beta_k with a number k is entry k."""
+        symbols (sum_{k=l}^{L-1}) the point's value of it (`_bound_at`), none where the point lacks a symbol of it or
+        where an enclosing sum binds it (sum_i sum_{j=1}^{i}); beta_k with a number k is entry k, and so is beta_l
+        with a free index l the point carries as the integer k (an index a sum binds is the sum's)."""
         if not self.numeric:
             return e
         e = self.bind_functions(e, k)
         if k >= len(self.arrays) or not self.arrays[k]:
             return e
+        here = self.pts[k] if k < len(getattr(self, "pts", ())) else {}       # the point's scalars by name
+        bound = {lim[0] for x in e.atoms(sp.Sum, sp.Product) for lim in x.limits}
         arrays = self.arrays[k]
         mats = {m: self._array_of(m, arrays).matrix() for m in e.atoms(sp.MatrixSymbol)
                 if self._array_of(m, arrays) is not None}
@@ -1461,48 +1464,71 @@ class _Comparer:
             return e
 
         def entry(b, i, first):
+            if isinstance(i, tuple):                 # b_{ij} with a matrix b: row i, column j (numbered from 1)
+                rows = tuple(tuple.__iter__(bases[b]))
+                r, c = i[0] - first, i[1] - first
+                return rows[r][c] if 0 <= r < len(rows) and 0 <= c < len(rows[0]) else None
             flat = list(bases[b])
             return flat[i - first] if 0 <= i - first < len(flat) else None
 
+        def number(i):
+            """An index as a number: an integer, or a free symbol the point gives an integer value, else None."""
+            if i.is_Integer:
+                return int(i)
+            v = here.get(i.name) if isinstance(i, sp.Symbol) and i not in bound else None
+            return int(v) if v is not None and float(v).is_integer() else None
+
+        def index_of(ix):
+            """An indexed entry's index: a number, or a pair of numbers for a matrix's entry, else None."""
+            nums = [number(i) for i in ix.indices]
+            if len(nums) in (1, 2) and all(n is not None for n in nums):
+                return nums[0] if len(nums) == 1 else tuple(nums)
+            return None
+
         def over(x: sp.Sum):
+            if len(x.limits) > 1 and all(len(lim) == 3 for lim in x.limits):
+                # sum_i sum_j f (SymPy keeps nested sums as one with two limits): the inner sum first, then the outer
+                inner = over(sp.Sum(x.function, x.limits[0]))
+                return x if isinstance(inner, sp.Sum) else over(sp.Sum(inner, *x.limits[1:]))
             if len(x.limits) != 1 or len(x.limits[0]) != 3:
                 return x
             j, lo, hi = x.limits[0]
             used = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and i.indices == (j,)]
-            pts = getattr(self, "pts", None)
-            here = pts[k] if pts and k < len(pts) else {}
-            first = _bound_at(lo, here)
-            if not used or first is None:
+            pair = [i for i in x.function.atoms(sp.Indexed) if i.base in bases and len(i.indices) == 2
+                    and j in i.indices]               # a matrix's entry b_{ij} summed over one of its indices
+            first = _bound_at(lo, here) if not (lo.free_symbols & bound) else None
+            if not (used or pair) or first is None:
                 return x
-            n = len(list(bases[used[0].base]))
+            n = len(list(bases[used[0].base])) if used else bases[pair[0].base].shape[pair[0].indices.index(j)]
             if hi.is_Integer:
                 top = int(hi)
             elif not isinstance(hi, sp.Symbol):
                 # sum_{k=l}^{L-1}: an expression of symbols is its value where the point has each of them
-                top = _bound_at(hi, here)
+                top = _bound_at(hi, here) if not (hi.free_symbols & bound) else None
                 if top is None:
                     return x
+            elif hi in bound:
+                return x                          # sum_{j=1}^{i} inside a sum over i: not the vector's length
             elif isinstance(hi, sp.Symbol):
                 # sum_{j=a}^{P}: P is the point's P where it has one (a printed sum_{l=1}^{d} over a vector of L
                 # entries reads entries 1..d, and none past the vector's end), else the vector's length
-                pts = getattr(self, "pts", None)
-                at = pts[k].get(hi.name) if pts and k < len(pts) else None
+                at = here.get(hi.name)
                 if at is not None and not float(at).is_integer():
                     return x
                 top = int(at) if at is not None else n
             terms = []
             for i in range(first, top + 1):
                 t = x.function.xreplace({j: sp.Integer(i)})
-                rep = {ix: entry(ix.base, i, 1) for ix in t.atoms(sp.Indexed) if ix.base in bases
-                       and ix.indices == (sp.Integer(i),)}
+                rep = {ix: entry(ix.base, index_of(ix), 1) for ix in t.atoms(sp.Indexed) if ix.base in bases
+                       and sp.Integer(i) in ix.indices and index_of(ix) is not None}
                 if any(v is None for v in rep.values()):
                     return x
                 terms.append(t.xreplace(rep))
             return sp.Add(*terms)
 
         e = e.replace(lambda x: isinstance(x, sp.Sum), over)
-        rep = {ix: entry(ix.base, int(ix.indices[0]), 1) for ix in e.atoms(sp.Indexed) if ix.base in bases
-               and len(ix.indices) == 1 and ix.indices[0].is_Integer}
+        rep = {ix: entry(ix.base, index_of(ix), 1) for ix in e.atoms(sp.Indexed) if ix.base in bases
+               and index_of(ix) is not None}
         return e.xreplace({a: b for a, b in rep.items() if b is not None})
 
     def function_at(self, name: str, k: int):
