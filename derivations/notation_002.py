@@ -129,7 +129,7 @@ _REWRITES_C = (
     (r"\|f_{*}\|_{L_{2}}^{2}", "q_{fs2}"),
     # (155)-(156)'s bold c_*, K~ (not (153)'s entry K~_ij), K^{-1} and K_*: the matrices themselves (\check names,
     # bound below), so that their products keep the printed order
-    (r"\boldsymbol{c}_{*}", r"\check{c}"),
+    (r"\boldsymbol{c}_{*}", r"\check{c}_{*}"),
     (re.compile(r"\\tilde\{\\boldsymbol\{K\}\}(?!_)"), r"\check{\tilde{K}}"),
     (r"\boldsymbol{K}^{-1}", r"\check{K}_{inv}"),
     (r"\boldsymbol{K}_{*}", r"\check{K}_{*}"),
@@ -152,7 +152,7 @@ _REWRITES_C = (
     (r"T_k \psi_l", "q_{Tkpsi}"),
 )
 _SYMBOLS_C = {
-    "\\check{c}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
+    "\\check{c}_{*}": _CSC, "\\check{\\tilde{K}}": _KTC, "\\check{K}_{inv}": _KC.inv(), "\\check{K}_{*}": _KSC,
     "m_{*}": sp.Symbol("m_s", positive=True),
     "q_{Ppar}": sp.Symbol("Ppar2", nonnegative=True), "q_{Pperp}": sp.Symbol("Pperp2", nonnegative=True),
     "q_{fs2}": sp.Symbol("fs2", nonnegative=True),

@@ -102,11 +102,6 @@ def _smin_phi(m) -> str:
 
 
 REWRITES: tuple = (
-    # (32): D_l = W_l^T W_l - W_{l+1} W_{l+1}^T, the matrices themselves (\check names bound below to the 3 x 3
-    # MatrixSymbols W_l, W_{l+1}, D_l of the d = 3 instance, as in (53)): the order of the factors and the transposes
-    # are what the display states (the parse's product of indexed names would commute them)
-    (r"\boldsymbol{D}_{l} = \boldsymbol{W}_{l}^{T} \boldsymbol{W}_{l} - \boldsymbol{W}_{l+1} \boldsymbol{W}_{l+1}^{T}",
-     r"\check{D}_{l} = \check{W}_{l}^{T} \check{W}_{l} - \check{W}_{l+1} \check{W}_{l+1}^{T}"),
     # (39) at L = 4 (the instance its step's first points have: d = 3, L = 4): W_{L-1}^T .. W_1^T is W_3^T W_2^T W_1^T,
     # W_1 .. W_{L-1} is W_1 W_2 W_3, W_{L-1}^T .. W_2^T is W_3^T W_2^T and W_2 .. W_{L-1} is W_2 W_3; W_1, W_2, W_3 and
     # D_1 of (32) the matrices themselves (\check names bound below to 3 x 3 MatrixSymbols)
@@ -135,13 +130,12 @@ REWRITES: tuple = (
     # beta_s the teacher (d x 1), W_4 the last layer (d x 1)
     (r"\boldsymbol{W}_1 \dots \boldsymbol{W}_{L-1} \boldsymbol{W}_L = \boldsymbol{\beta}_{\mathrm{s}}",
      r"\check{W}_{1} \check{W}_{2} \check{W}_{3} \check{W}_{4} = \check{\beta}_{s}"),
-    # (70), (72) at L = 4 (the pretrained limit instance of (74)): W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, u_1 the top left
-    # singular vector of W_1, v_{L-1} = v_3 as in (74), c 'for some c in R' (the text after (70)) one symbol; (72)'s
-    # v_{L_1} is the conversion's v_{L-1} (no L_1 is defined: the subscript's minus sign read as an underscore)
+    # (70) at L = 4 (the pretrained limit instance of (74)): W_1 W_2 .. W_{L-1} is W_1 W_2 W_3, u_1 the top left
+    # singular vector of W_1, v_{L-1} = v_3 as in (74), c 'for some c in R' (the text after (70)) one symbol. (72)
+    # prints v_{L_1} (no L_1 is defined; v_{L-1} is surely meant, but whether the paper or its conversion misprints
+    # it cannot be told here): it is not read as v_{L-1}, so (72) is not compared
     (r"\boldsymbol{W}_1 \boldsymbol{W}_2 \dots \boldsymbol{W}_{L-1} = c \boldsymbol{u}_1 \boldsymbol{v}_{L-1}^T",
      r"\check{W}_{1} \check{W}_{2} \check{W}_{3} = \check{c} \check{u}_{1} \check{v}_{3}^{T}"),
-    (r"= c \boldsymbol{u}_1(\boldsymbol{v}_{L_1}^T \boldsymbol{W}_L)",
-     r"= \check{c} \check{u}_{1} (\check{v}_{3}^{T} \check{W}_{4})"),
     # (50): the sum over k = l..L-1 of (49)'s left side, ||W_k||_F^2 - ||W_{k+1}||_F^2 (the text: 'Taking the trace of
     # both sides in (32)' gives (49) for each layer; its right side sums the parenthesized difference): the print's
     # summand written without its parentheses would leave k free in the second term

@@ -1049,7 +1049,7 @@ def _limit(d: int, L: int, seed: int):
 
 def _v_last(ws):
     """v_{L-1}: the top right singular vector of W_{L-1} (numpy's SVD), signed so that v_{L-1}^T W_L > 0 (the text
-    after (73): the sign is absorbed, v_{L-1}^T W_L = 1)"""
+    after (73) absorbs a factor -1 into u_1, but (74) needs it in v_{L-1}: v_{L-1}^T W_L = 1)"""
     v = np.linalg.svd(ws[-2])[2][0]
     return v if float(v @ ws[-1][:, 0]) > 0 else -v
 
@@ -1287,13 +1287,16 @@ B3 = Derivation(
         Step("(72): beta_s = c u_1 (v_{L-1}^T W_L) at the pretrained limit, c of (70)", lhs=_beta_s_lim, rhs=_cu_vw_lim,
              search=LIMIT, tol=1e-12, tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices",
              cites=("(72)",), fidelity="as printed",
-             why="(71) with (70) put in; the print's v_{L_1} is v_{L-1} (notation_002_b)"),
+             why="(71) with (70) put in, v_{L-1} where the print has v_{L_1} (no L_1 is defined); the print is not "
+             "compared (notation_002_b does not read v_{L_1} as v_{L-1})"),
         Step("(74), (120): W_1 .. W_{L-1} = beta_s v_{L-1}^T at the pretrained limit (d = 3, L = 4; d = 2, L = 3)",
              lhs=_phi_lim, rhs=_beta_v_lim, search=LIMIT, tol=1e-12,
              tol_source="float64 SVD and products of unit-norm rank-one 3 x 3 matrices", cites=("(74)", "(120)"),
              fidelity="as printed",
              why="Theorem 3.4's alpha -> 0, t -> oo limit as an exact instance of what Lemma B.1 and Lemma 3.3 say it "
-             "is; v_{L-1} signed so that v_{L-1}^T W_L > 0 (the text after (73) absorbs the sign)"),
+             "is; v_{L-1} signed so that v_{L-1}^T W_L > 0 (a singular vector's sign is free; the text after (73) "
+             "absorbs the possible -1 into u_1, which leaves c u_1 v_{L-1}^T unchanged: the sign (74) needs is "
+             "v_{L-1}'s)"),
         Step("(119): Phi = (X beta_s) v_{L-1}^T, Phi = X W_1 .. W_{L-1} the features of linear transfer (Sec. 3), at the "
              "pretrained limit", lhs=_xphi_lim, rhs=_xbeta_v_lim, search=LIMIT, tol=1e-12,
              tol_source="float64 SVD and products of a 5 x 3 Gaussian X and unit-norm rank-one 3 x 3 matrices",

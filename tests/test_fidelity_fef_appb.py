@@ -24,10 +24,6 @@ def _rewritten(label):
 
 
 @pytest.mark.parametrize("label, deriv, prefix, good, slip", [
-    # (32): D_l = W_l^T W_l - W_{l+1} W_{l+1}^T; W_l W_l^T is not conserved (nor the step's D_l)
-    ("(32)", "B2", "(32)", r"\check{W}_{l}^{T} \check{W}_{l}", r"\check{W}_{l} \check{W}_{l}^{T}"),
-    # (32) with W_{l+1}^T W_{l+1}
-    ("(32)", "B2", "(32)", r"\check{W}_{l+1} \check{W}_{l+1}^{T}", r"\check{W}_{l+1}^{T} \check{W}_{l+1}"),
     # (39) at L = 4: W_2^T W_2 in place of W_2 W_2^T inside
     ("(39)", "B2", "(39)", r"(\check{W}_{2} \check{W}_{2}^{T} +", r"(\check{W}_{2}^{T} \check{W}_{2} +"),
     # (39): the sign of D_1
@@ -40,20 +36,18 @@ def _rewritten(label):
     ("(71)", "B3", "(71):", r"= \check{\beta}_{s}", r"= - \check{\beta}_{s}"),
     # (70) at the pretrained limit: u_1 and v_{L-1} exchanged
     ("(70)", "B3", "(70)", r"\check{c} \check{u}_{1} \check{v}_{3}^{T}", r"\check{c} \check{v}_{3} \check{u}_{1}^{T}"),
-    # (72): u_1 in place of v_{L-1} in the inner product
-    ("(72)", "B3", "(72)", r"(\check{v}_{3}^{T} \check{W}_{4})", r"(\check{u}_{1}^{T} \check{W}_{4})"),
     # (74) and (120) at the pretrained limit: the sign of the right side (v_{L-1} signed as the text after (73) reads it)
     ("(74)", "B3", "(74), (120)", r"= \check{\beta}_{s}", r"= - \check{\beta}_{s}"),
     ("(120)", "B3", "(74), (120)", r"= \check{\beta}_{s}", r"= - \check{\beta}_{s}"),
     # (74): the layers' order
     ("(74)", "B3", "(74), (120)", r"\check{W}_{2} \check{W}_{3} =", r"\check{W}_{3} \check{W}_{2} ="),
-    # (120): W_1 in place of beta_s (the features are not W_1 v^T)
-    ("(120)", "B3", "(74), (120)", r"= \check{\beta}_{s} \check{v}_{3}^{T}", r"= \check{W}_{1} \check{v}_{3}"),
+    # (120): the outer product the other way round (v beta_s^T: same shape, another matrix; review)
+    ("(120)", "B3", "(74), (120)", r"= \check{\beta}_{s} \check{v}_{3}^{T}", r"= \check{v}_{3} \check{\beta}_{s}^{T}"),
     # (119): X W_1 beta_s in place of X beta_s
     ("(119)", "B3", "(119)", r"(\check{X} \check{\beta}_{s})", r"(\check{X} \check{W}_{1} \check{\beta}_{s})"),
 ])
 def test_matrix_valued_steps_match_the_print_and_a_planted_slip_does_not(label, deriv, prefix, good, slip):
-    """(32), (39) (at L = 4), (71) (at L = 4, a converged T), (74), (119), (120) (at the pretrained limit instance,
+    """(39) (at L = 4), (71) (at L = 4, a converged T), (70), (74), (119), (120) (at the pretrained limit instance,
     L = 4) as products of the d = 3 instance's matrices (notation_002_b's \\check names; the points carry W_l(t),
     W_{l+1}(t), or W_1, .., W_4, D_1(t) of (32), beta_s, v_3, X): the printed matrix is the step's matrix-valued side,
     entry by entry (fidelity._routine_value); the print with the slip planted is not."""
@@ -100,8 +94,11 @@ def test_39_compares_the_conservation_law_not_only_the_steps_arithmetic(monkeypa
 
 
 @pytest.mark.parametrize("good, slip", [
-    (r"\|\boldsymbol{W}_{k+1}\|_F^2) =", r"\|\boldsymbol{W}_{k+2}\|_F^2) ="),     # the next layer's norm
-    (r"\alpha^2 \sum_{k=l}^{L-1}", r"\alpha^2 \sum_{k=l}^{L}"),                     # the right side's upper bound
+    # slips that keep every index inside the points' tuples, so each is compared by value (review: W_{k+2} and an
+    # upper bound L read past the last layer and left the side without a value)
+    (r"\alpha^2 \sum_{k=l}^{L-1}", r"\alpha^2 \sum_{k=l}^{L-2}"),                   # the right side's upper bound
+    (r"\alpha^2 \sum_{k=l}^{L-1}", r"\alpha^2 \sum_{k=l+1}^{L-1}"),                 # the right side's lower bound
+    (r"\|\boldsymbol{W}_{k+1}\|_F^2) =", r"\|\boldsymbol{W}_{k+1}\|_F) ="),         # a dropped square
     (r"\alpha^2 \sum", r"\alpha \sum"),                                               # the power of alpha
 ])
 def test_50_sums_the_layers_norms_between_the_points_bounds(good, slip):
@@ -118,7 +115,8 @@ def test_50_sums_the_layers_norms_between_the_points_bounds(good, slip):
     assert compare_step("(50)", parse_display(text, NOTATION, lead=lead), step).verdict == "matches"
     planted = parse_display(text.replace(good, slip, 1), NOTATION, lead=lead)
     assert isinstance(planted, tuple), planted
-    assert compare_step("(50)", planted, step).verdict != "matches"
+    c = compare_step("(50)", planted, step)
+    assert c.verdict != "matches" and "no value" not in c.how, c
 
 
 @pytest.mark.parametrize("old, new", [
