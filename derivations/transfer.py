@@ -2157,7 +2157,7 @@ COVERAGE_DERIVATIONS = (
              lhs=_appc_entry, rhs=_appc_residual, search=_appc_points, tol=1e-12,
              tol_source=("float64 Grams (entries <= 1/2, cond(K) < 10 at these points) against 40-digit ones and a "
                          "float64 least-squares a (off the minimizer by ~1e-13, which moves the residual by its "
-                         "square): <= 1e-13 absolute"),
+                         "square): <= 1e-13 absolute; the tolerance is ten times that"),
              why="the printed last side is evaluated from the points' K, K~, K* (the entry (150)'s Grams over m, "
              "sqrt(m m*), m*) and c*; the middle side from ||f*||^2 and the squared norm a.G a of the projection as "
              "the least squares computes them (no K there); K is invertible at these points (m = 2 <= d = 3)",
@@ -2165,7 +2165,7 @@ COVERAGE_DERIVATIONS = (
         Step("(148) in a rank-3 instance: ||f||_k^2 by (145) (f = sum_j alpha_j k(., z_j), alpha by least squares on "
              "f's values) = sum_l c_l^2/lambda_l^2 for f = sum_l c_l psi_l, k = sum_l lambda_l^2 psi_l psi_l with the "
              "orthonormal Hermite psi_l of L2(N(0, 1)) (T_k's eigenvalue lambda_l^2, as the text names it before (147))",
-             lhs=_norm_by_145, rhs=_spectral_sum, search=_mercer_points, rtol=1e-11,
+             lhs=_norm_by_145, rhs=_spectral_sum, search=_mercer_points, rtol=1e-12,
              tol_source=("float64 least squares on a 15 x 3 system of condition <= cond(Psi(X)^T Psi(Z)) (lambda_max/"
                          "lambda_min)^2 <= 5 * 45 at these points: relative error <= 225 * 1e-15 < 1e-12"),
              why="the text's 'one can show by direct computation': (145)'s norm of f written in the kernel's sections "
