@@ -54,7 +54,8 @@ def test_app_c_label_is_compared_with_the_print(label):
 @pytest.mark.parametrize("label, old, new", SLIPS)
 def test_a_planted_slip_stops_the_match(label, old, new):
     status, why = label_status(PAPER, label, old, new)
-    assert status not in ("matches the print", "partly compared"), (label, new, why)
+    # compared by value: the planted display still parses (a slip that broke the parse would prove nothing)
+    assert status not in ("matches the print", "partly compared", "not parsed"), (label, new, why)
 
 
 def test_the_156_match_is_not_the_steps_own_arithmetic():
