@@ -443,10 +443,10 @@ def _edge_points_rho_minus_one():
 
 def _unit_from_weights(**p):
     """(1)'s summand for one unit with scalar weights (H = 1, d = 1): w^(2) (<w^(1), x>)_+ = w2 max(w1 x, 0), from the
-    weights alone, at 50 digits"""
-    with mpmath.workdps(50):
-        w1, w2, x = _mpf(p["w^{(1)}"][0]), _mpf(p["w^{(2)}"][0]), _mpf(p["x"])
-        return w2 * max(w1 * x, 0)
+    weights alone, at 50 digits (the same unit as seed 000's (31) in that instance: l12's)"""
+    from theorylab.derivations.l12 import _relu_unit_1d
+
+    return _relu_unit_1d(**p)
 
 
 def _unit_from_direction(**p):

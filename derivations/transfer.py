@@ -852,26 +852,9 @@ def _rkhs_entry(W, W_star, c_star):
 
 
 def _rkhs_lstsq(W, W_star, c_star):
-    """min_a ||f* - sum_j a_j k(w_j, .)||^2 = ||f*||^2 - 2 a.b + a.G a at a = lstsq(G, b) (SVD), mpmath Grams"""
-    with mpmath.workdps(40):
-        def unit(M):
-            return [[mpmath.mpf(float(x)) / mpmath.sqrt(sum(mpmath.mpf(float(y)) ** 2 for y in row)) for x in row]
-                    for row in M]
-
-        def k(a, b):
-            uu = max(min(sum(x * y for x, y in zip(a, b)), 1), -1)
-            return (mpmath.sqrt(1 - uu**2) + uu * (mpmath.pi - mpmath.acos(uu))) / (2 * mpmath.pi)
-
-        Wn, Sn = unit(np.asarray(W)), unit(np.asarray(W_star))
-        cs, ms = [mpmath.mpf(float(c)) for c in c_star], len(Sn)
-        G = [[k(a, b) for b in Wn] for a in Wn]
-        bv = [sum(k(a, sb) * c for sb, c in zip(Sn, cs)) / ms for a in Wn]
-        f2 = sum(cs[i] * cs[j] * k(Sn[i], Sn[j]) for i in range(ms) for j in range(ms)) / ms**2
-        a = np.linalg.lstsq(np.array(G, dtype=float), np.array(bv, dtype=float), rcond=None)[0]
-        am = [mpmath.mpf(float(x)) for x in a]
-        m = len(am)
-        return (f2 - 2 * sum(am[i] * bv[i] for i in range(m))
-                + sum(am[i] * G[i][j] * am[j] for i in range(m) for j in range(m)))
+    """min_a ||f* - sum_j a_j k(w_j, .)||^2 = ||f*||^2 - 2 a.b + a.G a at a = lstsq(G, b) (SVD), mpmath Grams
+    (`_appc_lstsq`'s third value)"""
+    return _appc_lstsq(W, W_star, c_star)[2]
 
 
 gp_, gm_ = sp.symbols("gamma_+ gamma_-")

@@ -758,8 +758,12 @@ def test_a_numeric_steps_matrix_point_binds_a_printed_double_sum_of_its_entries(
 
     # a triangular sum (the inner bound is the outer index) has no value: never the full double sum (review)
     assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{i} a_i k_{i,j} a_j", step).verdict != "matches"
-    full = replace(step, lhs=lambda a, k, M: float(sum(a[i] * k[i, j] * a[j] for i in range(2) for j in range(i + 1))))
-    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j", full).verdict != "matches"
+    def tri(a, k, M):
+        return float(sum(a[i] * k[i, j] * a[j] for i in range(2) for j in range(i + 1)))
+
+    triangular = replace(step, lhs=tri, rhs=lambda a, k, M: float(np.asarray(a) @ np.tril(k) @ np.asarray(a)))
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{i} a_i k_{i,j} a_j", triangular).verdict != "matches"
+    assert _compare(r"Q = \sum_{i=1}^{M} \sum_{j=1}^{M} a_i k_{i,j} a_j", triangular).verdict != "matches"
 
 
 def test_a_numeric_steps_point_binds_a_printed_entry_at_its_integer_index():

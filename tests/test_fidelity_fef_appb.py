@@ -12,15 +12,9 @@ def _step(deriv, prefix):
 
 def _rewritten(label):
     """The display's text after the notation map's rewrites (its \\check names), and its lead."""
-    from theorylab.derivations.notation_002 import NOTATION
-    from theorylab._sources.sources import read_source
+    from test_transfer_appendix_b import _check_text
 
-    items = read_source(B.__file__.replace("transfer_appendix_b.py", "sources/" + B.SEED))
-    p = items.get(label)
-    text = p.text
-    for pat, rep in NOTATION.compiled():
-        text = pat.sub(rep, text)
-    return text, p.lead
+    return _check_text(label)
 
 
 @pytest.mark.parametrize("label, deriv, prefix, good, slip", [
