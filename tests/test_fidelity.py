@@ -645,6 +645,9 @@ def test_new_from_a_source_outside_the_repo_lists_every_label_and_drafts_what_pa
     rows = {r["label"]: r for r in json.loads(out)}
     assert {rows[s.cites[0]]["status"] for s in steps} == {"draft"}
     assert all(rows[label]["compared"] is not None for label in labels)
+    # verify plans the drafts too (a scaffold has no entries yet; it used to plan nothing and record 0 steps)
+    code, out, err = run_cli("verify", name, "--paper", name, "--dry-run")
+    assert code == 0 and f"derivation {name}.drafts" in out and out.count("derivation ") == 1, out + err
     for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
         del sys.modules[mod]
 

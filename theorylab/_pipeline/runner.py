@@ -74,10 +74,12 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def plan(ids: set[str], ctx: Any = None, sample: int = 0) -> list[Task]:
+def plan(ids: set[str], ctx: Any = None, sample: int = 0, families: Sequence[str] = ()) -> list[Task]:
     """Derivations first, then checks, each in catalogue order, restricted to the selected entry IDs (only their
-    families' modules are imported: a family's derivations and checks name only its own entries). A check
-    declared with parts becomes one task per part (its pieces for `ctx`: profile, device, seed).
+    families' modules are imported: a family's derivations and checks name only its own entries), and the
+    derivations of the selected `families` that name no entry (a paper scaffolded from its source has only those:
+    its drafts), as `theorylab check` runs them. A check declared with parts becomes one task per part (its pieces
+    for `ctx`: profile, device, seed).
 
     `sample` = K > 0: only K parts of each stage of every check declared with parts (the largest by declared cost,
     then others spread over the list), for `verify --sample K`: they run for real and their timings give the
@@ -86,8 +88,9 @@ def plan(ids: set[str], ctx: Any = None, sample: int = 0) -> list[Task]:
     from .._records.evidence import Context, to_jsonable
 
     ctx = ctx or Context()
-    fams = catalogue.families({i.split(".", 1)[0] for i in ids})
-    tasks = [Task("derivation", d.key, tuple(d.entries)) for f in fams for d in f.derivations if set(d.entries) & ids]
+    fams = catalogue.families([*dict.fromkeys([*families, *(i.split(".", 1)[0] for i in sorted(ids))])])
+    tasks = [Task("derivation", d.key, tuple(d.entries) or (f"{f.name}.",)) for f in fams for d in f.derivations
+             if set(d.entries) & ids or (not d.entries and f.name in families)]
     seen: set[str] = set()
     for c in (c for f in fams for c in f.checks):
         if set(c.entries) & ids:
@@ -728,7 +731,7 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
     # each task's share of this machine's cores (1 when the tasks fill them, as by default, or run elsewhere)
     threads = threads or (max(1, usable_cores() // jobs) if executor in (None, "local") else 1)
     device = resolve_device(device)
-    tasks = plan(ids, Context(profile=profile, device=device, seed=seed), sample=sample)
+    tasks = plan(ids, Context(profile=profile, device=device, seed=seed), sample=sample, families=fams)
     where = os.path.dirname(os.path.abspath(json_path)) if json_path is not None else None
     with tempfile.TemporaryDirectory(prefix="theorylab-verify-") as tmp:
         journal = (os.fspath(json_path) if json_path is not None else os.path.join(tmp, "run")) + ".tasks.jsonl"
@@ -925,10 +928,10 @@ def dry_run(select: Sequence[str] = (), *, profile: str = "quick", seed: int = 0
     from . import catalogue
     from .._records.evidence import Context
 
-    ids, _ = catalogue.select(list(select))
+    ids, fams = catalogue.select(list(select))
     _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
     _nonnegative("sample", sample, ">= 1 parts per check (0: all parts)")
-    tasks = plan(ids, Context(profile=profile, device="cpu", seed=seed), sample=sample)
+    tasks = plan(ids, Context(profile=profile, device="cpu", seed=seed), sample=sample, families=fams)
     pairs = estimates(tasks, profile, seed)
     est = [s for s, _ in pairs]
     jobs = jobs or cluster_size(executor or "") or usable_cores()
