@@ -49,16 +49,16 @@ def test_float64_cannot_decide_a_limit_so_50_digits_do():
 def test_high_precision_only_where_needed(monkeypatch):
     """Counted, not timed: with float64 one point pair goes to 50 digits (the guard); without it, every point does
     (the work the issue measured: 75 s for three integrals)."""
-    import theorylab._decide.derivation as derivation
+    import theorylab._decide.equality as equality
 
     calls = []
-    real_at = derivation._at
-    monkeypatch.setattr(derivation, "_at", lambda expr, point: calls.append(point) or real_at(expr, point))
+    real_at = equality._at
+    monkeypatch.setattr(equality, "_at", lambda expr, point: calls.append(point) or real_at(expr, point))
     lhs, rhs = sp.log(sp.exp(y) * (1 + y)), y + sp.log(1 + y)
     out = check_equal(lhs, rhs, symbolic=False)
     assert out.holds and len(calls) == 2             # one point, two sides
     calls.clear()
-    monkeypatch.setattr(derivation, "_float_evaluator", lambda expr, syms: None)
+    monkeypatch.setattr(equality, "_float_evaluator", lambda expr, syms: None)
     out = check_equal(lhs, rhs, symbolic=False)
     assert out.holds and len(calls) == 2 * out.points and out.points > 20
 

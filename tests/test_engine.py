@@ -236,9 +236,9 @@ def test_scaling_fit_passes_the_right_limit_and_order_and_catches_a_wrong_one():
 
 def test_symbolic_step_verdicts_are_cached_by_content(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    from theorylab._decide import derivation
+    from theorylab._decide import cache
 
-    monkeypatch.setattr(derivation, "_STEP_CACHE", derivation._StepCache())
+    monkeypatch.setattr(cache, "_STEP_CACHE", cache._StepCache())
     step = Step("cached", lhs=sp.sin(y) ** 2 + sp.cos(y) ** 2, rhs=1)
     first = step.check()
     again = Step("cached", lhs=sp.sin(y) ** 2 + sp.cos(y) ** 2, rhs=1).check()

@@ -14,7 +14,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from theorylab._decide import cache as step_cache
 from theorylab._decide import derivation, search
+from theorylab._records import domain as domains
+from theorylab._records import step as step_records
 from theorylab._decide.derivation import Step, check_inequality
 
 x, y, z, w = sp.symbols("x y z w", positive=True)
@@ -194,7 +197,7 @@ def test_a_counterexample_near_the_edge_of_the_default_domain_is_found_and_escap
     out = check_inequality(lhs, rhs, relation, symbolic=False)
     assert not out.holds and 1 / 15 < _point(out.counterexample)["y"] < 1 / 10
     real = derivation._interval
-    monkeypatch.setattr(derivation, "_interval", lambda sym, domain: (1.0, 3.0) if sym == y and not domain
+    monkeypatch.setattr(domains, "_interval", lambda sym, domain: (1.0, 3.0) if sym == y and not domain
                         else real(sym, domain))
     assert check_inequality(lhs, rhs, relation, symbolic=False).holds
 
@@ -217,7 +220,7 @@ def _step():
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("THEORYLAB_STEP_CACHE", "1")
-    monkeypatch.setattr(derivation, "_STEP_CACHE", derivation._StepCache())
+    monkeypatch.setattr(step_cache, "_STEP_CACHE", step_cache._StepCache())
 
 
 def _cached(out) -> bool:
@@ -246,10 +249,10 @@ def test_a_changed_deciding_function_decides_cached_steps_again_and_printing_cod
     _step().check()
     key = _step().content_key()
     real = derivation._interval
-    monkeypatch.setattr(derivation, "_table", lambda steps, results: "")  # printing: the cache stays valid
+    monkeypatch.setattr(step_records, "_table", lambda steps, results: "")  # printing: the cache stays valid
     assert _step().content_key() == key and _cached(_step().check())
     # the audit's engine mistake: the default positive interval narrowed to (1, 3)
-    monkeypatch.setattr(derivation, "_interval", lambda sym, domain: (1.0, 3.0) if not domain else real(sym, domain))
+    monkeypatch.setattr(domains, "_interval", lambda sym, domain: (1.0, 3.0) if not domain else real(sym, domain))
     assert _step().content_key() != key and not _cached(_step().check())
 
 

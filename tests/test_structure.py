@@ -314,7 +314,16 @@ TESTS_OF = {
     "theorylab._sources.constructs": ("test_sources",),
     "theorylab._sources.text": ("test_sources",),
     "theorylab._decide.search": ("test_search",),
+    "theorylab._records.errata": ("test_ledger", "test_engine"),
+    "theorylab._records.step": ("test_engine", "test_reprs"),
+    "theorylab._records.domain": ("test_search",),
     "theorylab._decide.derivation": ("test_derivation", "test_engine"),
+    "theorylab._decide.steps": ("test_derivation", "test_engine"),
+    "theorylab._decide.cache": ("test_search", "test_derivation"),
+    "theorylab._decide.evaluate": ("test_derivation",),
+    "theorylab._decide.equality": ("test_derivation",),
+    "theorylab._decide.inequality": ("test_search",),
+    "theorylab._decide.enclosure": ("test_search", "test_engine_mutants"),
     "theorylab._decide.entry": ("test_entry",),
     "theorylab._decide.coverage": ("test_coverage",),
     "theorylab._decide.ledger": ("test_ledger",),
@@ -347,3 +356,27 @@ def test_every_engine_module_has_its_test_module():
                      if not (ROOT / "tests" / f"{t}.py").is_file())
     assert not missing, "TESTS_OF names test modules that do not exist:\n" + "\n".join(missing)
 
+
+
+# #37 items 1 and 6: records are data, deciders are functions. The step, derivation, erratum, domain and relation
+# records import no decider, not even lazily inside a function (they reach the deciders through DECIDERS, filled by
+# theorylab._decide.steps); and the derivation engine is split into single-role modules of at most ~600 lines.
+ENGINE_MODULES = ("steps", "equality", "inequality", "search", "enclosure", "evaluate", "cache", "derivation")
+
+
+def test_records_import_no_decider():
+    graph = import_graph()
+    records = sorted(m for m in graph if m.startswith("theorylab._records."))
+    assert {"theorylab._records.step", "theorylab._records.errata", "theorylab._records.domain"} <= set(records)
+    bad = sorted(f"{m} -> {t}" for m in records for t in graph[m]
+                 if not t.startswith(("theorylab._records", "theorylab._shared")))
+    assert not bad, "records importing beyond the records layer:\n" + "\n".join(bad)
+
+
+def test_the_derivation_engine_is_split_into_single_role_modules():
+    sizes = {m: len((ROOT / "theorylab" / "_decide" / f"{m}.py").read_text().splitlines()) for m in ENGINE_MODULES}
+    assert all(n <= 620 for n in sizes.values()), sizes
+    # the facade defines nothing: every name it offers lives in a records or decider module
+    tree = ast.parse((ROOT / "theorylab" / "_decide" / "derivation.py").read_text())
+    assert not [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Assign))
+                and not (isinstance(n, ast.Assign) and n.targets[0].id == "__all__")]

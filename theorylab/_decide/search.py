@@ -46,6 +46,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy as sp
 
+from .._records.domain import finite_interval as finite_interval  # the one rule for a bound (None, oo: unbounded)
+
 LOG_DECADES = 2             # a positive interval spanning this many decades or more is searched in log coordinates
 CLIP = 9                    # unbounded and [0, hi] intervals: searched down to 1e-9 from the finite end, up to 1e9
 BUDGET_PER_VARIABLE = 1500  # global-stage float64 evaluations per variable, times (1 + decades / 2)
@@ -59,19 +61,6 @@ CONFIRM = 8                 # best distinct float64 points re-evaluated at 50 di
 CLEAR_VIOLATION = -1e-6     # a relative slack this negative in float64 stops the global stage early
 PENALTY = 4.0               # the objective where a side is not a finite real number (relative slacks lie in [-1, 1])
 SEED = 0
-
-
-def _bound(v: Any, default: float) -> float:
-    if v is None:
-        return default
-    if isinstance(v, sp.Basic) and v in (sp.oo, -sp.oo, sp.zoo):
-        return math.inf if v == sp.oo else -math.inf
-    return float(v)
-
-
-def finite_interval(lo: Any, hi: Any) -> tuple[float, float]:
-    """A domain's bounds as floats: None, sympy.oo and math.inf all mean unbounded (None below is -oo)."""
-    return _bound(lo, -math.inf), _bound(hi, math.inf)
 
 
 @dataclass(frozen=True)
