@@ -207,3 +207,21 @@ def test_the_report_header_shows_every_count_of_one(tmp_path):
     for text in ("1 derivation steps", "(1 unexpected)", "2 evidence records", "(1 failed)", "1 findings"):
         assert text in head, text
     assert out["failed"] == 1 and out["evidence"] == 2
+
+
+def test_the_latex_statuses_show_every_count_of_one():
+    """Plant: "k unexpected" written only when k > 1 in the document's entry statuses. The records are made here
+    (one step of a built-in derivation recorded as failing, every other as its ledger says): nothing is decided."""
+    from theorylab._outputs import latex
+    from theorylab._pipeline import catalogue, runner
+
+    ids, fams = catalogue.select(["qpenalty"])
+    derivs = runner.derivations_for(ids, fams)
+    d = next(d for d in derivs if any(s.erratum is None for s in d.steps))
+    target = next(s for s in d.steps if s.erratum is None)
+    steps = [{"derivation": dd.key, "step": s.label, "ok": s is not target, "strength": "proved", "method": "m",
+              "status": ("erratum confirmed" if s.erratum is not None else
+                         "UNEXPECTED: fails" if s is target else "holds")}
+             for dd in derivs for s in dd.steps]
+    tex, _, _ = latex.from_steps(["qpenalty"], steps)
+    assert f"{len(d.steps)} steps machine-checked ({latex.escape(d.key)}), 1 unexpected" in tex
