@@ -156,6 +156,7 @@ from ._records.evidence import Finding as Finding
 from ._records.evidence import compare as compare
 from ._records.evidence import compare_mc as compare_mc
 from ._records.evidence import compare_scaling as compare_scaling
+from ._records.evidence import register_evidence_kind as register_evidence_kind
 from ._records.evidence import to_jsonable as to_jsonable
 from ._records.figure import Figure as Figure
 from ._records.figure import Series as Series

@@ -15,6 +15,7 @@ import functools
 import math
 import sys
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -22,18 +23,77 @@ import numpy as np
 from .._shared import fmt
 from .._shared import rel_close as rel_close  # the one closeness rule (re-exported)
 
-__all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "RESOLUTION_NEEDED", "compare", "compare_mc",
-           "compare_scaling", "rel_close", "resolution", "to_jsonable"]
+__all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "RESOLUTION_NEEDED", "EvidenceKind", "EVIDENCE_KINDS",
+           "register_evidence_kind", "evidence_kind", "compare", "compare_mc", "compare_scaling", "rel_close",
+           "resolution", "to_jsonable"]
 
 
 RECORD_RELATIONS = ("==", "<=", ">=")
 
-# The resolution a record needs by default, by kind: the largest relative deviation of its prediction it may fail
-# to detect. A numeric check compares with an independent computation and must see a 2% error; a Monte Carlo check
-# must see a 25% one (4 standard errors of a few thousand draws see a few percent); a trained network, 50% (a
-# factor 2 is a deviation of 100%: a record that swallows it is weak at any setting); a property check, 50%.
-RESOLUTION_NEEDED = {"numeric": 0.02, "monte-carlo": 0.25, "training": 0.5, "property": 0.5}
-_RESOLUTION_FALLBACK = 0.5   # a kind not listed above
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvidenceKind:
+    """A kind of evidence: its name and the resolution a record of it needs by default (the largest relative
+    deviation of its prediction it may fail to detect), with why."""
+
+    name: str
+    resolution: float
+    doc: str
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip() or self.name != self.name.strip():
+            raise ValueError(f"an evidence kind's name must be a non-empty string without outer spaces; got "
+                             f"name={self.name!r}")
+        r = self.resolution
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r < math.inf):
+            raise ValueError(f"evidence kind {self.name!r}: resolution must be a number > 0; got resolution={r!r}")
+        if not isinstance(self.doc, str) or not self.doc.strip():
+            raise ValueError(f"evidence kind {self.name!r}: doc must say why its resolution is what it is")
+
+
+# The registry of evidence kinds. A record, finding or check of a kind not in it is refused with one line (a typo
+# such as "montecarlo" once got a default resolution silently); a paper adds its own with register_evidence_kind.
+EVIDENCE_KINDS: dict[str, EvidenceKind] = {}
+_RESOLUTIONS: dict[str, float] = {}
+# kind -> default resolution, read-only (the registry's view; kept under its former name for the outputs)
+RESOLUTION_NEEDED: Mapping[str, float] = MappingProxyType(_RESOLUTIONS)
+
+
+def register_evidence_kind(name: str, *, resolution: float, doc: str) -> EvidenceKind:
+    """Register an evidence kind (`name`, the default resolution its records need, and why); returns it.
+
+    Registering a name again with the same resolution and doc is a no-op (a module imported twice); with other
+    values it is an error, so two papers cannot silently give one kind two meanings."""
+    kind = EvidenceKind(name=name, resolution=float(resolution), doc=doc)
+    old = EVIDENCE_KINDS.get(kind.name)
+    if old is not None and old != kind:
+        raise ValueError(f"evidence kind {name!r} is registered already with resolution {old.resolution:g} "
+                         f"({old.doc}); got resolution={kind.resolution:g}")
+    EVIDENCE_KINDS[kind.name] = kind
+    _RESOLUTIONS[kind.name] = kind.resolution
+    return kind
+
+
+def evidence_kind(name: Any, where: str = "kind") -> EvidenceKind:
+    """The registered kind `name`, or a one-line ValueError naming `where`, the known kinds and what was given."""
+    kind = EVIDENCE_KINDS.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise ValueError(f"{where} must be a registered evidence kind ({', '.join(EVIDENCE_KINDS)}; a paper adds "
+                         f"its own with theorylab.authoring.register_evidence_kind); got kind={name!r}")
+    return kind
+
+
+# The built-in kinds. A numeric check compares with an independent computation and must see a 2% error; a Monte
+# Carlo check must see a 25% one (4 standard errors of a few thousand draws see a few percent); a trained network,
+# 50% (a factor 2 is a deviation of 100%: a record that swallows it is weak at any setting); a property check, 50%.
+register_evidence_kind("numeric", resolution=0.02,
+                       doc="an independent deterministic computation: it must see a 2% error")
+register_evidence_kind("monte-carlo", resolution=0.25,
+                       doc="4 standard errors of a few thousand draws see a few percent: it must see 25%")
+register_evidence_kind("training", resolution=0.5,
+                       doc="trained networks: a factor 2 (100%) swallowed is weak at any setting; it must see 50%")
+register_evidence_kind("property", resolution=0.5, doc="a qualitative property of the prediction: it must see 50%")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,7 +113,7 @@ class Evidence:
 
     entry: str
     check: str
-    kind: str               # "numeric" | "monte-carlo" | "training" | "property"
+    kind: str               # a registered evidence kind: "numeric", "monte-carlo", "training", "property", ...
     predicted: Any
     observed: Any
     tolerance: float        # the bound the error is held to
@@ -73,6 +133,7 @@ class Evidence:
     weak: bool = field(init=False)         # passed, but coarser than it needs: not a full pass
 
     def __post_init__(self):
+        evidence_kind(self.kind, f"evidence {self.entry} / {self.check}: kind")
         if self.relation not in RECORD_RELATIONS:
             raise ValueError(f"relation must be one of {RECORD_RELATIONS}; got {self.relation!r}")
         tol = float(self.tolerance)
@@ -97,7 +158,7 @@ class Evidence:
     def _set_needs(self, needs: float | None) -> None:
         """The resolution this record needs (None: its kind's default), and whether it is weak against it."""
         object.__setattr__(self, "needs", None if needs is None else float(needs))
-        need = float(needs) if needs is not None else RESOLUTION_NEEDED.get(self.kind, _RESOLUTION_FALLBACK)
+        need = float(needs) if needs is not None else RESOLUTION_NEEDED[self.kind]
         object.__setattr__(self, "resolution_needed", need)
         object.__setattr__(self, "weak", bool(self.passed and self.resolution is not None and self.resolution > need))
 
@@ -146,6 +207,7 @@ class Finding:
     passed: bool = field(init=False, default=False)
 
     def __post_init__(self):
+        evidence_kind(self.kind, f"finding {self.entry} / {self.check}: kind")
         object.__setattr__(self, "values", to_jsonable(self.values))
         object.__setattr__(self, "extra", to_jsonable(self.extra))
 
@@ -273,7 +335,7 @@ class Check:
 
     Example::
 
-        Check(name="risk vs n", entries=("mypaper.risk",), kind="montecarlo",
+        Check(name="risk vs n", entries=("mypaper.risk",), kind="monte-carlo",
               parts=lambda ctx: [{"n": n} for n in (100, 200, 400)],
               run=lambda ctx, part: simulate(part["n"], seed=ctx.seed),
               combine=lambda ctx, results: [compare_scaling(...)])
@@ -298,9 +360,7 @@ class Check:
             raise ValueError(f"check {self.name!r}: entries must be a tuple of entry IDs (strings); got "
                              f"entries={self.entries!r}"[:200])
         object.__setattr__(self, "entries", tuple(self.entries))
-        if not isinstance(self.kind, str) or not self.kind:
-            raise ValueError(f"check {self.name!r}: kind must be a string (numeric, monte-carlo, training, property, "
-                             f"...); got kind={self.kind!r}")
+        evidence_kind(self.kind, f"check {self.name!r}: kind")
         for what in ("run", "parts", "combine", "cost"):
             fn = getattr(self, what)
             if fn is not None and not callable(fn):
@@ -329,6 +389,8 @@ def _check_resolution(where: str, value: Any) -> None:
         return
     items = value.items() if isinstance(value, Mapping) else [("", value)]
     for kind, v in items:
+        if isinstance(value, Mapping):
+            evidence_kind(kind, f"{where}'s key")
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0) or math.isinf(v):
             raise ValueError(f"{where} must be a number > 0 or a dict {{kind: number > 0}}; got "
                              f"{where.rsplit(' ', 1)[-1]}={value!r}")
@@ -343,7 +405,7 @@ def needed_resolution(kind: str, check: "Check | None" = None, module: Any = Non
                 return float(source[kind])
         elif source is not None:
             return float(source)
-    return RESOLUTION_NEEDED.get(kind, _RESOLUTION_FALLBACK)
+    return evidence_kind(kind).resolution
 
 
 def _needing(fn: Callable, check: "Check", defined_by: Callable) -> Callable:
