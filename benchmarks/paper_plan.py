@@ -2,9 +2,10 @@
 the wall time on 2 cores and on 64 workers (list scheduling, longest chain first: what `verify --dry-run` prints).
 
 The timings are what `theorylab verify --profile paper --sample 1` measured (one part of each stage of every check
-run for real, the rest scaled by their declared cost): by default this machine's cache, or a snapshot of it such as
-benchmarks/paper_timings.json (the numbers behind the README's "Reproduce the papers" table; its test keeps the
-two equal). Run: python benchmarks/paper_plan.py [--timings FILE] [--snapshot FILE] [--markdown]
+run for real, the rest scaled by their declared cost): by default this machine's cache (with the shipped timings
+where it has none), or a snapshot of it such as theorylab/_pipeline/paper_timings.json (the numbers behind the
+README's "Reproduce the papers" table, shipped as package data so that `verify --dry-run` plans from them on a machine
+that measured nothing; its test keeps the two equal). Run: python benchmarks/paper_plan.py [--timings FILE] [--snapshot FILE] [--markdown]
 """
 from __future__ import annotations
 

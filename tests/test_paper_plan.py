@@ -1,6 +1,7 @@
-"""The paper profile's plan, from the timings `verify --profile paper --sample 1` measured (benchmarks/
-paper_timings.json, a snapshot of the timings cache): every task estimated from a measured part of its check, none
-above one CPU-hour, and the README's "Reproduce the papers" table equal to the plan."""
+"""The paper profile's plan, from the timings `verify --profile paper --sample 1` measured (theorylab/_pipeline/
+paper_timings.json, a snapshot of the timings cache shipped as package data): every task estimated from a measured part
+of its check, none above one CPU-hour, the README's "Reproduce the papers" table equal to the plan, and
+`theorylab verify --profile paper --dry-run` on a machine that has measured nothing printing the same plan."""
 from __future__ import annotations
 
 import re
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOT = ROOT / "benchmarks" / "paper_timings.json"
+SNAPSHOT = ROOT / "theorylab" / "_pipeline" / "paper_timings.json"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
@@ -55,3 +56,33 @@ def test_the_readme_table_is_the_plan(plans):
     for name, r in plans.items():
         assert tuple(rows[name][4:6]) == readme_cells(r), (name, rows[name][4:6], readme_cells(r))
         assert rows[name][6].startswith("not measured (no GPU lent)")
+
+
+def test_a_fresh_machine_plans_from_the_shipped_timings(plans, tmp_path):
+    """An empty cache (no timing measured here): the command a user runs plans what the README says, from the timings
+    shipped with theorylab (package data, so an installed theorylab finds them), none "not yet measured"."""
+    import os
+    import subprocess
+    import tomllib
+
+    import paper_plan
+    from theorylab._pipeline import runner
+
+    assert Path(runner.SHIPPED_TIMINGS) == SNAPSHOT
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "paper_timings.json" in data["theorylab._pipeline"]
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "THEORYLAB_ONLY_FAMILIES")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "empty-cache")
+    run = subprocess.run([sys.executable, "-m", "theorylab", "verify", "--profile", "paper", "--dry-run", "--jobs", "2"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout
+    assert "not yet measured\n" not in out and "OVER ONE CPU-HOUR" not in out, out[-3000:]
+    r = plans["all"]
+    summary = out.splitlines()[-4:]
+    assert summary[0].startswith(f"{r['tasks']} tasks, profile paper; ") and "0 not yet measured" in summary[0], summary
+    assert f"({paper_plan._h(r['work_s'])}), about" in summary[0] and f"({paper_plan._h(r['wall_s'][2])}) on 2 jobs" \
+        in summary[0] and f"{r['tasks']} from the timings shipped with theorylab" in summary[0], summary
+    assert summary[1].startswith("largest task: ") and summary[1].endswith(f"({paper_plan._m(r['largest_s'])})"), summary
+    assert f"on 64 workers {r['wall_s'][64]:.0f} s" in summary[2], summary
+    assert summary[3] == "no task is estimated above one CPU-hour (3600 s)", summary

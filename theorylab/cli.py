@@ -210,17 +210,21 @@ def cmd_errata(args) -> int:
 def _print_dry_run(args, d) -> None:
     from ._pipeline.runner import BOUND_SECONDS
 
-    how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate"}
+    how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate",
+           "shipped": ", from the shipped timings"}
     for t, (sec, src) in zip(d.tasks, d.estimates):
         print(f"  {t.kind:10s} {t.label[:90]:90s} " + (f"~{sec:.1f} s{how[src]}" if sec is not None else
                                                       "not yet measured"))
     known, n, jobs = d.known, len(d.tasks), d.jobs
+    shipped = sum(src == "shipped" for _, src in d.estimates)
     print(f"{n} tasks, profile {d.profile}" + (f", {d.sample} part(s) per check stage sampled" if d.sample else "")
-          + f"; estimated {sum(known):.0f} s of work, about {d.wall:.0f} s on {jobs} job{'s' if jobs > 1 else ''} "
-          f"({len(known)} estimated from timings here, {n - len(known)} not yet measured)")
+          + f"; estimated {sum(known):.0f} s of work ({_hours(sum(known))}), about {d.wall:.0f} s "
+          f"({_hours(d.wall)}) on {jobs} job{'s' if jobs > 1 else ''} ({len(known) - shipped} estimated from timings "
+          f"here, " + (f"{shipped} from the timings shipped with theorylab, " if shipped else "")
+          + f"{n - len(known)} not yet measured)")
     if d.largest is not None:
         task, sec = d.largest
-        print(f"largest task: {task.label[:100]} ~{sec:.0f} s")
+        print(f"largest task: {task.label[:100]} ~{sec:.0f} s ({_hours(sec)})")
         print(f"critical path: {d.critical_path:.0f} s (the longest chain of dependent tasks); on {jobs} "
               f"worker{'s' if jobs > 1 else ''} {d.wall:.0f} s" + (f"; on 64 workers {d.wall_64:.0f} s" if jobs != 64
                                                                    else ""))
@@ -232,6 +236,12 @@ def _print_dry_run(args, d) -> None:
               f"{' ' if args.select else ''}--profile {d.profile} --sample 1` measures a part of each check")
     elif not d.over:
         print(f"no task is estimated above one CPU-hour ({BOUND_SECONDS:.0f} s)")
+
+
+def _hours(seconds: float) -> str:
+    """Seconds as the README's plan table writes them: hours to one decimal from an hour, else whole minutes."""
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min" if seconds >= 60 else \
+        f"{seconds:.0f} s"
 
 
 def _print_task(verbose: bool):

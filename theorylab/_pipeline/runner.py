@@ -25,6 +25,10 @@ BOUND_SECONDS = 3600.0  # no task should take more than one CPU-hour: a check wh
 
 _TIMINGS = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
                         "timings.json")
+# The timings `verify --profile paper --sample 1` measured for the built-in papers (the README's "Reproduce the papers"
+# table is made from them; benchmarks/paper_plan.py --snapshot writes it), shipped as package data: a machine that has
+# measured nothing yet plans from them instead of from the quick profile's rates (which put a part of Fig. 1c at 3 h).
+SHIPPED_TIMINGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "paper_timings.json")
 
 
 @dataclass(frozen=True)
@@ -482,13 +486,35 @@ def estimate(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[float |
 
 def estimates(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[tuple[float | None, str]]:
     """(seconds, source) per task, from the timings cache (~/.cache/theorylab/timings.json, or under
-    $XDG_CACHE_HOME), which every verify run here updates. Sources, in order of preference:
+    $XDG_CACHE_HOME), which every verify run here updates, and the timings shipped with theorylab (`SHIPPED_TIMINGS`:
+    the built-in papers' paper profile as measured for the README). Sources, in order of preference:
     "measured": this task ran here with this profile (a derivation does not depend on the profile: any run of it);
     "part": a check's part not run here, from the parts of the same check (same stage where measured) that ran
     here with this profile (`verify --sample K`): their seconds per unit of declared cost times its cost, or their
-    mean without a cost; "quick": a check that declares `cost`, its cost times the seconds per unit of cost its
+    mean without a cost; "shipped": as "measured" or "part", from the shipped timings (with those here) where nothing
+    here says; "quick": a check that declares `cost`, its cost times the seconds per unit of cost its
     quick-profile tasks took here; "": not yet measured."""
     known = _known()
+    here = _estimates_from(tasks, known, profile, seed)
+    shipped = _shipped()
+    if not shipped or all(src in ("measured", "part") for _, src in here):
+        return here
+    both = _estimates_from(tasks, {**shipped, **known}, profile, seed, quick=False)
+    return [h if h[1] in ("measured", "part") or b[1] not in ("measured", "part") else (b[0], "shipped")
+            for h, b in zip(here, both)]
+
+
+def _shipped() -> dict:
+    try:
+        with open(SHIPPED_TIMINGS) as fh:
+            return json.load(fh)
+    except (OSError, json.JSONDecodeError):  # a trimmed install: plans from what was measured here
+        return {}
+
+
+def _estimates_from(tasks: Sequence[Task], known: Mapping[str, float], profile: str, seed: int,
+                    quick: bool = True) -> list[tuple[float | None, str]]:
+    """`estimates` from one table of timings (quick=False: no estimate from the quick profile's rate)."""
     out: list[tuple[float | None, str]] = []
     derivs: dict[str, float] = {}
     for k, v in known.items():  # a derivation's time from any profile (the newest profile wins: paper, quick, check)
@@ -504,12 +530,12 @@ def estimates(tasks: Sequence[Task], profile: str, seed: int = 0) -> list[tuple[
             out.append((derivs.get(t.key), "measured" if t.key in derivs else ""))
         else:
             if t.key not in rates:
-                rates[t.key] = (_part_rates(t, known, profile, seed), _rate(t, known, seed))
-            by_part, quick = rates[t.key]
+                rates[t.key] = (_part_rates(t, known, profile, seed), _rate(t, known, seed) if quick else None)
+            by_part, rate = rates[t.key]
             if by_part is not None:
                 out.append((by_part(t), "part"))
-            elif quick is not None:
-                out.append((quick * _cost(t, profile, seed, t.part), "quick"))
+            elif rate is not None:
+                out.append((rate * _cost(t, profile, seed, t.part), "quick"))
             else:
                 out.append((None, ""))
     return out
