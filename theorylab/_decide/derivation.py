@@ -18,9 +18,10 @@ import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from .._records.compat import accept_positional
 from . import search as _search
 
-__all__ = ["Erratum", "Amendment", "FidelityError", "SEVERITIES", "AMENDMENT_KINDS", "AS_PRINTED", "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "check_equal",
+__all__ = ["Erratum", "Amendment", "FidelityError", "SEVERITIES", "AMENDMENT_KINDS", "AS_PRINTED", "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "PremiseError", "check_equal",
            "RELATIONS", "STRENGTHS"]
 
 SYMPY_TIMEOUT_S = 20
@@ -53,6 +54,18 @@ SEVERITY_TEXT = {
 AMENDMENT_KINDS = ("typo fixed", "notation", "hypothesis added", "constant corrected", "statement weakened",
                    "statement replaced")
 AS_PRINTED = "as printed"
+
+
+class PremiseError(ValueError):
+    """A step's premise that is not an earlier step of its own derivation (a later step, or another derivation's)."""
+
+
+def _premise_message(key: str, label: str, premise: str, labels: list[str]) -> str:
+    """One line saying what to write instead of a premise that is not an earlier step of derivation `key`."""
+    where = (f"it is a later step of {key}: order the steps so premises come first" if premise in labels else
+             f"{key} has no step {premise!r} (a step of another derivation is not a premise here): state it as a "
+             "step of this derivation (citing its label), or move this step into the derivation that proves it")
+    return f"step {label!r} of {key}: premise {premise!r} is not an earlier step; {where}"
 
 
 class FidelityError(TrivialStepError):
@@ -676,13 +689,26 @@ def _fmt_point(point: Mapping[str, Any]) -> str:
     return ", ".join(f"{_name(k)}={f(v)}" for k, v in point.items())
 
 
-def _fmt_val(x: Any) -> str:
+def _fmt_val(x: Any, digits: int = 12) -> str:
     if isinstance(x, np.ndarray):
-        return np.array2string(x, precision=10, threshold=8)
+        return np.array2string(x, precision=max(digits - 2, 10), threshold=8)
     try:
-        return sp.sstr(sp.N(x, 12)) if isinstance(x, sp.Basic) else f"{float(x):.12g}"
+        return sp.sstr(sp.N(x, digits)) if isinstance(x, sp.Basic) else f"{float(x):.{digits}g}"
     except (TypeError, ValueError):
         return str(x)
+
+
+def _counterexample_text(point: Mapping[str, Any], lhs: Any, rhs: Any, relation: str) -> str:
+    """'x=1: lhs = 0, rhs = 0 (lhs > rhs fails; lhs - rhs = 0)': the point, both sides to 17 digits (a float64 tie
+    and a near-tie differ there), and the relation that fails with its difference."""
+    diff = ""
+    try:
+        d = sp.sympify(lhs) - sp.sympify(rhs) if isinstance(lhs, sp.Basic) or isinstance(rhs, sp.Basic) else lhs - rhs
+        diff = f"; lhs - rhs = {_fmt_val(d, 6)}"
+    except (TypeError, ValueError, ArithmeticError):
+        pass
+    return (f"{_fmt_point(point)}: lhs = {_fmt_val(lhs, 17)}, rhs = {_fmt_val(rhs, 17)} "
+            f"(lhs {relation} rhs fails{diff})")
 
 
 def _evaluate_at(step: Step, points: Iterable[Mapping[str, Any]], how: str) -> Outcome:
@@ -708,7 +734,7 @@ def _evaluate(lhs_side: Any, rhs_side: Any, relation: str, points: Iterable[Mapp
         tried += 1
         worst = min(worst, slack)
         if slack < 0 or (strict and slack <= 0):
-            text = f"{_fmt_point(point)}: lhs = {_fmt_val(lhs)}, rhs = {_fmt_val(rhs)}"
+            text = _counterexample_text(point, lhs, rhs, relation)
             return Outcome(False, f"counterexample ({how})", "at " + text, text, strength="refuted",
                            points=tried, min_slack=slack)
     if tried == 0:
@@ -809,8 +835,7 @@ class Derivation:
         for s in self.steps:
             missing = [p for p in s.premises if p not in labels[:labels.index(s.label)]]
             if missing:
-                raise TrivialStepError(f"step {s.label!r} of {self.key}: premises must be earlier steps; "
-                                       f"got {missing}")
+                raise PremiseError(_premise_message(self.key, s.label, missing[0], labels))
 
     def __repr__(self) -> str:
         return f"<Derivation {self.key}: {self.title} ({len(self.steps)} steps; {self.source}, {self.where})>"
@@ -867,6 +892,10 @@ class Derivation:
 
 _RESULTS: dict[int, tuple[Derivation, tuple[StepResult, ...]]] = {}
 
+# the positional forms of author API 1 keep working, with one warning naming the keyword form (_records/compat.py)
+for _cls, _keep in ((Step, 1), (Erratum, 0), (Derivation, 0)):
+    accept_positional(_cls, keep=_keep, since=2)
+
 
 class StepResults(list):
     """The results of a derivation's steps: a list, shown in Jupyter as a table of verdicts."""
@@ -922,6 +951,8 @@ def _with_timeout(fn: Callable[[], Any], seconds: int) -> Any:
 def _elements(x: Any) -> list[sp.Expr]:
     if isinstance(x, sp.MatrixBase):
         return list(x)
+    if isinstance(x, sp.Subs) and isinstance(x.expr, sp.MatrixBase):  # Subs(Matrix, u, 0): each entry substituted
+        return [sp.Subs(e, x.variables, x.point) for e in x.expr]
     return [sp.sympify(x)]
 
 
@@ -1070,6 +1101,28 @@ def _at(expr: sp.Expr, point: Mapping[sp.Symbol, Any]) -> sp.Expr:
     return expr.subs(point).replace(lambda e: isinstance(e, (sp.Limit, sp.Subs)), lambda e: e.doit())
 
 
+def _infinite_sides(lhs_el: Sequence[Any], rhs_el: Sequence[Any]) -> Outcome | None:
+    """A side that is oo or -oo (lim f = oo as printed): proved when the other side evaluates (doit) to the same
+    infinity, refuted when it evaluates to a number, else None (the usual test). Subtracting oo decides nothing."""
+    pairs = [(sp.sympify(a), sp.sympify(b)) for a, b in zip(lhs_el, rhs_el)]
+    if not any(x in (sp.oo, -sp.oo) for pair in pairs for x in pair):
+        return None
+    for a, b in pairs:
+        inf, other = (b, a) if b in (sp.oo, -sp.oo) else (a, b)
+        if inf not in (sp.oo, -sp.oo):
+            return None  # a finite entry beside an infinite one: the entries' usual test
+        try:
+            done = _with_timeout(lambda: other.doit(), SYMPY_TIMEOUT_S)
+        except _Timeout:
+            return None
+        if done != inf:
+            if done.is_number and done.is_finite or done in (sp.oo, -sp.oo, sp.zoo):
+                text = f"the side evaluates to {sp.sstr(done)}, not {sp.sstr(inf)}"
+                return Outcome(False, "sympy: evaluated", text, text, strength="refuted")
+            return None
+    return Outcome(True, "sympy: the side evaluates (doit) to the infinity stated", strength="proved")
+
+
 def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: bool = True,
                 seed: int = 0, points: int | None = None) -> Outcome:
     """Decide lhs = rhs: SymPy simplification first, else a numeric identity test at real points.
@@ -1083,6 +1136,9 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
     lhs_el, rhs_el = _elements(lhs), _elements(rhs)
     if len(lhs_el) != len(rhs_el):
         return Outcome(False, "shape", f"sides have {len(lhs_el)} and {len(rhs_el)} entries", strength="error")
+    infinite = _infinite_sides(lhs_el, rhs_el)
+    if infinite is not None:
+        return infinite
     diffs = [sp.sympify(a) - sp.sympify(b) for a, b in zip(lhs_el, rhs_el)]
     if symbolic and all(_symbolic_zero(d) for d in diffs):
         return Outcome(True, "sympy: simplifies to 0", strength="proved")
@@ -1139,6 +1195,34 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
 
 # --------------------------------------------------------------------------------------------
 # inequality checks: proof, certification on a box, adversarial search
+
+
+def _proved_after_doit(slack: sp.Expr, strict: bool) -> Outcome | None:
+    """A slack holding Subs or Derivative (the sign of f'(0): Subs(Derivative(f, u), u, 0) > 0) is decided by SymPy
+    once they are carried out (doit), before any search; None where that does not prove it."""
+    if not slack.has(sp.Subs, sp.Derivative):
+        return None
+    try:
+        done = _with_timeout(lambda: slack.doit(), SYMPY_TIMEOUT_S)
+    except _Timeout:
+        return None
+    if done.has(sp.Subs, sp.Derivative):
+        return None
+    if strict:
+        ok = done.is_positive or any(_transformed_is(done, t, "is_positive") for t in (sp.factor, sp.simplify))
+    else:
+        ok = _provably_nonnegative(done)
+    if not ok:
+        return None
+    return Outcome(True, f"sympy: the slack, carried out (doit), is {'positive' if strict else 'nonnegative'}: "
+                         f"{sp.sstr(done)[:80]}", strength="proved")
+
+
+def _transformed_is(expr: sp.Expr, transform: Callable, attr: str) -> bool:
+    try:
+        return bool(getattr(_with_timeout(lambda: transform(expr), SYMPY_TIMEOUT_S), attr))
+    except Exception:  # noqa: BLE001 - a transform SymPy cannot apply (or a timeout) decides nothing
+        return False
 
 
 def _provably_nonnegative(slack: sp.Expr) -> bool:
@@ -1485,6 +1569,9 @@ def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None =
         return Outcome(True, "sympy: the slack is manifestly nonnegative", strength="proved")
     if symbolic and strict and slack.is_positive:
         return Outcome(True, "sympy: the slack is positive", strength="proved")
+    proved = _proved_after_doit(slack, strict) if symbolic else None
+    if proved is not None:
+        return proved
     rng = random.Random(seed)
     npts = NUMERIC_POINTS if points is None else points
     cands = list(itertools.islice(_candidate_points(syms, domain, rng, npts), npts + 40))

@@ -163,6 +163,25 @@ def _torch_printer():
                 return f"{type(expr).__name__}({', '.join(self._print(a) for a in expr.args)})"
             return super()._print_Function(expr)
 
+        # SymPy's torch printer lacks the C99 functions of stable forms (sympy.codegen.cfunctions): torch has them
+        def _print_expm1(self, expr):
+            return f"torch.expm1({self._print(expr.args[0])})"
+
+        def _print_log1p(self, expr):
+            return f"torch.log1p({self._print(expr.args[0])})"
+
+        def _print_exp2(self, expr):
+            return f"torch.exp2({self._print(expr.args[0])})"
+
+        def _print_log2(self, expr):
+            return f"torch.log2({self._print(expr.args[0])})"
+
+        def _print_log10(self, expr):
+            return f"torch.log10({self._print(expr.args[0])})"
+
+        def _print_hypot(self, expr):
+            return f"torch.hypot({', '.join(f'torch.as_tensor({self._print(a)})' for a in expr.args)})"
+
         def _print_Float(self, expr):
             return repr(float(expr))
 
