@@ -120,7 +120,9 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
     the caller checks the result for non-finite values instead.
     """
     settings, cse = _settings(expr)
-    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY, **_composed("numpy", expr)}],
+    # functools: SciPy's printer writes Max/Min as functools.reduce(numpy.maximum, ...)
+    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY, "functools": functools,
+                                                  **_composed("numpy", expr)}],
                       printer=_numpy_printer(settings.get("order")), cse=cse)
 
     def kernel(*values):
@@ -179,6 +181,19 @@ def _torch_printer():
         def _print_log10(self, expr):
             return f"torch.log10({self._print(expr.args[0])})"
 
+        def _print_erfc(self, expr):
+            return f"torch.special.erfc({self._print(expr.args[0])})"
+
+        def _print_cot(self, expr):
+            return f"(1/torch.tan({self._print(expr.args[0])}))"
+
+        def _print_sinc(self, expr):  # SymPy's sinc is sin(x)/x; torch's is normalized, sin(pi x)/(pi x)
+            return f"torch.sinc({self._print(expr.args[0])}/{math.pi!r})"
+
+        def _print_Heaviside(self, expr):  # SymPy's Heaviside(0) is 1/2
+            x = self._print(expr.args[0])
+            return f"torch.heaviside(torch.as_tensor({x}), torch.as_tensor(0.5, dtype=torch.float64))"
+
         def _print_hypot(self, expr):
             return f"torch.hypot({', '.join(f'torch.as_tensor({self._print(a)})' for a in expr.args)})"
 
@@ -209,8 +224,14 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     settings, cse = _settings(expr)
     printer = _torch_printer()({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
                                 "user_functions": {}, **settings})
-    raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch, **_composed("torch", expr)}],
-                      printer=printer, cse=cse)
+    try:
+        raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch, **_composed("torch", expr)}],
+                          printer=printer, cse=cse)
+    except NotImplementedError as exc:  # SymPy's PrintMethodNotImplementedError: no torch function for it
+        missing = sorted({type(f).__name__ for f in expr.atoms(sp.Function) if not _named(f)})
+        raise TypeError(f"torch kernel: no torch function for one of {', '.join(missing) or 'its functions'} "
+                        f"({str(exc).splitlines()[0][:80]}); docs/authoring.md lists the functions each kernel "
+                        "supports: write the stable form with those") from None
 
     def kernel(*values):
         tensors = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64) for v in values]
@@ -227,8 +248,12 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
 
 def mpmath_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     """Scalar mpmath kernel at the current mpmath precision (see `AdaptiveMpmath` for the adaptive one)."""
-    composed = _composed("mpmath", expr)
-    return sp.lambdify(list(args), expr, modules=[composed, "mpmath"] if composed else "mpmath")
+    composed = {**_MPMATH_EXTRA, **_composed("mpmath", expr)}
+    return sp.lambdify(list(args), expr, modules=[composed, "mpmath"])
+
+
+# what SymPy's mpmath printer leaves unqualified and mpmath lacks (exp2 of sympy.codegen.cfunctions)
+_MPMATH_EXTRA = {"exp2": lambda v: mpmath.mpf(2) ** v}
 
 
 class AdaptiveMpmath:
