@@ -149,6 +149,7 @@ from ._numerics.dynamics import gradient_descent as gradient_descent
 from ._numerics.dynamics import integrate as integrate
 from ._numerics.dynamics import ode_check as ode_check
 from ._numerics.dynamics import trajectory_check as trajectory_check
+from ._numerics.kernels import as_written as as_written
 from ._numerics.montecarlo import Estimate as Estimate
 from ._numerics.montecarlo import estimate as estimate
 from ._numerics.montecarlo import rng_for as rng_for

@@ -38,6 +38,7 @@ class Flow:
     t: np.ndarray
     y: np.ndarray
     error: np.ndarray
+    y_coarse: np.ndarray | None = None
     events: dict = field(default_factory=dict)
     event_errors: dict = field(default_factory=dict)
     rtol: float = 0.0
@@ -110,13 +111,13 @@ def integrate(system: Callable[[float, np.ndarray], np.ndarray], y0: Any, times:
 
     coarse, ev_coarse = solve(rtol, atol)
     fine, ev_fine = solve(rtol / refine, atol / refine)
-    return Flow(t=t, y=fine, error=np.abs(coarse - fine), events=ev_fine,
+    return Flow(t=t, y=fine, error=np.abs(coarse - fine), y_coarse=coarse, events=ev_fine,
                 event_errors={k: np.abs(ev_coarse[k] - ev_fine[k]) for k in names}, rtol=rtol, atol=atol,
                 refine=refine, method=method)
 
 
 def ode_check(entry: str, check: str, *, system: Callable, y0: Any, times: Sequence[float],
-              solution: Callable[[np.ndarray], Any] | None = None,
+              solution: Callable[[np.ndarray], Any] | None = None, observe: Callable[[np.ndarray], Any] | None = None,
               events: Mapping[str, tuple[Callable, Any]] | None = None, rtol: float = 1e-10, atol: float = 1e-12,
               refine: float = 10.0, method: str = "DOP853", extra: dict | None = None) -> list[Evidence]:
     """An ODE integrated against its closed form and its event times: the commonest check of a dynamics paper.
@@ -127,14 +128,29 @@ def ode_check(entry: str, check: str, *, system: Callable, y0: Any, times: Seque
         integrated states at every time and initial condition.
     events: {name: (g, predicted)}: g(t, y) -> (B,) crosses zero at the event ("time to reach u": u - u_target),
         predicted the (B,) predicted times (e.g. the paper's learning time t*). One record per event.
+    observe(y): what `solution` predicts, when it is not the state itself: y of shape (T, *y0.shape) -> (T, B) (a
+        conserved quantity a^2 - b^2 of the state (a, b): `lambda y: y[..., 0]**2 - y[..., 1]**2`).
     Tolerances (stated on each record): the finer solve's states are within max |y_coarse - y_fine| + atol +
-    rtol max|y| of the truth; an event time within its difference between the solves + atol + rtol t.
+    rtol max|y| of the truth; an observed quantity within max |observe(y_coarse) - observe(y_fine)| + the local
+    tolerance carried through observe (|observe(y + d) - observe(y)|, d = atol + rtol |y|); an event time within its
+    difference between the solves + atol + rtol t.
     """
     spec = dict(events or {})
     flow = integrate(system, y0, times, events={k: v[0] for k, v in spec.items()}, rtol=rtol, atol=atol,
                      refine=refine, method=method)
     out: list[Evidence] = []
-    if solution is not None:
+    if solution is not None and observe is not None:
+        got = np.asarray(observe(flow.y), dtype=float)
+        pred = np.broadcast_to(np.asarray(solution(flow.t[:, None]), dtype=float), got.shape)
+        local = np.abs(np.asarray(observe(flow.y + flow.atol + flow.rtol * np.abs(flow.y)), dtype=float) - got)
+        tol = float(np.max(np.abs(np.asarray(observe(flow.y_coarse), dtype=float) - got))) + float(np.max(local))
+        out.append(compare(entry, check + ": the observed quantity along the integrated flow vs the prediction",
+                           "numeric", pred, got, atol=tol,
+                           source=flow.source.split(": ")[0] + ": max |observe(coarse) - observe(fine)| + the local "
+                                  "tolerance atol + rtol |y| carried through observe",
+                           detail=f"{got.shape[1] if got.ndim > 1 else 1} initial condition(s) x {flow.t.size} times",
+                           **({"extra": extra} if extra else {})))
+    elif solution is not None:
         pred = np.broadcast_to(np.asarray(solution(flow.t[:, None]), dtype=float), flow.y.shape)
         out.append(compare(entry, check + ": the integrated trajectory vs the closed form", "numeric", pred, flow.y,
                            atol=flow.tolerance(np.max(np.abs(flow.y))), source=flow.source,

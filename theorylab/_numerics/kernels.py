@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["numpy_kernel", "torch_kernel", "mpmath_kernel", "mp_reference", "numbers_to_floats", "AdaptiveMpmath",
-           "hand_ordered"]
+           "hand_ordered", "as_written"]
 
 
 def numbers_to_floats(expr: sp.Expr) -> sp.Expr:
@@ -326,3 +326,24 @@ def _cached(kind: str, expr: sp.Expr, args: tuple[sp.Symbol, ...]):
 def build(kind: str, expr: sp.Expr, args: Sequence[sp.Symbol]):
     """Build (once) and return the kernel of `kind` for `expr` in `args`."""
     return _cached(kind, expr, tuple(args))
+
+
+def as_written(text: str, *symbols: "sp.Symbol | object") -> sp.Expr:
+    """`text` parsed into SymPy exactly as written (evaluate=False), in the given symbols (Params or Symbols, by
+    name): `as_written("exp(p*log(u) - log(tau))", P, U, TAU)` stays exp(p log u - log tau), where SymPy's own
+    `sp.exp(p*sp.log(u) - sp.log(tau))` becomes exp(p log u)/tau (u^p overflows first). The kernels evaluate it as
+    written and LaTeX prints it so; a name not among the symbols is a one-line ValueError."""
+    from sympy.parsing.sympy_parser import parse_expr
+
+    table = {}
+    for s in symbols:
+        sym = getattr(s, "symbol", s)
+        if not isinstance(sym, sp.Symbol):
+            raise TypeError(f"as_written: symbols must be Params or SymPy Symbols; got {type(s).__name__}")
+        table[sym.name] = sym
+    expr = parse_expr(text, local_dict=dict(table), evaluate=False)
+    extra = sorted(x.name for x in expr.free_symbols if table.get(x.name) is not x)
+    if extra:
+        raise ValueError(f"as_written({text!r}): {', '.join(extra)} is not among the symbols given "
+                         f"({', '.join(table) or 'none'}); pass its Param or Symbol")
+    return expr
