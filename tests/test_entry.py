@@ -32,7 +32,7 @@ def _mp_m(z, gamma):
 
 STIELTJES = Entry(id="toy.m", title="m", source=Source("p", "(1)"), doc="", params=(ZNEG, GAMMA), lhs="m(z)",
                   formula=M_FORMULA, stable_form=M_STABLE, reference=np.vectorize(_mp_m, otypes=[float]))
-M = STIELTJES.as_function("m", derivatives={1: lambda m: m(z) * (1 + g * m(z)) / S})
+M = STIELTJES.as_function("m", of="z", derivatives={1: lambda m: m(z) * (1 + g * m(z)) / S})
 RIDGE = lam**2 * M.derivative()(-lam) + g * (M(-lam) - lam * M.derivative()(-lam))
 
 
@@ -42,7 +42,7 @@ def _ridge_entry(**kw) -> Entry:
 
 
 def test_an_entry_used_as_a_function_prints_as_the_paper_writes_it():
-    assert isinstance(M, EntryFunction) and STIELTJES.as_function("m", derivatives=M.derivatives) is M
+    assert isinstance(M, EntryFunction) and STIELTJES.as_function("m", of="z", derivatives=M.derivatives) is M
     text = sp.latex(RIDGE)
     assert "m(-\\lambda)" in text and "m'(-\\lambda)" in text and "sqrt" not in text
     assert sp.latex(sp.diff(M(-lam), lam)) == "- m'(-\\lambda)"            # the chain rule, printed as m'

@@ -135,6 +135,7 @@ from ._decide.derivation import Derivation as Derivation
 from ._decide.derivation import Erratum as Erratum
 from ._decide.derivation import FidelityError as FidelityError
 from ._decide.derivation import Step as Step
+from ._decide.derivation import PremiseError as PremiseError
 from ._decide.derivation import TrivialStepError as TrivialStepError
 from ._decide.entry import Constraint as Constraint
 from ._decide.entry import Entry as Entry
@@ -142,6 +143,13 @@ from ._decide.entry import EntryFunction as EntryFunction
 from ._decide.entry import Source as Source
 from ._decide.entry import function as function
 from ._numerics import solvers as solvers  # the shared solvers: brackets, golden section, Newton, Sturm
+from ._numerics.dynamics import Flow as Flow
+from ._numerics.dynamics import Trajectory as Trajectory
+from ._numerics.dynamics import gradient_descent as gradient_descent
+from ._numerics.dynamics import integrate as integrate
+from ._numerics.dynamics import ode_check as ode_check
+from ._numerics.dynamics import trajectory_check as trajectory_check
+from ._numerics.kernels import as_written as as_written
 from ._numerics.montecarlo import Estimate as Estimate
 from ._numerics.montecarlo import estimate as estimate
 from ._numerics.montecarlo import rng_for as rng_for
@@ -149,6 +157,9 @@ from ._numerics.solvers import interpolating_minimum as interpolating_minimum  #
 from ._numerics.sweep import InlineExecutor as InlineExecutor
 from ._numerics.sweep import grid as grid
 from ._numerics.sweep import run_sweep as run_sweep
+from ._records.compat import API_VERSION as API_VERSION
+from ._records.compat import CHANGES as API_CHANGES
+from ._records.compat import AuthoringDeprecationWarning as AuthoringDeprecationWarning
 from ._records.evidence import Check as Check
 from ._records.evidence import Context as Context
 from ._records.evidence import Evidence as Evidence

@@ -260,7 +260,7 @@ def _print_task(verbose: bool):
                 continue
             print(f"  {r.verdict.upper()} {r['entry']:32s} {r['check']}: predicted "
                   f"{fmt(r['predicted'])}, observed {fmt(r['observed'])}, abs err {fmt(r['abs_error'])}, "
-                  f"rel err {fmt(r['rel_error'])}, tol {fmt(r['tolerance'])} ({r['tolerance_source']})"
+                  f"rel err ||p-o||/||p|| {fmt(r['rel_error'])}, tol {fmt(r['tolerance'])} ({r['tolerance_source']})"
                   + (f", resolves {fmt(r['resolution'])} (needs {fmt(r.get('resolution_needed'))})"
                      if r.get("resolution") is not None else "")
                   + (f" [{r['detail']}]" if r.get("detail") else ""))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._records.domain import _condition_domain, _interval
 from .._records.errata import (AMENDMENT_KINDS, AS_PRINTED, SEVERITIES, SEVERITY_TEXT, Amendment, Erratum,
-                               FidelityError, TrivialStepError)
+                               FidelityError, PremiseError, TrivialStepError)
 from .._records.step import (RELATION_TEX, RELATIONS, STRENGTHS, Derivation, Outcome, Step, StepResult,
                              StepResults, _is_numeric_side, _name, _sympify, _table)
 from .cache import _STEP_CACHE, _StepCache, _engine_fingerprint
@@ -22,7 +22,7 @@ from .inequality import (CERTIFY_MAX_BOXES, CERTIFY_MAX_VARIABLES, CERTIFY_QUICK
 from .steps import check_derivation, check_step
 
 __all__ = ["Erratum", "Amendment", "FidelityError", "SEVERITIES", "SEVERITY_TEXT", "AMENDMENT_KINDS", "AS_PRINTED",
-           "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "check_equal",
+           "Step", "StepResult", "StepResults", "Derivation", "Outcome", "TrivialStepError", "PremiseError", "check_equal",
            "check_inequality", "certify_on_box", "check_step", "check_derivation", "RELATIONS", "RELATION_TEX",
            "STRENGTHS", "NUMERIC_DIGITS", "NUMERIC_POINTS", "SYMPY_TIMEOUT_S", "FLOAT64_RTOL",
            "CERTIFY_MAX_VARIABLES", "CERTIFY_MAX_BOXES", "CERTIFY_QUICK_BOXES", "CERTIFY_WORK",

@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 
 from .._numerics import kernels
+from .._records.compat import deprecated
 from .._records.params import DomainError, Param
 
 __all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
@@ -205,6 +206,10 @@ class Entry:
                                                           None)
         if arg is None:
             raise TypeError(f"{self.id}: a function's argument must be a scalar parameter; it has none")
+        scalars = [p.name for p in self.params if p.kind in ("scalar", "integer")]
+        if of is None and len(scalars) > 1:  # u_f(t) silently meant u_f(s=t): the argument must be named (API 3)
+            deprecated(f"{self.id}.as_function({name!r}) (its argument is then the first parameter, {arg.name})",
+                       f"as_function({name!r}, of=NAME) with NAME one of {', '.join(scalars)}", since=3)
         key = (name, arg.name, tex, tuple(sorted((derivatives or {}).items(), key=lambda kv: kv[0])))
         cache = self.__dict__.setdefault("_functions", {})
         if key not in cache:
@@ -651,6 +656,12 @@ class EntryFunction:
             raise TypeError(f"{self.display_name}: unknown parameter(s) {', '.join(unknown)}; its implicit "
                             f"parameters are {', '.join(names) or 'none'}")
         rest = [sp.sympify(implicit[s.name]) if s.name in implicit else s for s in self.implicit]
+        clash = [a for a in args if isinstance(a, sp.Symbol) and a in self.implicit and a.name not in implicit]
+        if clash:  # m(t) with t one of m's implicit parameters: almost surely meant m's argument to be t
+            raise TypeError(f"{self.display_name}({clash[0].name}): {clash[0].name} is an implicit parameter of "
+                            f"{self.display_name}, whose argument is {self.args_symbols[0].name}; to call it at "
+                            f"{clash[0].name}, make {clash[0].name} the argument: as_function(..., of="
+                            f"{clash[0].name!r})")
         return self._cls(*(sp.sympify(a) for a in args), *rest)
 
     def derivative(self, order: int = 1) -> "EntryFunction":

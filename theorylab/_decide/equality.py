@@ -33,6 +33,8 @@ def _with_timeout(fn: Callable[[], Any], seconds: int) -> Any:
 def _elements(x: Any) -> list[sp.Expr]:
     if isinstance(x, sp.MatrixBase):
         return list(x)
+    if isinstance(x, sp.Subs) and isinstance(x.expr, sp.MatrixBase):  # Subs(Matrix, u, 0): each entry substituted
+        return [sp.Subs(e, x.variables, x.point) for e in x.expr]
     return [sp.sympify(x)]
 
 
@@ -105,6 +107,28 @@ def _at(expr: sp.Expr, point: Mapping[sp.Symbol, Any]) -> sp.Expr:
     return expr.subs(point).replace(lambda e: isinstance(e, (sp.Limit, sp.Subs)), lambda e: e.doit())
 
 
+def _infinite_sides(lhs_el: Sequence[Any], rhs_el: Sequence[Any]) -> Outcome | None:
+    """A side that is oo or -oo (lim f = oo as printed): proved when the other side evaluates (doit) to the same
+    infinity, refuted when it evaluates to a number, else None (the usual test). Subtracting oo decides nothing."""
+    pairs = [(sp.sympify(a), sp.sympify(b)) for a, b in zip(lhs_el, rhs_el)]
+    if not any(x in (sp.oo, -sp.oo) for pair in pairs for x in pair):
+        return None
+    for a, b in pairs:
+        inf, other = (b, a) if b in (sp.oo, -sp.oo) else (a, b)
+        if inf not in (sp.oo, -sp.oo):
+            return None  # a finite entry beside an infinite one: the entries' usual test
+        try:
+            done = _with_timeout(lambda: other.doit(), SYMPY_TIMEOUT_S)
+        except _Timeout:
+            return None
+        if done != inf:
+            if done.is_number and done.is_finite or done in (sp.oo, -sp.oo, sp.zoo):
+                text = f"the side evaluates to {sp.sstr(done)}, not {sp.sstr(inf)}"
+                return Outcome(False, "sympy: evaluated", text, text, strength="refuted")
+            return None
+    return Outcome(True, "sympy: the side evaluates (doit) to the infinity stated", strength="proved")
+
+
 def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: bool = True,
                 seed: int = 0, points: int | None = None) -> Outcome:
     """Decide lhs = rhs: SymPy simplification first, else a numeric identity test at real points.
@@ -118,6 +142,9 @@ def check_equal(lhs: Any, rhs: Any, *, domain: dict | None = None, symbolic: boo
     lhs_el, rhs_el = _elements(lhs), _elements(rhs)
     if len(lhs_el) != len(rhs_el):
         return Outcome(False, "shape", f"sides have {len(lhs_el)} and {len(rhs_el)} entries", strength="error")
+    infinite = _infinite_sides(lhs_el, rhs_el)
+    if infinite is not None:
+        return infinite
     diffs = [sp.sympify(a) - sp.sympify(b) for a, b in zip(lhs_el, rhs_el)]
     if symbolic and all(_symbolic_zero(d) for d in diffs):
         return Outcome(True, "sympy: simplifies to 0", strength="proved")

@@ -97,13 +97,26 @@ def _fmt_point(point: Mapping[str, Any]) -> str:
     return ", ".join(f"{_name(k)}={f(v)}" for k, v in point.items())
 
 
-def _fmt_val(x: Any) -> str:
+def _fmt_val(x: Any, digits: int = 12) -> str:
     if isinstance(x, np.ndarray):
-        return np.array2string(x, precision=10, threshold=8)
+        return np.array2string(x, precision=max(digits - 2, 10), threshold=8)
     try:
-        return sp.sstr(sp.N(x, 12)) if isinstance(x, sp.Basic) else f"{float(x):.12g}"
+        return sp.sstr(sp.N(x, digits)) if isinstance(x, sp.Basic) else f"{float(x):.{digits}g}"
     except (TypeError, ValueError):
         return str(x)
+
+
+def _counterexample_text(point: Mapping[str, Any], lhs: Any, rhs: Any, relation: str) -> str:
+    """'x=1: lhs = 0, rhs = 0 (lhs > rhs fails; lhs - rhs = 0)': the point, both sides to 17 digits (a float64 tie
+    and a near-tie differ there), and the relation that fails with its difference."""
+    diff = ""
+    try:
+        d = sp.sympify(lhs) - sp.sympify(rhs) if isinstance(lhs, sp.Basic) or isinstance(rhs, sp.Basic) else lhs - rhs
+        diff = f"; lhs - rhs = {_fmt_val(d, 6)}"
+    except (TypeError, ValueError, ArithmeticError):
+        pass
+    return (f"{_fmt_point(point)}: lhs = {_fmt_val(lhs, 17)}, rhs = {_fmt_val(rhs, 17)} "
+            f"(lhs {relation} rhs fails{diff})")
 
 
 def _evaluate_at(step: Step, points: Iterable[Mapping[str, Any]], how: str) -> Outcome:
@@ -129,7 +142,7 @@ def _evaluate(lhs_side: Any, rhs_side: Any, relation: str, points: Iterable[Mapp
         tried += 1
         worst = min(worst, slack)
         if slack < 0 or (strict and slack <= 0):
-            text = f"{_fmt_point(point)}: lhs = {_fmt_val(lhs)}, rhs = {_fmt_val(rhs)}"
+            text = _counterexample_text(point, lhs, rhs, relation)
             return Outcome(False, f"counterexample ({how})", "at " + text, text, strength="refuted",
                            points=tried, min_slack=slack)
     if tried == 0:

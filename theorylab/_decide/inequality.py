@@ -19,6 +19,34 @@ from .equality import SYMPY_TIMEOUT_S, _Timeout, _with_timeout
 from .evaluate import NUMERIC_DIGITS, NUMERIC_POINTS, _candidate_points, _evaluate, _fmt_point, _name
 
 
+def _proved_after_doit(slack: sp.Expr, strict: bool) -> Outcome | None:
+    """A slack holding Subs or Derivative (the sign of f'(0): Subs(Derivative(f, u), u, 0) > 0) is decided by SymPy
+    once they are carried out (doit), before any search; None where that does not prove it."""
+    if not slack.has(sp.Subs, sp.Derivative):
+        return None
+    try:
+        done = _with_timeout(lambda: slack.doit(), SYMPY_TIMEOUT_S)
+    except _Timeout:
+        return None
+    if done.has(sp.Subs, sp.Derivative):
+        return None
+    if strict:
+        ok = done.is_positive or any(_transformed_is(done, t, "is_positive") for t in (sp.factor, sp.simplify))
+    else:
+        ok = _provably_nonnegative(done)
+    if not ok:
+        return None
+    return Outcome(True, f"sympy: the slack, carried out (doit), is {'positive' if strict else 'nonnegative'}: "
+                         f"{sp.sstr(done)[:80]}", strength="proved")
+
+
+def _transformed_is(expr: sp.Expr, transform: Callable, attr: str) -> bool:
+    try:
+        return bool(getattr(_with_timeout(lambda: transform(expr), SYMPY_TIMEOUT_S), attr))
+    except Exception:  # noqa: BLE001 - a transform SymPy cannot apply (or a timeout) decides nothing
+        return False
+
+
 def _provably_nonnegative(slack: sp.Expr) -> bool:
     """SymPy decides slack >= 0 from the symbols' assumptions (after simplification)."""
     if slack.is_nonnegative:
@@ -141,6 +169,9 @@ def check_inequality(lhs: Any, rhs: Any, relation: str, *, domain: dict | None =
         return Outcome(True, "sympy: the slack is manifestly nonnegative", strength="proved")
     if symbolic and strict and slack.is_positive:
         return Outcome(True, "sympy: the slack is positive", strength="proved")
+    proved = _proved_after_doit(slack, strict) if symbolic else None
+    if proved is not None:
+        return proved
     rng = random.Random(seed)
     npts = NUMERIC_POINTS if points is None else points
     cands = list(itertools.islice(_candidate_points(syms, domain, rng, npts), npts + 40))

@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["numpy_kernel", "torch_kernel", "mpmath_kernel", "mp_reference", "numbers_to_floats", "AdaptiveMpmath",
-           "hand_ordered"]
+           "hand_ordered", "as_written"]
 
 
 def numbers_to_floats(expr: sp.Expr) -> sp.Expr:
@@ -120,7 +120,9 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
     the caller checks the result for non-finite values instead.
     """
     settings, cse = _settings(expr)
-    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY, **_composed("numpy", expr)}],
+    # functools: SciPy's printer writes Max/Min as functools.reduce(numpy.maximum, ...)
+    raw = sp.lambdify(list(args), expr, modules=[{"numpy": np, "scipy": _SCIPY, "functools": functools,
+                                                  **_composed("numpy", expr)}],
                       printer=_numpy_printer(settings.get("order")), cse=cse)
 
     def kernel(*values):
@@ -163,6 +165,38 @@ def _torch_printer():
                 return f"{type(expr).__name__}({', '.join(self._print(a) for a in expr.args)})"
             return super()._print_Function(expr)
 
+        # SymPy's torch printer lacks the C99 functions of stable forms (sympy.codegen.cfunctions): torch has them
+        def _print_expm1(self, expr):
+            return f"torch.expm1({self._print(expr.args[0])})"
+
+        def _print_log1p(self, expr):
+            return f"torch.log1p({self._print(expr.args[0])})"
+
+        def _print_exp2(self, expr):
+            return f"torch.exp2({self._print(expr.args[0])})"
+
+        def _print_log2(self, expr):
+            return f"torch.log2({self._print(expr.args[0])})"
+
+        def _print_log10(self, expr):
+            return f"torch.log10({self._print(expr.args[0])})"
+
+        def _print_erfc(self, expr):
+            return f"torch.special.erfc({self._print(expr.args[0])})"
+
+        def _print_cot(self, expr):
+            return f"(1/torch.tan({self._print(expr.args[0])}))"
+
+        def _print_sinc(self, expr):  # SymPy's sinc is sin(x)/x; torch's is normalized, sin(pi x)/(pi x)
+            return f"torch.sinc({self._print(expr.args[0])}/{math.pi!r})"
+
+        def _print_Heaviside(self, expr):  # SymPy's Heaviside(0) is 1/2
+            x = self._print(expr.args[0])
+            return f"torch.heaviside(torch.as_tensor({x}), torch.as_tensor(0.5, dtype=torch.float64))"
+
+        def _print_hypot(self, expr):
+            return f"torch.hypot({', '.join(f'torch.as_tensor({self._print(a)})' for a in expr.args)})"
+
         def _print_Float(self, expr):
             return repr(float(expr))
 
@@ -190,8 +224,14 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     settings, cse = _settings(expr)
     printer = _torch_printer()({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
                                 "user_functions": {}, **settings})
-    raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch, **_composed("torch", expr)}],
-                      printer=printer, cse=cse)
+    try:
+        raw = sp.lambdify(list(args), numbers_to_floats(expr), modules=[{"torch": torch, **_composed("torch", expr)}],
+                          printer=printer, cse=cse)
+    except NotImplementedError as exc:  # SymPy's PrintMethodNotImplementedError: no torch function for it
+        missing = sorted({type(f).__name__ for f in expr.atoms(sp.Function) if not _named(f)})
+        raise TypeError(f"torch kernel: no torch function for one of {', '.join(missing) or 'its functions'} "
+                        f"({str(exc).splitlines()[0][:80]}); docs/authoring.md lists the functions each kernel "
+                        "supports: write the stable form with those") from None
 
     def kernel(*values):
         tensors = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64) for v in values]
@@ -208,8 +248,12 @@ def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
 
 def mpmath_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     """Scalar mpmath kernel at the current mpmath precision (see `AdaptiveMpmath` for the adaptive one)."""
-    composed = _composed("mpmath", expr)
-    return sp.lambdify(list(args), expr, modules=[composed, "mpmath"] if composed else "mpmath")
+    composed = {**_MPMATH_EXTRA, **_composed("mpmath", expr)}
+    return sp.lambdify(list(args), expr, modules=[composed, "mpmath"])
+
+
+# what SymPy's mpmath printer leaves unqualified and mpmath lacks (exp2 of sympy.codegen.cfunctions)
+_MPMATH_EXTRA = {"exp2": lambda v: mpmath.mpf(2) ** v}
 
 
 class AdaptiveMpmath:
@@ -282,3 +326,24 @@ def _cached(kind: str, expr: sp.Expr, args: tuple[sp.Symbol, ...]):
 def build(kind: str, expr: sp.Expr, args: Sequence[sp.Symbol]):
     """Build (once) and return the kernel of `kind` for `expr` in `args`."""
     return _cached(kind, expr, tuple(args))
+
+
+def as_written(text: str, *symbols: "sp.Symbol | object") -> sp.Expr:
+    """`text` parsed into SymPy exactly as written (evaluate=False), in the given symbols (Params or Symbols, by
+    name): `as_written("exp(p*log(u) - log(tau))", P, U, TAU)` stays exp(p log u - log tau), where SymPy's own
+    `sp.exp(p*sp.log(u) - sp.log(tau))` becomes exp(p log u)/tau (u^p overflows first). The kernels evaluate it as
+    written and LaTeX prints it so; a name not among the symbols is a one-line ValueError."""
+    from sympy.parsing.sympy_parser import parse_expr
+
+    table = {}
+    for s in symbols:
+        sym = getattr(s, "symbol", s)
+        if not isinstance(sym, sp.Symbol):
+            raise TypeError(f"as_written: symbols must be Params or SymPy Symbols; got {type(s).__name__}")
+        table[sym.name] = sym
+    expr = parse_expr(text, local_dict=dict(table), evaluate=False)
+    extra = sorted(x.name for x in expr.free_symbols if table.get(x.name) is not x)
+    if extra:
+        raise ValueError(f"as_written({text!r}): {', '.join(extra)} is not among the symbols given "
+                         f"({', '.join(table) or 'none'}); pass its Param or Symbol")
+    return expr

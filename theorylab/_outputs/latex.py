@@ -12,6 +12,11 @@ from .._decide.entry import Entry, _latex
 __all__ = ["entry_block", "derivation_block", "document", "from_steps", "escape", "well_formed", "paper_html"]
 
 
+
+def _method(method: str) -> str:
+    """How a verdict was reached, without the step cache's note: a document says the same, cache warm or cold."""
+    return method[:-len(" [cached]")] if method.endswith(" [cached]") else method
+
 def escape(text: str) -> str:
     """Escape LaTeX special characters in plain text."""
     out = []
@@ -30,7 +35,7 @@ def entry_block(entry: Entry, status: str | None = None) -> str:
         out = entry.check_display()
         if out is not None:
             lines.append(f"The displayed form is the paper's; it equals the formula "
-                         f"({escape(out.strength)}: {escape(out.method)})." if out.holds else
+                         f"({escape(out.strength)}: {escape(_method(out.method))})." if out.holds else
                          r"\textbf{The displayed form does not equal the formula}: " + escape(out.detail) + ".")
         else:
             lines += ["In full:", r"\begin{equation*}", entry.latex("full"), r"\end{equation*}"]
@@ -84,7 +89,7 @@ def derivation_block(derivation: Derivation, results: Sequence[StepResult], sett
             body.append("From: " + "; ".join(escape(p) for p in step.premises) + ".")
         if step.erratum is not None:
             body.append(f"The paper states {escape(step.erratum.says)}; what holds: {escape(step.erratum.truth)}.")
-        verdict = f"{escape(r.status)} ({escape(r.strength)}; {escape(r.outcome.method)})"
+        verdict = f"{escape(r.status)} ({escape(r.strength)}; {escape(_method(r.outcome.method))})"
         if r.outcome.counterexample:
             verdict += f", counterexample {escape(r.outcome.counterexample)}"
         body.append(r"\emph{Verdict:} " + verdict + ".")

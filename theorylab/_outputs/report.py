@@ -139,7 +139,7 @@ def _evidence_table(rows: list[dict]) -> str:
             ("n/a (prediction 0)" if res[i] is None else _num(res[i]), "num"),
             ("" if need is None else _num(need), "num"),
             {"pass": ("pass", "pass"), "weak": ("WEAK", "fail")}.get(verdict, ("FAIL", "fail"))])
-    return _table(["entry", "check", "kind", "abs error", "rel error", "tolerance", "tolerance from", "resolution",
+    return _table(["entry", "check", "kind", "abs error max|p-o|", "rel error ||p-o||/||p||", "tolerance", "tolerance from", "resolution",
                    "needs", "result"], cells, "evidence")
 
 

@@ -144,12 +144,28 @@ def _import_path(spec: str) -> ModuleType:
     module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module  # so that Family(entries=__name__) finds the file's own module
+    # and Family(entries="probe_paper") in probe_paper.py too: the bare stem names this file where it names no other
+    alias = path.stem if path.stem.isidentifier() and path.stem not in sys.modules and _unclaimed(path.stem, path) \
+        else None
+    if alias:
+        sys.modules[alias] = module
     try:
         module_spec.loader.exec_module(module)
     except BaseException:
         sys.modules.pop(name, None)
+        if alias:
+            sys.modules.pop(alias, None)
         raise
     return module
+
+
+def _unclaimed(stem: str, path: Path) -> bool:
+    """True when importing `stem` would find no module, or this very file."""
+    try:
+        found = importlib.util.find_spec(stem)
+    except (ImportError, ValueError):
+        return False
+    return found is None or (found.origin is not None and Path(found.origin).resolve() == path)
 
 
 def _papers_in(obj: Any, origin: str) -> tuple[Paper, ...]:

@@ -155,3 +155,15 @@ class Amendment:
 
 def _esc(text: Any) -> str:
     return html.escape(str(text))
+
+
+class PremiseError(ValueError):
+    """A step's premise that is not an earlier step of its own derivation (a later step, or another derivation's)."""
+
+
+def _premise_message(key: str, label: str, premise: str, labels: list[str]) -> str:
+    """One line saying what to write instead of a premise that is not an earlier step of derivation `key`."""
+    where = (f"it is a later step of {key}: order the steps so premises come first" if premise in labels else
+             f"{key} has no step {premise!r} (a step of another derivation is not a premise here): state it as a "
+             "step of this derivation (citing its label), or move this step into the derivation that proves it")
+    return f"step {label!r} of {key}: premise {premise!r} is not an earlier step; {where}"

@@ -105,6 +105,10 @@ class Evidence:
     ">=": observed >= predicted - tolerance. There is no way to pass a verdict in: a record without numbers to
     compare (a crashed check) fails.
 
+    `abs_error` is max |predicted - observed| over the elements; `rel_error` is the Frobenius ratio
+    ||predicted - observed|| / ||predicted|| (not abs_error / max|predicted|: over a curve it weighs every element;
+    elementwise=True: the largest |p_i - o_i| / |p_i|). The verdict uses neither: it holds the error to `tolerance`.
+
     `resolution` is the smallest relative deviation of the prediction (all of it scaled by 1 + delta) that the
     record is sure to detect (see `resolution()`; None where the prediction is 0, which no relative deviation
     moves). A passing record whose resolution is coarser than `resolution_needed` is `weak`: its `verdict` is
@@ -184,7 +188,7 @@ class Evidence:
         se = f" &plusmn; {self.stderr:.3g} (SE, {self.samples} samples)" if self.stderr is not None else ""
         return (f"<div><b>{_esc(self.entry)}</b> &mdash; {_esc(self.check)} [{_esc(self.kind)}]: {verdict}<br>"
                 f"predicted {_esc(fmt(self.predicted))}, observed {_esc(fmt(self.observed))}{se}<br>"
-                f"abs error {self.abs_error:.3g}, rel error {self.rel_error:.3g}; tolerance "
+                f"abs error {self.abs_error:.3g}, rel error ||p-o||/||p|| {self.rel_error:.3g}; tolerance "
                 f"{float(self.tolerance):.3g} ({_esc(self.tolerance_source)}); resolution "
                 f"{_esc(_fmt_res(self.resolution))} (needs {self.resolution_needed:.3g})"
                 + (f"<br><small>{_esc(self.detail)}</small>" if self.detail else "") + "</div>")

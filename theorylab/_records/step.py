@@ -17,7 +17,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import sympy as sp
 
 from .domain import _condition_domain
-from .errata import AS_PRINTED, Amendment, Erratum, FidelityError, TrivialStepError, _esc
+from .compat import accept_positional
+from .errata import (AS_PRINTED, Amendment, Erratum, FidelityError, PremiseError, TrivialStepError, _esc,
+                     _premise_message)
 
 __all__ = ["RELATIONS", "STRENGTHS", "RELATION_TEX", "Outcome", "Step", "StepResult", "StepResults", "Derivation",
            "DECIDERS"]
@@ -317,8 +319,7 @@ class Derivation:
         for s in self.steps:
             missing = [p for p in s.premises if p not in labels[:labels.index(s.label)]]
             if missing:
-                raise TrivialStepError(f"step {s.label!r} of {self.key}: premises must be earlier steps; "
-                                       f"got {missing}")
+                raise PremiseError(_premise_message(self.key, s.label, missing[0], labels))
 
     def __repr__(self) -> str:
         return f"<Derivation {self.key}: {self.title} ({len(self.steps)} steps; {self.source}, {self.where})>"
@@ -357,6 +358,10 @@ class Derivation:
 
 
 _RESULTS: dict[int, tuple[Derivation, tuple[StepResult, ...]]] = {}
+
+# the positional forms of author API 1 keep working, with one warning naming the keyword form (compat.py)
+for _cls, _keep in ((Step, 1), (Erratum, 0), (Derivation, 0)):
+    accept_positional(_cls, keep=_keep, since=2)
 
 
 class StepResults(list):

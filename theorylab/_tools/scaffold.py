@@ -265,7 +265,7 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     items = fidelity.parsed_printout(printout)
     copy_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", src.name)
     names: dict = {}
-    steps, table = [], []
+    steps, table, entries = [], [], []
     for p in items:
         printed = " ".join(p.text.split())
         shown = printed if len(printed) <= 160 else printed[:157] + "..."
@@ -276,6 +276,7 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
             table.append((p.label, f"not parsed: {p.relations}", shown))
             continue
         rels, names = draft_code(p.relations, names)
+        entries += _proposed_entries(p, names, module, {e[0] for e in entries})
         if not rels:
             table.append((p.label, "parsed, states no relation", shown))
             continue
@@ -296,7 +297,10 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     subs = {"__NAME__": name, "__MODULE__": module, "__SOURCE__": copy_name, "__TITLE__": src.stem,
             "__SYMBOLS__": decls, "__STEPS__": "\n".join(steps) or "        # no display parsed into a relation",
             "__ACCOUNTS__": "\n".join(accounts), "__COUNT__": str(len(items)),
-            "__DRAFTS__": str(len(steps))}
+            "__DRAFTS__": str(len(steps)),
+            "__ENTRIES__": "\n".join(code for _, code in entries) + ("\n" if entries else ""),
+            "__ENTRY_LIST__": ("(" + ", ".join(f"{name.upper()}_ENTRY" for name, _ in entries) + ",)") if entries
+            else "()"}
     files = {
         "pyproject.toml": _PYPROJECT + _PACKAGE_DATA,
         "README.md": _FROM_README,
@@ -317,6 +321,42 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     copy.write_text(text, encoding="utf-8")
     written.insert(3, copy)
     return written
+
+
+def _proposed_entries(item, names: dict, module: str, taken: set[str]) -> list[tuple[str, str]]:
+    """Entries proposed from a display that defines a function, `u_f(t) = <closed form>`: [(name, code)], the
+    entry's parameters being the function's arguments, then the other symbols of the closed form (each a scalar with
+    a placeholder domain to replace by the paper's). Its kernels come with it; its draft step stays beside it."""
+    import sympy as sp
+    from sympy.core.function import AppliedUndef
+
+    out = []
+    for r in item.relations:
+        if not (isinstance(r, sp.Equality) and isinstance(r.lhs, AppliedUndef) and r.lhs.func in names
+                and r.lhs.args and all(isinstance(a, sp.Symbol) for a in r.lhs.args)
+                and not r.rhs.atoms(AppliedUndef) and r.rhs.free_symbols and not r.rhs.atoms(sp.Indexed)):
+            continue
+        fname = names[r.lhs.func][0]
+        if fname in taken or any(n == fname for n, _ in out):
+            continue
+        args = list(r.lhs.args)
+        params = args + sorted(r.rhs.free_symbols - set(args), key=lambda x: x.name)
+        if not all(sym in names for sym in params):
+            continue
+        idents = [names[sym][0] for sym in params]
+        rhs_code = draft_code([r], names)[0][0][2]
+        decl = [f"# {item.label}: {fname}({', '.join(idents[:len(args)])}) as printed (proposed by theorylab new "
+                f"--from; TODO: the domains, the docs, a stable form and an independent reference)"]
+        for sym, ident in zip(params, idents):
+            decl.append(f"P_{fname}_{ident} = scalar({ident!r}, \"TODO: {ident} in the paper's words\", low=0.5, "
+                        f"high=2.0, tex={sp.latex(sym)!r})  # TODO: the paper's domain (a placeholder)")
+        mapping = ", ".join(f"{ident}: P_{fname}_{ident}.symbol" for ident in idents)
+        decl.append(f"{fname.upper()}_ENTRY = Entry(\n    id=\"{module}.{fname}\", title={f'{sp.latex(r.lhs)} as printed in {item.label}'!r},"
+                    f"\n    source=Source(SOURCE, {item.label!r}), doc=\"TODO: what it is\",\n    params=("
+                    + ", ".join(f"P_{fname}_{ident}" for ident in idents) + ",),"
+                    f"\n    lhs={sp.latex(r.lhs)!r},\n    formula=({rhs_code}).xreplace({{{mapping}}}))\n")
+        out.append((fname, "\n".join(decl)))
+    return out
 
 
 _PACKAGE_DATA = '''
@@ -369,7 +409,7 @@ reports a draft as a draft, never as checked. Make each draft the last step of t
 from its premises, each checked), drop `draft=True`, and add the paper's closed forms to ENTRIES."""
 import sympy as sp
 
-from theorylab.authoring import Derivation, Step
+from theorylab.authoring import Derivation, Entry, Source, Step, scalar  # noqa: F401 - Entry: the proposed ones
 from theorylab.authoring import AS_PRINTED
 
 SOURCE = "__SOURCE__"
@@ -383,7 +423,8 @@ def _printed(text):
 
 __SYMBOLS__
 
-ENTRIES = ()
+__ENTRIES__
+ENTRIES = __ENTRY_LIST__
 
 DERIVATIONS = (Derivation(
     key="__MODULE__.drafts",

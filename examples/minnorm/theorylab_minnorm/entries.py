@@ -201,7 +201,7 @@ ENTRIES = (
 
 # m as a function of the formulas below: m(-lambda) and m'(-lambda) print as the paper writes them, the kernels
 # call m's own kernel, and m' has a stable form written with m (m' = m (1 + gamma m)/s, every term positive)
-M = ENTRIES[3].as_function("m", derivatives={1: lambda m: m(z) * (1 + gamma * m(z)) / S_Z})
+M = ENTRIES[3].as_function("m", of="z", derivatives={1: lambda m: m(z) * (1 + gamma * m(z)) / S_Z})
 M1 = M.derivative()
 # the paper's form of the ridge risk: bias r^2 lambda^2 m'(-lambda), variance sigma^2 gamma (m(-lambda) - lambda m'(-lambda))
 RIDGE = r**2 * lam**2 * M1(-lam) + sigma**2 * gamma * (M(-lam) - lam * M1(-lam))
