@@ -187,7 +187,7 @@ def _one_of_each_record(tmp_path) -> pathlib.Path:
     data = {"schema_version": SCHEMA_VERSION, "profile": "quick", "device": "cpu", "seed": 0, "seconds": 1.0,
             "papers": ["ptft-diagonal"], "families": ["qpenalty"],
             "unexpected_steps": 1, "failed_evidence": 1,
-            "derivation_steps": [{"derivation": "qpenalty.q", "step": "s1", "status": "UNEXPECTED: failed", "ok": False,
+            "derivation_steps": [{"derivation": "qpenalty.q", "step": "s1", "status": "FAILS (unexpected)", "ok": False,
                        "strength": "searched", "method": "m", "detail": ""}],
             "evidence": [ev(), ev(passed=False, verdict="fail", observed=2.0, abs_error=1.0, rel_error=1.0),
                          {"record": "finding", "entry": "qpenalty.q", "check": "f", "kind": "numeric", "text": "t",
@@ -221,7 +221,42 @@ def test_the_latex_statuses_show_every_count_of_one():
     target = next(s for s in d.steps if s.erratum is None)
     steps = [{"derivation": dd.key, "step": s.label, "ok": s is not target, "strength": "proved", "method": "m",
               "status": ("erratum confirmed" if s.erratum is not None else
-                         "UNEXPECTED: fails" if s is target else "holds")}
+                         "FAILS (unexpected)" if s is target else "holds")}
              for dd in derivs for s in dd.steps]
     tex, _, _ = latex.from_steps(["qpenalty"], steps)
     assert f"{len(d.steps)} steps machine-checked ({latex.escape(d.key)}), 1 unexpected" in tex
+
+
+# --- typed run-record rows: statuses are enums, a stored word is one of them (issue #37, item 3) --------------------
+
+def test_run_rows_carry_status_enums_that_read_and_write_as_their_words(tmp_path):
+    from theorylab._decide.ledger import from_json
+    from theorylab._records.record import load
+    from theorylab._records.status import LedgerStatus, StepStatus, Verdict
+
+    rec = load(_one_of_each_record(tmp_path))
+    (step,) = rec.derivation_steps
+    assert step.status is StepStatus.FAILS and not step.status.expected and not step.status.step_holds
+    assert [r.verdict for r in rec.evidence] == [Verdict.PASS, Verdict.FAIL, None]
+    assert json.loads(json.dumps(rec.to_json()))["derivation_steps"][0]["status"] == "FAILS (unexpected)"
+    weak = _ev("numeric")  # tolerance 0.1: passes, but cannot see the 2% a numeric record must
+    assert weak.verdict is Verdict.WEAK and json.dumps(weak.to_json()["verdict"]) == '"weak"'
+    it = LedgerItem(key="k", kind="erratum", severity="typo", paper="p", source="s", where="(1)", says="a",
+                    truth="b", status="confirmed")
+    assert it.status is LedgerStatus.CONFIRMED and from_json([it.to_json()]) == [it]
+
+
+def test_a_row_with_an_unknown_status_is_refused_in_one_line(tmp_path):
+    """Plant: a status word retyped with a slip ("erratum confirmd") would count as neither holds nor an erratum."""
+    from theorylab._records.params import DomainError
+    from theorylab._records.record import load
+
+    p = _one_of_each_record(tmp_path)
+    data = json.loads(p.read_text())
+    data["derivation_steps"][0]["status"] = "erratum confirmd"
+    p.write_text(json.dumps(data))
+    with pytest.raises(DomainError, match=r"step 's1''s status must be one of 'holds', .*got 'erratum confirmd'"):
+        load(p)
+    with pytest.raises(ValueError, match="ledger item 'k': status must be one of 'confirmed'"):
+        LedgerItem(key="k", kind="erratum", severity="typo", paper="p", source="s", where="(1)", says="a",
+                   truth="b", status="confirmd")

@@ -158,7 +158,7 @@ from ._numerics.sweep import InlineExecutor as InlineExecutor
 from ._numerics.sweep import grid as grid
 from ._numerics.sweep import run_sweep as run_sweep
 from ._records.compat import API_VERSION as API_VERSION
-from ._records.compat import CHANGES as API_CHANGES
+from ._records.compat import API_CHANGES as API_CHANGES
 from ._records.compat import AuthoringDeprecationWarning as AuthoringDeprecationWarning
 from ._records.evidence import Check as Check
 from ._records.evidence import Context as Context

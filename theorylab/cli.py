@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any, Sequence
 
+from ._records.status import LedgerStatus, StepStatus
 from ._pipeline import catalogue
 from ._shared import fmt, write_json
 from ._records.evidence import to_jsonable
@@ -140,7 +141,7 @@ def cmd_show(args) -> int:
 
 
 def _print_record(r: dict) -> None:
-    mark = {"holds": "ok ", "erratum confirmed": "ERR", "draft (not checked)": "DRF"}.get(r["status"], "!! ")
+    mark = {StepStatus.HOLDS: "ok ", StepStatus.ERRATUM_CONFIRMED: "ERR", StepStatus.DRAFT: "DRF"}.get(r["status"], "!! ")
     print(f"  {mark} [{r['relation']}] {r['step']}\n        {r['status']} ({r['strength']}); {r['method']}"
           + (f"; {r['detail']}" if r["detail"] else ""))
 
@@ -177,7 +178,7 @@ def cmd_errata(args) -> int:
         raise DomainError(str(exc)) from None
     if args.json:
         print(json.dumps({"items": [it.to_json() for it in items], "summary": _ledger.summary(items)}, indent=1))
-        return 1 if any(it.status == "NOT REPRODUCED" for it in items) else 0
+        return 1 if any(it.status == LedgerStatus.NOT_REPRODUCED for it in items) else 0
     paper = None
     for it in items:
         if it.paper != paper and it.depth == 0:

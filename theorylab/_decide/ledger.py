@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .._records.status import LedgerStatus, StepStatus, parse
 from .derivation import SEVERITIES, Amendment, Derivation, Erratum, Step
 
 __all__ = ["LedgerItem", "collect", "ordered", "summary", "summary_table", "LedgerError"]
@@ -45,11 +46,14 @@ class LedgerItem:
     top: str = ""
     depth: int = 0
     amendment_kind: str = ""
-    status: str = "not evaluated"
+    status: LedgerStatus = LedgerStatus.NOT_EVALUATED
     counterexample: str | None = None
     steps: tuple[str, ...] = ()
     history: tuple[str, ...] = ()
     withdrawn: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "status", parse(LedgerStatus, self.status, f"ledger item {self.key!r}: status"))
 
     def to_json(self) -> dict:
         out = asdict(self)
@@ -68,8 +72,8 @@ def _evaluate(d: Derivation, step: Step) -> tuple[str, str | None]:
     except Exception as exc:  # noqa: BLE001 - a crashing check is reported, never a confirmation
         out = Outcome(False, "error", f"{type(exc).__name__}: {exc}", strength="error")
     r = StepResult(step, out)
-    return ("confirmed" if r.status == "erratum confirmed" else
-            "not evaluated" if out.strength == "error" else "NOT REPRODUCED"), out.counterexample
+    return (LedgerStatus.CONFIRMED if r.status == StepStatus.ERRATUM_CONFIRMED else
+            LedgerStatus.NOT_EVALUATED if out.strength == "error" else LedgerStatus.NOT_REPRODUCED), out.counterexample
 
 
 def collect(derivations: Iterable[tuple[str, Derivation]], *, verdict: Verdict | None = _evaluate,
@@ -96,7 +100,7 @@ def collect(derivations: Iterable[tuple[str, Derivation]], *, verdict: Verdict |
         for e in d.withdrawn:
             add(e.key, e, dict(key=e.key, kind="withdrawn", severity=e.severity, paper=paper, source=e.source,
                                where=e.where, says=e.says, truth=e.truth, note=e.note, root=e.root,
-                               history=tuple(e.history), status="withdrawn", withdrawn=e.withdrawn,
+                               history=tuple(e.history), status=LedgerStatus.WITHDRAWN, withdrawn=e.withdrawn,
                                steps=[]))
         for step in d.steps:
             where = f"{d.key}: {step.label}"
@@ -111,7 +115,7 @@ def collect(derivations: Iterable[tuple[str, Derivation]], *, verdict: Verdict |
             if isinstance(a, Amendment):
                 it = add(a.key, a, dict(key=a.key, kind="amendment", severity=a.severity, paper=paper,
                                         source=d.source, where=", ".join(step.cites), says=a.kind, truth=a.what,
-                                        why=a.why, root=a.root, amendment_kind=a.kind, status="declared", steps=[]))
+                                        why=a.why, root=a.root, amendment_kind=a.kind, status=LedgerStatus.DECLARED, steps=[]))
                 it["steps"].append(where)
     for it in items.values():
         verdicts = it.pop("verdicts", None)
@@ -119,10 +123,11 @@ def collect(derivations: Iterable[tuple[str, Derivation]], *, verdict: Verdict |
         if verdicts is not None:
             known = [v for v in verdicts if v is not None]
             if not known:
-                it["status"] = "not evaluated"
+                it["status"] = LedgerStatus.NOT_EVALUATED
             else:
-                it["status"] = ("confirmed" if all(v[0] == "confirmed" for v in known) else
-                                "NOT REPRODUCED" if any(v[0] == "NOT REPRODUCED" for v in known) else "not evaluated")
+                it["status"] = (LedgerStatus.CONFIRMED if all(v[0] == LedgerStatus.CONFIRMED for v in known) else
+                                LedgerStatus.NOT_REPRODUCED if any(v[0] == LedgerStatus.NOT_REPRODUCED for v in known)
+                                else LedgerStatus.NOT_EVALUATED)
                 it["counterexample"] = next((v[1] for v in known if v[1]), None)
         it["steps"] = tuple(it["steps"])
     # roots: every named root exists, in the same paper, with no cycle; top = the root a chain ends at
@@ -186,7 +191,7 @@ def summary(items: Sequence[LedgerItem]) -> dict[str, Any]:
         "amendments": sum(it.kind == "amendment" for it in live),
         "consequences": sum(it.root is not None for it in live),
         "withdrawn": sum(it.kind == "withdrawn" for it in items),
-        "not_reproduced": sum(it.status == "NOT REPRODUCED" for it in items),
+        "not_reproduced": sum(it.status == LedgerStatus.NOT_REPRODUCED for it in items),
     }
 
 

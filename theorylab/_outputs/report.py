@@ -20,6 +20,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .._records.status import LedgerStatus, StepStatus
 from .._pipeline import catalogue
 from .._records.figure import Figure, FigureData, pyplot
 from .._records.params import DomainError
@@ -175,8 +176,8 @@ def _derivation_table(steps: list[dict]) -> str:
         d = by.setdefault(s["derivation"], {"title": s.get("title", ""), "where": s.get("where", ""), "steps": 0,
                                             "holds": 0, "errata": 0, "unexpected": 0, "numeric": 0})
         d["steps"] += 1
-        d["holds"] += s["status"] == "holds"
-        d["errata"] += s["status"] == "erratum confirmed"
+        d["holds"] += s["status"] == StepStatus.HOLDS
+        d["errata"] += s["status"] == StepStatus.ERRATUM_CONFIRMED
         d["unexpected"] += not s["ok"]
         d["numeric"] += s.get("strength", "searched" if "numeric" in (s.get("method") or "") else "") == "searched"
     cells = [[(f"<code>{html.escape(k)}</code> {html.escape(d['title'])}", ""), (html.escape(d["where"]), "")]
@@ -196,7 +197,8 @@ def _errata_html(steps: list[dict], ledger: list[dict] | None = None) -> str:
             if e and e["key"] not in {it["key"] for it in ledger}:
                 ledger.append({**e, "kind": "erratum", "source": e.get("source", e.get("seed", "")),
                                "severity": e.get("severity", "unranked"), "depth": 0,
-                               "status": "confirmed" if s["status"] == "erratum confirmed" else "NOT REPRODUCED"})
+                               "status": LedgerStatus.CONFIRMED if s["status"] == StepStatus.ERRATUM_CONFIRMED
+                               else LedgerStatus.NOT_REPRODUCED})
     out = []
     for it in ledger:
         kind = ("withdrawn" if it["kind"] == "withdrawn" else

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .._records.status import LedgerStatus, StepStatus
+
 __all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "resolve_device", "derivations_for",
            "Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
            "schedule", "cluster_size", "step_record", "result_from_record", "ledger_and_coverage", "results_from_steps",
@@ -278,7 +280,7 @@ def result_from_record(step, rec: Mapping[str, Any]):
     """The StepResult a step record stands for (the verdict as recorded; nothing is decided again)."""
     from .._decide.derivation import Outcome, StepResult
 
-    holds = rec["status"] in ("holds", "ERRATUM NOT REPRODUCED (step holds)")
+    holds = StepStatus(rec["status"]).step_holds
     return StepResult(step, Outcome(holds, rec.get("method", ""), rec.get("detail", ""),
                                     rec.get("counterexample") or (rec.get("erratum") or {}).get("counterexample"),
                                     strength=rec.get("strength", "searched"), points=rec.get("points", 0)))
@@ -305,7 +307,7 @@ def ledger_from_steps(pairs: Iterable[tuple[str, Any]], steps: Iterable[Mapping[
         if r is None:
             return None
         res = result_from_record(step, r)
-        return ("confirmed" if res.status == "erratum confirmed" else
+        return (LedgerStatus.CONFIRMED if res.status == StepStatus.ERRATUM_CONFIRMED else
                 "not evaluated" if res.strength == "error" else "NOT REPRODUCED"), res.outcome.counterexample
 
     return ledger.collect(pairs, verdict=verdict, strict=strict)
@@ -809,7 +811,7 @@ class CheckRun:
 
     @property
     def held(self) -> list:
-        return [r for r in self.steps if r.status == "holds"]
+        return [r for r in self.steps if r.status == StepStatus.HOLDS]
 
     @property
     def unexpected(self) -> int:

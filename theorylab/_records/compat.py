@@ -11,7 +11,7 @@ import warnings
 from dataclasses import fields
 from typing import Any
 
-__all__ = ["API_VERSION", "CHANGES", "AuthoringDeprecationWarning", "deprecated", "accept_positional"]
+__all__ = ["API_VERSION", "CHANGES", "API_CHANGES", "AuthoringDeprecationWarning", "deprecated", "accept_positional"]
 
 API_VERSION = 3
 
@@ -23,6 +23,7 @@ CHANGES = (
     (3, "ENTRY.as_function(name) on an entry of several scalar parameters",
      "ENTRY.as_function(name, of=PARAM_NAME): the argument named (it was the first parameter, silently)"),
 )
+API_CHANGES = CHANGES  # the name theorylab.authoring exports
 
 
 class AuthoringDeprecationWarning(DeprecationWarning):

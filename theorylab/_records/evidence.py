@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .._shared import fmt
+from .status import Verdict
 from .._shared import rel_close as rel_close  # the one closeness rule (re-exported)
 
 __all__ = ["Evidence", "Finding", "Check", "Context", "PROFILES", "RESOLUTION_NEEDED", "EvidenceKind", "EVIDENCE_KINDS",
@@ -167,10 +168,10 @@ class Evidence:
         object.__setattr__(self, "weak", bool(self.passed and self.resolution is not None and self.resolution > need))
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """"pass" (within tolerance, at the resolution it needs), "weak" (within tolerance, coarser than it needs:
         never a full pass) or "fail"."""
-        return "fail" if not self.passed else ("weak" if self.weak else "pass")
+        return Verdict.FAIL if not self.passed else (Verdict.WEAK if self.weak else Verdict.PASS)
 
     def to_json(self) -> dict:
         return {"record": "evidence", **to_jsonable(asdict(self)), "verdict": self.verdict}

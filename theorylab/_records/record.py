@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Iterator
 
 from .._shared import write_json
 from .params import DomainError
+from .status import StepStatus, Verdict, parse
 
 __all__ = ["SCHEMA_VERSION", "EvidenceRecord", "StepRecord", "EvidenceItem", "load", "write_json"]
 
@@ -59,6 +60,10 @@ class StepRecord(_Row):
 
     _required: ClassVar[tuple[str, ...]] = ("derivation", "step", "status", "ok")
 
+    def __post_init__(self):
+        super().__post_init__()
+        parse(StepStatus, self.data["status"], f"step {self.data['step']!r}'s status")
+
     @property
     def derivation(self) -> str:
         return self.data["derivation"]
@@ -68,8 +73,8 @@ class StepRecord(_Row):
         return self.data["step"]
 
     @property
-    def status(self) -> str:
-        return self.data["status"]
+    def status(self) -> StepStatus:
+        return StepStatus(self.data["status"])
 
     @property
     def ok(self) -> bool:
@@ -108,11 +113,14 @@ class EvidenceItem(_Row):
         return None if self.is_finding else bool(self.data["passed"])
 
     @property
-    def verdict(self) -> str | None:
+    def verdict(self) -> Verdict | None:
         """"pass", "weak" (within tolerance, coarser than needed) or "fail"; None for a finding."""
         if self.is_finding:
             return None
-        return self.data.get("verdict") or ("pass" if self.data["passed"] else "fail")
+        stored = self.data.get("verdict")
+        if stored:
+            return parse(Verdict, stored, f"evidence {self.entry} / {self.check}: verdict")
+        return Verdict.PASS if self.data["passed"] else Verdict.FAIL
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,7 +158,7 @@ class EvidenceRecord:
 
     @property
     def weak_evidence(self) -> int:
-        return sum(r.verdict == "weak" for r in self.evidence)
+        return sum(r.verdict == Verdict.WEAK for r in self.evidence)
 
     @property
     def ok(self) -> bool:

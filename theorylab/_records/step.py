@@ -18,6 +18,7 @@ import sympy as sp
 
 from .domain import _condition_domain
 from .compat import accept_positional
+from .status import StepStatus
 from .errata import (AS_PRINTED, Amendment, Erratum, FidelityError, PremiseError, TrivialStepError, _esc,
                      _premise_message)
 
@@ -254,14 +255,14 @@ class StepResult:
         return _table([self.step], [self])
 
     @property
-    def status(self) -> str:
+    def status(self) -> StepStatus:
         if self.step.draft:
-            return "draft (not checked)"
+            return StepStatus.DRAFT
         if self.outcome.strength == "error":
-            return "ERROR (not evaluated)"
+            return StepStatus.ERROR
         if self.step.erratum is None:
-            return "holds" if self.outcome.holds else "FAILS (unexpected)"
-        return "erratum confirmed" if not self.outcome.holds else "ERRATUM NOT REPRODUCED (step holds)"
+            return StepStatus.HOLDS if self.outcome.holds else StepStatus.FAILS
+        return StepStatus.ERRATUM_CONFIRMED if not self.outcome.holds else StepStatus.ERRATUM_NOT_REPRODUCED
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -353,7 +354,7 @@ class Derivation:
 
     def weakest(self, results: Sequence[StepResult] | None = None) -> StepResult | None:
         """The weakest link among the steps that hold (the derivation is as strong as it)."""
-        held = [r for r in (self.check() if results is None else results) if r.status == "holds"]
+        held = [r for r in (self.check() if results is None else results) if r.status == StepStatus.HOLDS]
         return min(held, key=lambda r: STRENGTHS.index(r.strength), default=None)
 
 
@@ -371,7 +372,7 @@ class StepResults(list):
         return _table([r.step for r in self], list(self))
 
 
-_MARK = {"holds": "&#10003;", "erratum confirmed": "erratum"}
+_MARK = {StepStatus.HOLDS: "&#10003;", StepStatus.ERRATUM_CONFIRMED: "erratum"}
 
 
 def _table(steps: Sequence[Step], results: Sequence[StepResult] | None) -> str:
