@@ -158,16 +158,17 @@ def cmd_check(args) -> int:
         if weakest is not None:
             print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
 
-    t0 = time.perf_counter()
     run = runner.check(args.select, jobs=args.jobs, on_derivation=show)
-    _print_check_summary(run, time.perf_counter() - t0)
+    _print_check_summary(run)
     return 1 if run.unexpected else 0
 
 
 _CACHED = " [cached]"  # what a verdict read from the step cache adds to its method (theorylab._decide.derivation)
 
 
-def _print_check_summary(run, seconds: float) -> None:
+def _print_check_summary(run, seconds: float | None = None) -> None:
+    """The summary lines of `check` (with `seconds`, as --watch prints it: a one-shot check's output stays the same
+    from run to run)."""
     by = ", ".join(f"{n} {k}" for k, n in run.by_strength().items())
     print(f"\n{len(run.steps)} steps in {len(run.derivations)} derivations: "
           f"{len(run.held)} hold ({by}), "
@@ -177,7 +178,7 @@ def _print_check_summary(run, seconds: float) -> None:
           + f"{run.unexpected} unexpected")
     cached = sum(r["method"].endswith(_CACHED) for r in run.steps)
     print(f"{len(run.steps)} steps: {cached} from the step cache, {len(run.steps) - cached - run.drafts} decided"
-          + (f", {run.drafts} drafts" if run.drafts else "") + f" ({seconds:.1f} s)")
+          + (f", {run.drafts} drafts" if run.drafts else "") + (f" ({seconds:.1f} s)" if seconds is not None else ""))
 
 
 def _watch(args) -> int:
