@@ -1,11 +1,13 @@
 """A learning-dynamics paper of 10 derivations and 40 symbolic steps, written to a single .py file: what an author's
 edit-check loop is measured on (benchmarks/bench_speed.py, tests/test_check_loop.py).
 
-`write(folder, edit=0)` writes ldyn_paper.py there; `edit=k` changes one step (the 17th: the exponent of its
-power rule) to the k-th of several true variants, as an author does between two checks.
+`write(folder, edit=0)` writes ldyn_paper.py there; `edit=k` changes one step (the 8th, "(edited) power rule": its
+exponent) to the k-th of several true variants, as an author does between two checks; `displays` (default 10) of four
+steps each.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 STEPS = 40
@@ -42,18 +44,22 @@ def steps(k):
 EDITED = Step("(edited) power rule", lhs=sp.Derivative(t ** {power} * a, t), rhs={power} * a * t ** ({power} - 1))
 
 DERIVATIONS = tuple(Derivation(key=f"ldyn.d{{k}}", title=f"display {{k}}", source=SOURCE, where=f"eq ({{k}})",
-                               entries=(ENTRY.id,), steps=steps(k) if k != 4 else (*steps(k)[:3], EDITED))
+                               entries=(ENTRY.id,), steps=steps(k) if k != 1 else (*steps(k)[:3], EDITED))
                     for k in range({displays}))
 PAPER = Paper(name="ldyn", title="Gradient flow on a scalar linear model", source=SOURCE,
               families=(Family(name="ldyn", entries=__name__),))
 '''
 
 
-def write(folder, edit: int = 0) -> Path:
-    """Write the paper (edit: which variant of the edited step; each one holds) and return its path."""
+def write(folder, edit: int = 0, displays: int = STEPS // 4) -> Path:
+    """Write the paper (edit: which variant of the edited step; each one holds) and return its path; the file is
+    replaced whole (an editor's atomic save), so a watcher never reads it half-written."""
     path = Path(folder) / "ldyn_paper.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = TEMPLATE.format(steps=STEPS, displays=STEPS // 4, power=7 + edit)
+    # each variant has a size of its own: Python trusts a .pyc whose source has the same size and mtime second
+    text = TEMPLATE.format(steps=4 * displays, displays=displays, power=6 + 10 ** edit)
     if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
     return path

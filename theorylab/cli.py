@@ -149,6 +149,9 @@ def _print_record(r: dict) -> None:
 def cmd_check(args) -> int:
     from ._pipeline import runner
 
+    if args.watch:
+        return _watch(args)
+
     def show(d, recs, weakest):
         print(f"\n{d.key}: {d.title} [{d.where}]")
         for r in recs:
@@ -157,6 +160,16 @@ def cmd_check(args) -> int:
             print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
 
     run = runner.check(args.select, jobs=args.jobs, on_derivation=show)
+    _print_check_summary(run)
+    return 1 if run.unexpected else 0
+
+
+_CACHED = " [cached]"  # what a verdict read from the step cache adds to its method (theorylab._decide.derivation)
+
+
+def _print_check_summary(run, seconds: float | None = None) -> None:
+    """The summary lines of `check` (with `seconds`, as --watch prints it: a one-shot check's output stays the same
+    from run to run)."""
     by = ", ".join(f"{n} {k}" for k, n in run.by_strength().items())
     print(f"\n{len(run.steps)} steps in {len(run.derivations)} derivations: "
           f"{len(run.held)} hold ({by}), "
@@ -164,7 +177,105 @@ def cmd_check(args) -> int:
           + (f"{run.drafts} drafts (not checked), " if run.drafts else "")
           + (f"{run.differ} declared 'as printed' differ from the print, " if run.differ else "")
           + f"{run.unexpected} unexpected")
-    return 1 if run.unexpected else 0
+    cached = sum(r["method"].endswith(_CACHED) for r in run.steps)
+    print(f"{len(run.steps)} steps: {cached} from the step cache, {len(run.steps) - cached - run.drafts} decided"
+          + (f", {run.drafts} drafts" if run.drafts else "") + (f" ({seconds:.1f} s)" if seconds is not None else ""))
+
+
+def _watch(args) -> int:
+    """check, then again whenever a file of the selected papers changes (their modules and printed sources, polled
+    every THEORYLAB_WATCH_INTERVAL seconds, default 0.5), printing only the steps whose verdict or record changed
+    and the summary; an edit that does not import is one error line, and the next save is checked. Ctrl-C ends it."""
+    interval = float(os.environ.get("THEORYLAB_WATCH_INTERVAL", "0.5"))
+    sys.dont_write_bytecode = True  # a .pyc written now would be trusted for a save within the same second and size
+    try:
+        _watch_loop(args, interval)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _watch_loop(args, interval: float) -> None:
+    import contextlib
+    import io
+
+    from ._pipeline import runner
+
+    before: dict | None = None
+    printed: set[str] = set()  # the print's comparison lines shown so far
+    watched: dict = {}
+    modules: list[str] = []
+    given = [os.path.abspath(p) for p in args.paper_modules if os.path.isfile(p)]  # watched even if they fail to import
+    while True:
+        t0, started = time.perf_counter(), time.time_ns()
+        found: list = []
+        fidelity = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(fidelity):  # the print's comparison: shown where its lines changed
+                run = runner.check(args.select, jobs=1, on_derivation=lambda d, recs, weakest: found.append(
+                    (d, recs, weakest)))
+            names = [f.name for f in _selected_families(args.select)]
+            files, modules = catalogue.paper_files(names)
+        except Exception as exc:  # noqa: BLE001 - a half-saved edit: said in one line, and watched again
+            print(f"error: {exc}".replace("\n", " "), flush=True)
+            run = None
+            files = list(watched) or given
+        if run is not None:
+            now = {(d.key, r["step"]): _plain(r) for d, recs, _ in found for r in recs}
+            for d, recs, weakest in found:
+                # what changed: a verdict or record that differs, and a symbolic step decided again (its content
+                # changed: the cache answers the others; numeric steps, never cached, show where their record changed)
+                numeric = {st.label for st in d.steps if st.numeric}
+                changed = [r for r in recs if before is None or before.get((d.key, r["step"])) != _plain(r)
+                           or not (r["method"].endswith(_CACHED) or r["step"] in numeric or r["status"].startswith(
+                               "draft"))]
+                if changed:
+                    print(f"\n{d.key}: {d.title} [{d.where}]")
+                    for r in changed:
+                        _print_record(r)
+                    if weakest is not None and before is None:
+                        print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
+            for gone in [k for k in (before or {}) if k not in now]:
+                print(f"\n{gone[0]}: step removed: {gone[1]}")
+            lines = fidelity.getvalue().splitlines()
+            shown = lines if before is None else [x for x in lines if x not in printed]
+            if shown:
+                print("\n".join(shown))
+            printed = set(lines)
+            before = now
+            _print_check_summary(run, time.perf_counter() - t0)
+        watched = _stamps(files)
+        print(f"watching {len(files)} files of {' '.join(args.select) or 'every paper'} (Ctrl-C to stop)", flush=True)
+        # a save during the check (after its files were read) is checked at once
+        edited = [str(p) for p, st in watched.items() if st is not None and st[0] >= started]
+        while not edited:
+            time.sleep(interval)
+            edited = [str(p) for p in watched if _stamps([p]) != {p: watched[p]}]
+        print(f"\n--- changed: {', '.join(os.path.basename(p) for p in edited)}; checking again", flush=True)
+        catalogue.forget(modules)
+
+
+
+def _selected_families(select):
+    _, fams = catalogue.select(list(select))
+    return catalogue.families(fams)
+
+
+def _plain(r) -> tuple:
+    """A step record as `--watch` compares it between runs: whether it came from the cache does not count."""
+    method = r["method"][:-len(_CACHED)] if r["method"].endswith(_CACHED) else r["method"]
+    return (r["status"], r["strength"], r["relation"], method, r["detail"])
+
+
+def _stamps(files) -> dict:
+    out = {}
+    for p in files:
+        try:
+            st = os.stat(p)
+            out[p] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            out[p] = None
+    return out
 
 
 def cmd_errata(args) -> int:
@@ -457,7 +568,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_eval)
     s = command("check", help="run the derivations of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
-    s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores; 1: in-process)")
+    s.add_argument("--jobs", type=int, default=0, help="worker processes (default: the usable cores, or in-process "
+                   "where the last check of these derivations took under 3 s; 1: in-process)")
+    s.add_argument("--watch", action="store_true", help="check, then again on every save of the papers' files, "
+                   "printing only what changed (Ctrl-C to stop)")
     s.set_defaults(fn=cmd_check)
     s = command("verify", help="check plus all evidence of the selected papers, families or entries")
     s.add_argument("select", nargs="*")

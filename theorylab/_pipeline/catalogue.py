@@ -23,7 +23,7 @@ from .._records.paper import Paper
 from .._records.params import DomainError
 
 __all__ = ["GROUP", "PaperError", "LoadedFamily", "use", "paper_specs", "papers", "paper_of", "families", "family",
-           "get", "entries", "derivations", "errata", "ledger", "checks", "select"]
+           "get", "entries", "derivations", "errata", "ledger", "checks", "select", "paper_files", "forget"]
 
 GROUP = "theorylab.papers"  # the entry-point group a distribution registers its papers in
 _SELF = "theorylab"
@@ -448,3 +448,41 @@ def coverage_declarations(paper: str = "") -> list[tuple]:
         raise DomainError(f"paper must be a registered paper that declares coverage or a source_file "
                           f"({names or 'none registered'}); got {paper!r}")
     return out
+
+
+def paper_files(names: Iterable[str]) -> tuple[list[Path], list[str]]:
+    """(files, modules) of the named families' papers as loaded now: the source files of the modules in the folders
+    of their families' modules (the paper's package, or the folder of a paper file given by path), and each paper's
+    printed source; modules: those modules' names. What `check --watch` watches and imports again on a change."""
+    chosen = families(names)
+    folders = set()
+    for f in chosen:
+        for module in (f.spec.entries, f.spec.checks):
+            found = getattr(sys.modules.get(module or ""), "__file__", None)
+            if found:
+                folders.add(Path(found).resolve().parent)
+    files: dict[Path, None] = {}
+    modules = []
+    for name, module in list(sys.modules.items()):
+        found = getattr(module, "__file__", None)
+        if found and Path(found).resolve().parent in folders:
+            files[Path(found).resolve()] = None
+            modules.append(name)
+    for p in dict.fromkeys(f.paper for f in chosen):
+        try:
+            path = source_path(p)
+        except DomainError:
+            path = None
+        if path is not None:
+            files[path.resolve()] = None
+    return list(files), modules
+
+
+def forget(modules: Iterable[str] = ()) -> None:
+    """Forget the registered papers and loaded families, and the given modules (`paper_files`), so that the next use
+    imports them again from their files (`check --watch` after an edit)."""
+    for name in modules:
+        sys.modules.pop(name, None)
+    importlib.invalidate_caches()
+    _registry.cache_clear()
+    _load.cache_clear()

@@ -21,8 +21,12 @@ from .._records.status import LedgerStatus, StepStatus
 __all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "resolve_device", "derivations_for",
            "Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
            "schedule", "cluster_size", "step_record", "result_from_record", "ledger_and_coverage", "results_from_steps",
-           "ledger_from_steps", "recorded_steps", "errata", "BOUND_SECONDS"]
+           "ledger_from_steps", "recorded_steps", "errata", "BOUND_SECONDS", "POOL_START_S"]
 
+# `check` without --jobs decides in this process when the remembered times of its derivations (a warm step cache:
+# an author's re-check after an edit) add up to less than this: spawned workers each import SymPy, theorylab and
+# the papers again (measured 2-5 s of wall on 2 cores for a 40-step paper whose steps all come from the cache)
+POOL_START_S = 3.0
 BOUND_SECONDS = 3600.0  # no task should take more than one CPU-hour: a check whose part does is named by --dry-run
 
 _TIMINGS = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
@@ -854,7 +858,12 @@ def check(select: Sequence[str] = (), *, jobs: int = 0,
         keys = set(keys)
         derivs = [d for d in derivs if d.key in keys]
     _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
-    jobs = min(jobs or usable_cores(), max(1, len(derivs)))
+    family_of = {d.key: f.name for f in catalogue.families(fams) for d in f.derivations}
+    tasks = [Task("derivation", d.key, tuple(d.entries) or (f"{family_of[d.key]}.",)) for d in derivs]
+    if not jobs:  # in-process where the last check of these derivations took less than starting the workers would
+        known = estimate(tasks, "check")
+        jobs = 1 if all(s is not None for s in known) and sum(known) < POOL_START_S else usable_cores()
+    jobs = min(jobs, max(1, len(derivs)))
     by_key = {d.key: d for d in derivs}
     steps: list[StepRecord] = []
 
@@ -868,8 +877,6 @@ def check(select: Sequence[str] = (), *, jobs: int = 0,
         steps.extend(recs)
 
     pool, shutdown = make_executor("local", jobs)
-    family_of = {d.key: f.name for f in catalogue.families(fams) for d in f.derivations}
-    tasks = [Task("derivation", d.key, tuple(d.entries) or (f"{family_of[d.key]}.",)) for d in derivs]
     with tempfile.TemporaryDirectory(prefix="theorylab-check-") as tmp:
         try:
             execute(tasks, profile="check", device="cpu", seed=0, executor=pool, threads=1,
