@@ -53,8 +53,10 @@ def test_records_validate_severity_kind_and_text_in_one_line():
         err("t", severity="serious")
     with pytest.raises(TrivialStepError, match="kind must be one of"):
         Amendment(key="a", kind="fixed", what="w", why="w", severity="typo")
-    with pytest.raises(TypeError):  # keyword-only: six positional strings no longer pass
+    with pytest.warns(DeprecationWarning, match=r"write Erratum\(key=\.\.\., source="):  # the API-1 form warns
         Erratum("t", "toy.txt", "(3)", "a", "b", "typo")
+    with pytest.raises(TypeError, match="at most"):
+        Erratum("t", "toy.txt", "(3)", "a", "b", "typo", None, "", None, (), "", "one too many")
     with pytest.raises(TrivialStepError, match="withdrawn"):
         Step("(3)", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t", at=HALF, withdrawn="misread"))
     with pytest.raises(TrivialStepError, match="`withdrawn` holds Erratum records with a withdrawn reason"):

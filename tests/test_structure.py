@@ -325,6 +325,8 @@ TESTS_OF = {
     "theorylab._tools.mutate": ("test_mutate",),
     "theorylab._tools.engine_mutants": ("test_engine_mutants",),
     "theorylab._tools.scaffold": ("test_scaffold",),
+    "theorylab._numerics.dynamics": ("test_authoring_frictions",),
+    "theorylab._records.compat": ("test_authoring_frictions",),
     "theorylab._outputs.latex": ("test_latex",),
     "theorylab._outputs.report": ("test_report", "test_report_reads_records"),
     "theorylab": ("test_papers",),
