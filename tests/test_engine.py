@@ -139,8 +139,8 @@ def test_structurally_identical_sides_are_refused_at_declaration():
         Step("unexplained tolerance", lhs=lambda y: y, rhs=lambda y: y + 1e-9, tol=1e-8, search=lambda: [{"y": 1.0}])
     with pytest.raises(TypeError):
         Step("old style", lhs=x, rhs=2 * x, check_fn=lambda: None)  # the check-function escape hatch is gone
-    with pytest.raises(TypeError):
-        Step("positional sides", x, 2 * x)  # keyword-only after the label: lhs=, rhs=
+    with pytest.warns(DeprecationWarning, match=r"write Step\(label, lhs=\.\.\., rhs=\.\.\.\)"):
+        assert Step("positional sides", x, 2 * x).rhs == 2 * x  # the API-1 form: works, with one warning
     assert Step(label="the label by keyword", lhs=x, rhs=2 * x).label == Step("the label by keyword", lhs=x,
                                                                                rhs=2 * x).label
 

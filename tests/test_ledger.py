@@ -8,7 +8,6 @@ import sympy as sp
 from theorylab._decide.derivation import (AS_PRINTED, SEVERITIES, Amendment, Derivation, Erratum, FidelityError, Step,
                                   TrivialStepError)
 from theorylab._decide.ledger import LedgerError, collect, from_json, summary
-from theorylab._records.compat import AuthoringDeprecationWarning
 
 x = sp.Symbol("x", positive=True)
 HALF = {"x": sp.Rational(1, 2)}
@@ -54,9 +53,10 @@ def test_records_validate_severity_kind_and_text_in_one_line():
         err("t", severity="serious")
     with pytest.raises(TrivialStepError, match="kind must be one of"):
         Amendment(key="a", kind="fixed", what="w", why="w", severity="typo")
-    with pytest.warns(AuthoringDeprecationWarning, match=r"write Erratum\(key=\.\.\., source=\.\.\."):
-        old = Erratum("t", "toy.txt", "(3)", "a", "b", "typo")  # author API 1's positional form: one warning
-    assert old == Erratum(key="t", source="toy.txt", where="(3)", says="a", truth="b", severity="typo")
+    with pytest.warns(DeprecationWarning, match=r"write Erratum\(key=\.\.\., source="):  # the API-1 form warns
+        Erratum("t", "toy.txt", "(3)", "a", "b", "typo")
+    with pytest.raises(TypeError, match="at most"):
+        Erratum("t", "toy.txt", "(3)", "a", "b", "typo", None, "", None, (), "", "one too many")
     with pytest.raises(TrivialStepError, match="withdrawn"):
         Step("(3)", lhs=x**2, rhs=x, relation=">=", cites=("(3)",), erratum=err("t", at=HALF, withdrawn="misread"))
     with pytest.raises(TrivialStepError, match="`withdrawn` holds Erratum records with a withdrawn reason"):

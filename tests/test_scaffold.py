@@ -98,3 +98,28 @@ def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
     assert (work / "out" / "figures" / "my-paper-mgf.svg").read_text().count("<path") > 5
     # the shared environment never saw the paper
     assert subprocess.run([sys.executable, "-c", "import my_paper"], capture_output=True).returncode != 0
+
+
+def test_new_from_a_tex_proposes_entries_from_the_displays_that_define_a_function(tmp_path):
+    """`u_f(t) = <closed form>` becomes an entry (its argument first, then the closed form's other symbols, with
+    placeholder domains marked TODO) whose kernels evaluate the printed closed form; a relation that defines no
+    function (du/dt = ...) stays only a draft."""
+    import importlib
+    import math
+
+    from theorylab._tools.scaffold import scaffold_from_source
+
+    src = Path(__file__).resolve().parents[1] / "examples" / "dynamics" / "sigmoid_paper" / "sigmoid.tex"
+    scaffold_from_source("probe-sigmoid", src, tmp_path / "probe")
+    text = (tmp_path / "probe" / "probe_sigmoid" / "entries.py").read_text()
+    assert "TODO: the paper's domain" in text and "ENTRIES = (L_ENTRY, U__F_ENTRY, T_STAR_ENTRY,)" in text
+    sys.path.insert(0, str(tmp_path / "probe"))
+    try:
+        entries = importlib.import_module("probe_sigmoid.entries")
+    finally:
+        sys.path.remove(str(tmp_path / "probe"))
+    u_f = next(e for e in entries.ENTRIES if e.id == "probe_sigmoid.u__f")
+    assert [p.name for p in u_f.params][0] == "t" and {p.name for p in u_f.params} == {"t", "tau", "s", "u__0"}
+    x = math.exp(2 * 1.5 * 1.0 / 0.5)
+    assert u_f(t=1.0, tau=0.5, s=1.5, u__0=0.7) == pytest.approx(1.5 * x / (x - 1 + 1.5 / 0.7), rel=1e-14)
+    assert len(entries.DERIVATIONS[0].steps) == 9   # the drafts stay, one per printed relation

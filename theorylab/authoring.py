@@ -75,6 +75,18 @@ uses them:
     `sampler(rng, size)` draws `size` i.i.d. samples; `rng_for(seed, *keys)` gives independent reproducible
     generators. Trained networks: `train(...)` with `TrainConfig`/`TrainResult` (imports torch when first used).
     Sweeps: `grid(...)`, `run_sweep(...)`.
+    Learning dynamics: `ode_check(entry, check, system=, y0=, times=, solution=, events=, observe=, rtol=, atol=,
+    refine=)` (an ODE by scipy's solve_ivp against its closed form and event times, several initial conditions at
+    once, the tolerance from two solves and stated), `integrate(...)` (the solve alone: a `Flow`),
+    `trajectory_check(entry, check, params=, loss=, observe=, predicted=, lr=, steps=, every=, read_at=,
+    time_per_step=)` (batched gradient descent against the flow's predicted curve, the read-off conventions stated,
+    the tolerance from a run at lr/refine), `gradient_descent(...)` (the run alone: a `Trajectory`).
+
+**The author API's version**
+    `API_VERSION` (3) and `API_CHANGES` ((version, old form, form to write), ...): an older call form keeps working
+    for two API versions with one `AuthoringDeprecationWarning` per call site naming the new form (docs/authoring.md
+    lists them). A premise that is not an earlier step of its derivation is a `PremiseError`; `as_written(text,
+    *params)` parses a stable form exactly as written (evaluate=False), kept so by the kernels and LaTeX.
 
 **Coverage**
     `Paper(coverage="mypaper.coverage")` names a module whose ACCOUNTS is a tuple of `Account(label, status,

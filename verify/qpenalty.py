@@ -4,10 +4,8 @@ against the gradient flow of the +/- diagonal network integrated as an ODE (seed
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
-
 import theorylab
-from theorylab.authoring import Check, Context, Evidence, Finding, compare, interpolating_minimum
+from theorylab.authoring import Check, Context, Evidence, Finding, compare, integrate, interpolating_minimum
 
 from .diagonal_networks import CHECKS_QPENALTY as TRAINED_CHECKS
 
@@ -83,8 +81,11 @@ def _against_slsqp(ctx: Context) -> list[Evidence]:
     return out
 
 
-def _gradient_flow(X, y, w1, w2, T: float, rtol: float = 1e-11, atol: float = 1e-13):
-    """Integrate w' = -grad ||X beta - y||^2 for beta = w+1 w+2 - w-1 w-2 from w+(0) = w-(0) = (w1, w2)."""
+def _gradient_flow(X, y, w1, w2, T: float) -> tuple[np.ndarray, np.ndarray]:
+    """Integrate w' = -grad ||X beta - y||^2 for beta = w+1 w+2 - w-1 w-2 from w+(0) = w-(0) = (w1, w2), at
+    (rtol, atol) = (1e-10, 1e-12) and ten times tighter (theorylab.authoring.integrate): beta(T) of the tighter solve
+    and of the looser one (LSODA's error scales with its tolerance, so the tight run's error is below their
+    difference)."""
     D = X.shape[1]
 
     def rhs(_, w):
@@ -92,10 +93,14 @@ def _gradient_flow(X, y, w1, w2, T: float, rtol: float = 1e-11, atol: float = 1e
         g = 2 * X.T @ (X @ (a_p * c_p - a_m * c_m) - y)  # d loss / d beta
         return -np.concatenate([g * c_p, g * a_p, -g * c_m, -g * a_m])
 
-    w0 = np.concatenate([w1, w2, w1, w2])
-    sol = solve_ivp(rhs, (0, T), w0, method="LSODA", rtol=rtol, atol=atol)
-    a_p, c_p, a_m, c_m = sol.y[:, -1].reshape(4, D)
-    return a_p * c_p - a_m * c_m
+    flow = integrate(rhs, np.concatenate([w1, w2, w1, w2]), [0.0, T], rtol=1e-10, atol=1e-12, refine=10,
+                     method="LSODA")
+
+    def beta(w):
+        a_p, c_p, a_m, c_m = w.reshape(4, D)
+        return a_p * c_p - a_m * c_m
+
+    return beta(flow.y[-1]), beta(flow.y_coarse[-1])
 
 
 def _against_gradient_flow(ctx: Context) -> list[Evidence]:
@@ -111,10 +116,7 @@ def _against_gradient_flow(ctx: Context) -> list[Evidence]:
         X, y, w1, w2 = _instance(rng, 2, 5, scale)
         X /= np.linalg.norm(X, 2)
         beta_star = ib(X=X, y=y, w1=w1, w2=w2)
-        beta_T = _gradient_flow(X, y, w1, w2, T=400.0 / scale**2)
-        # the integration error, estimated by integrating again at 10x looser tolerances (LSODA's error scales
-        # with its tolerance, so the tight run's error is below the difference)
-        beta_T_loose = _gradient_flow(X, y, w1, w2, T=400.0 / scale**2, rtol=1e-10, atol=1e-12)
+        beta_T, beta_T_loose = _gradient_flow(X, y, w1, w2, T=400.0 / scale**2)
         ode = float(np.max(np.abs(beta_T - beta_T_loose)))
         k = w1**2 + w2**2
         J = np.diag(np.sqrt(k**2 + beta_star**2))

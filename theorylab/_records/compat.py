@@ -11,19 +11,18 @@ import warnings
 from dataclasses import fields
 from typing import Any
 
-__all__ = ["API_VERSION", "CHANGES", "API_CHANGES", "AuthoringDeprecationWarning", "deprecated", "accept_positional"]
+__all__ = ["API_VERSION", "API_CHANGES", "AuthoringDeprecationWarning", "deprecated", "accept_positional"]
 
 API_VERSION = 3
 
 # (version, the old form, the form to write): what a paper written against an earlier version must change
-CHANGES = (
+API_CHANGES = (
     (2, "Step(label, lhs, rhs, why, ...)", "Step(label, lhs=..., rhs=..., why=...): keyword-only after the label"),
     (2, "Erratum(key, source, where, says, truth, severity)", "Erratum(key=..., source=..., ...): keyword-only"),
     (2, "Derivation(key, title, source, where, entries, steps)", "Derivation(key=..., title=..., ...): keyword-only"),
     (3, "ENTRY.as_function(name) on an entry of several scalar parameters",
      "ENTRY.as_function(name, of=PARAM_NAME): the argument named (it was the first parameter, silently)"),
 )
-API_CHANGES = CHANGES  # the name theorylab.authoring exports
 
 
 class AuthoringDeprecationWarning(DeprecationWarning):

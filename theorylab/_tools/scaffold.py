@@ -406,7 +406,8 @@ _FROM_ENTRIES = '''\
 """__NAME__'s entries and derivations. Scaffolded from __SOURCE__: one draft step per printed relation of each display
 that parses (the printed relation as both the paper's statement and a TODO for its derivation). `theorylab check`
 reports a draft as a draft, never as checked. Make each draft the last step of the paper's derivation of it (the steps
-from its premises, each checked), drop `draft=True`, and add the paper's closed forms to ENTRIES."""
+from its premises, each checked), drop `draft=True`. A display that defines a function (u_f(t) = ...) is proposed as
+an entry below: give its parameters the paper's domains, its docs, a stable form and an independent reference."""
 import sympy as sp
 
 from theorylab.authoring import Derivation, Entry, Source, Step, scalar  # noqa: F401 - Entry: the proposed ones
