@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from theorylab.authoring import solvers
-from theorylab.authoring import Amendment, Derivation, Erratum, Step
+from theorylab.authoring import Amendment, Derivation, Erratum, Proportional, Step
 from theorylab.authoring import Constraint, Entry, Source
 from theorylab.authoring import DomainError, integer, matrix, scalar, vector
 
@@ -1565,12 +1565,6 @@ def _radial(n, m, lam, denom_power, dps=30):
             lambda r: r ** (m + 1) * mpmath.exp(-r**2 / 2) / (r**2 + k * lam) ** denom_power, [0, 1, 5, mpmath.inf])
 
 
-def _int_r(n, lam):
-    """int_0^oo r^{n+1} e^{-r^2/2} / (r^2 + n lam)^2 dr (the integral of (126) at m = n, coefficient dropped)"""
-    with mpmath.workdps(30):
-        return mpmath.quad(lambda r: r ** (n + 1) * mpmath.exp(-r**2 / 2) / (r**2 + n * lam) ** 2, [0, 1, 5, mpmath.inf])
-
-
 def _int_u(n, lam):
     """(128): 2^{n/2} int_0^oo u^{n/2} e^{-u} / (2u + n lam)^2 du"""
     with mpmath.workdps(30):
@@ -2046,10 +2040,12 @@ COVERAGE_DERIVATIONS = (
              why="(126)'s step with the denominator's power 1 (one step per display: the step of both, whose first "
              "points were (126)'s, stated another relation than (127)'s print)", cites=("(127)",),
              fidelity="as printed"),
-        Step("(128): int r^{n+1} e^{-r^2/2}/(r^2 + n lam)^2 dr = 2^{n/2} int u^{n/2} e^{-u}/(2u + n lam)^2 du",
-             lhs=_int_r, rhs=_int_u, search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
+        Step("(128): I1(n, lam) ∝ 2^{n/2} int u^{n/2} e^{-u}/(2u + n lam)^2 du, the constant S_{n-1}/(2pi)^{n/2}",
+             lhs=lambda n, lam: _radial(n, n, lam, 2), rhs=_int_u, relation=Proportional(S_n / (2 * sp.pi) ** (nn / 2)),
+             search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
              tol_source="mpmath quadrature at 30 digits (error estimates < 1e-25)",
-             why="'proportional to': the coefficient S_{n-1}/(2 pi)^{n/2} of (126) is dropped, as the text says",
+             why="the print's '∝' with the constant the text names: 'we ignore the coefficient S_{n-1}/(2 pi)^{n/2} "
+             "while solving the integral and restore it at the end'; the left side is (126)'s I_1 at m = n",
              cites=("(128)",), fidelity="as printed"),
         Step("(129): ... = n (2n)^{n/2} int t^{n/2} e^{-nt}/(2nt + n lam)^2 dt", lhs=_int_u, rhs=_int_t,
              search=lambda: [{"n": 3, "lam": 0.5}, {"n": 40, "lam": 2.0}], rtol=1e-20,
