@@ -323,13 +323,14 @@ def sides_at(run: Callable[[Sequence[flint.arb]], list], values: Sequence[Any], 
             prec = min(4 * prec, max_prec)
 
 
-_IV_FUNCS = {sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.sqrt: "sqrt", sp.atan: "atan",
-             sp.tanh: "tanh", sp.cosh: "cosh", sp.sinh: "sinh"}
+# the functions mpmath.iv has (it has no tanh, atan, sinh, cosh: the issue's AttributeError); only the fallback
+_IV_FUNCS = {sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.sqrt: "sqrt"}
 
 
 def _iv_compile(expr: sp.Expr, syms: Sequence[sp.Symbol]) -> Callable[[Sequence[Any]], Any]:
-    """Interval arithmetic (mpmath.iv) compiled once: the fallback enclosure of a cell whose ball is not finite (a
-    pole at a box edge: iv divides by [0, c] into [1/c, +oo], a ball cannot hold a half-line); the interval rules, constants converted once and common subexpressions
+    """Interval arithmetic (mpmath.iv) compiled once: the fallback enclosure of a cell the ball does not decide (a
+    pole at a box edge: iv divides by [0, c] into [1/c, +oo], a ball cannot hold a half-line; a slack whose lower
+    end is exactly 0); the interval rules, constants converted once and common subexpressions
     (SymPy cse) evaluated once per box: the enclosure of each occurrence is the same interval, so the result is an
     enclosure as _iv_eval's is, several times faster on a large side. TypeError if an operation has no rule."""
     iv = mpmath.iv
@@ -438,7 +439,7 @@ def _certify(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, st
         return None, f"not certified: {exc}", done, None
     try:
         half_lines = _iv_compile(slack, syms)
-    except (TypeError, ZeroDivisionError, ValueError):
+    except (TypeError, AttributeError, ZeroDivisionError, ValueError):
         half_lines = None
     relation = Greater() if strict else GreaterEqual()
 
@@ -461,7 +462,9 @@ def _certify(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, st
                 enc = None
         if enc is not None and enc.is_finite() and (enc > 0 or (enc >= 0 and not strict)):
             continue
-        if (enc is None or not enc.is_finite()) and half_lines is not None:
+        # a ball cannot hold a half-line (a pole at an edge) nor an interval whose lower end is exactly 0 (a
+        # square's [0, c] is a ball c/2 +- c/2 rounded outward): interval arithmetic decides those cells
+        if half_lines is not None:
             try:
                 iv = half_lines([mpmath.iv.mpf([lo, hi]) for lo, hi in cell])
                 if iv.a > 0 or (iv.a >= 0 and not strict):

@@ -168,7 +168,22 @@ class PointDecider:
     def __call__(self, point: Mapping[str, Any]) -> tuple:
         point = {_name(k): v for k, v in point.items()}
         if self.run is not None and all(s.name in point for s in self.syms):
-            res = _enc.sides_at(self.run, [point[s.name] for s in self.syms], self.relation, margin=self._arb_margin)
+            run, values = self.run, [point[s.name] for s in self.syms]
+            exact = {s: v for s, v in zip(self.syms, values) if isinstance(v, sp.Basic) and not v.is_Rational
+                     and not isinstance(v, sp.Float)}
+            if exact:
+                # a value such as pi/2 is substituted symbolically first: SymPy's exact rules (cos(pi/2) = 0) give
+                # the exact zeros a ball around pi/2 never could
+                try:
+                    a, b = _sympify(self.lhs), _sympify(self.rhs)
+                    if isinstance(self.relation, Proportional):
+                        b = self.relation.constant * b
+                    rest = [s for s in self.syms if s not in exact]
+                    run = _enc.compile_arb([a.subs(exact), b.subs(exact)], rest)
+                    values = [point[s.name] for s in rest]
+                except _enc.NoEnclosure:
+                    return self._by_value(point)
+            res = _enc.sides_at(run, values, self.relation, margin=self._arb_margin)
             if res.status == "not evaluable":
                 return "not evaluable", res.why, None, None, 12
             return res.status, res.lhs, res.rhs, res.slack, res.digits()
@@ -293,7 +308,10 @@ def _candidate_points(syms: Sequence[sp.Symbol], domain: dict, rng: random.Rando
             if s.is_integer:
                 pt[s] = rng.randint(int(c.ulo), int(c.uhi))
             elif c.kind == "lin":
-                pt[s] = sp.Rational(round(rng.uniform(c.lo, c.hi) * 1000), 1000) or sp.Rational(1, 1000)
+                u = rng.uniform(c.lo, c.hi)
+                pt[s] = sp.Rational(round(u * 1000), 1000) or sp.Rational(1, 1000)
+                if not c.lo <= pt[s] <= c.hi:  # an interval narrower than 1/1000: 4 significant digits instead
+                    pt[s] = _search.rational(u, 4)
             else:
                 pt[s] = _search.point_of([c], [rng.uniform(c.ulo, c.uhi)], digits=4)[s]
         yield pt

@@ -95,8 +95,9 @@ NOISE_POINTS = 3           # noisy points re-searched at most
 
 
 def _noise(cov: Any, decider: PointDecider, relation: Relation, coords: Sequence, results: Sequence) -> list:
-    """The search's best points where float64 disagrees with the enclosure by more than the enclosure's slack (both
-    as relative slack over |lhs| + |rhs| + the search's scale): [(float64 relative slack, rigorous one, u)]."""
+    """The search's best points where float64 found the slack tight or violated (relative slack <= TIGHT) and
+    disagrees with the enclosure by more than the enclosure's slack (both as relative slack over |lhs| + |rhs| +
+    the search's scale): [(float64 relative slack, rigorous one, u)]."""
     out = []
     for (r64, u), (status, a, b, s) in zip(cov.best, results):
         if status not in ("holds", "fails") or not isinstance(s, flint.arb):
@@ -106,7 +107,8 @@ def _noise(cov: Any, decider: PointDecider, relation: Relation, coords: Sequence
             rx = float(s.mid()) / norm if norm > 0 else 0.0
         except (OverflowError, ValueError):
             continue
-        if abs(r64 - rx) > max(abs(rx), 1e-300) and abs(r64 - rx) > 1e-15:
+        # float64 said tight or violated, and its error exceeds the true slack (by a sign, or by more than it)
+        if r64 <= TIGHT and abs(r64 - rx) > abs(rx):
             out.append((r64, rx, u))
     return out
 
