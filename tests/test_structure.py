@@ -299,7 +299,7 @@ def test_relative_and_absolute_imports_are_resolved():
 # one module is its subject; a layer's shared test module otherwise); the contract suite runs over every paper
 # (test_contract), the papers' own claims in test_<family>.py.
 TESTS_OF = {
-    "theorylab._shared": ("test_engine_mutants",),
+    "theorylab._shared": ("test_engine_mutants", "test_closeness"),
     "theorylab._records.paper": ("test_papers", "test_reprs"),
     "theorylab._records.params": ("test_engine", "test_loud_authoring"),
     "theorylab._records.evidence": ("test_engine", "test_verify_rates"),
