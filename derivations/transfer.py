@@ -60,9 +60,14 @@ T_LT_UNDER = SCRATCH.args[1][0] - sp.sin(th) ** 2   # gamma > 1 branch
 # equal cos^2 theta - gamma keeps theta ~ pi/2 accurate. The only cancellation left is the true zero of T_lt.
 # gamma > 1: sigma^2/(gamma - 1) - sin^2 theta. Every branch is smooth, so torch gradients stay finite.
 _NOISE_OVER = g * s**2 / (1 - g)
-TRANSFERABILITY_STABLE = sp.Piecewise((sp.cos(th) ** 2 - g + _NOISE_OVER, g < sp.Rational(1, 2)),
-                                      ((1 - g) - sp.sin(th) ** 2 + _NOISE_OVER, g < 1),
-                                      (s**2 / (g - 1) - sp.sin(th) ** 2, True))
+# Written in the order it is evaluated (hand-ordered: the kernels keep it and skip CSE): SymPy's own order,
+# -gamma - sin^2 theta + 1, rounded sin^2 theta away against gamma ~ 1 (1e-9 relative where gamma -> 1-,
+# theta -> pi-, sigma -> 0+ meet: the accuracy map's miss); (1 - gamma) first is exact, then - sin^2 theta.
+_ONE_MINUS_G = sp.Add(1, -g, evaluate=False)
+TRANSFERABILITY_STABLE = sp.Piecewise(
+    (sp.Add(sp.cos(th) ** 2, -g, _NOISE_OVER, evaluate=False), g < sp.Rational(1, 2)),
+    (sp.Add(sp.Add(_ONE_MINUS_G, -sp.sin(th) ** 2, evaluate=False), _NOISE_OVER, evaluate=False), g < 1),
+    (s**2 / (g - 1) - sp.sin(th) ** 2, True))
 RIDGE = 1 - (1 + 2 * lam) / (1 + lam) ** 2 * sp.cos(th) ** 2                                     # eq (13)
 RIDGE_STABLE = sp.sin(th) ** 2 + sp.cos(th) ** 2 * lam**2 / (1 + lam) ** 2   # no cancellation at theta ~ 0
 FT_SEED_OVER = SCRATCH.args[0][0] + (1 - g) * (1 - 2 * sp.cos(th))                               # eq (14), gamma <= 1
