@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["fmt", "write_json", "with_timeout", "Closeness", "closeness", "rel_close", "representable"]
+__all__ = ["fmt", "write_json", "with_timeout", "Closeness", "close", "closeness", "rel_close", "representable",
+           "SUBNORMAL_FLOOR"]
 
 
 # -- formatting ----------------------------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 # need them too: the engine then never imports this module (nor, through run_cli, the CLI)
 from ._tools.accuracy import contract_phases as _phases  # noqa: E402
 from ._tools.accuracy import contract_settings as _settings  # noqa: E402
+from ._tools.accuracy import pinned_misses as _accuracy_misses  # noqa: E402
 from ._tools.accuracy import valid_example as valid_example  # noqa: E402
 from ._shared import SUBNORMAL_FLOOR as SUBNORMAL_FLOOR  # noqa: E402
 from ._shared import close as _close  # noqa: E402
@@ -247,7 +248,8 @@ def _value_matches_reference(entry, max_examples: int | None = None) -> None:
         value = entry(**kwargs)
         assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, kwargs)
 
-    for ex in entry.examples:  # pinned inputs always run, whatever Hypothesis draws ...
+    # pinned inputs always run, whatever Hypothesis draws, and so does every miss `theorylab accuracy` found (#34)
+    for ex in [*entry.examples, *_accuracy_misses(entry.id)]:
         one(ex)
     # ... so Hypothesis draws from the rest (the domain and the joint neighbourhoods), never re-running a pinned one
     given(cases(entry, pinned=False))(_settings(max_examples)(one))()
