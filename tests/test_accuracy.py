@@ -256,3 +256,29 @@ def test_the_contract_draws_joint_neighbourhoods():
     bad = _meeting(planted=True)
     with pytest.raises(AssertionError, match="lam"):
         contract_tests(bad, cli=False, torch=False, max_examples=60).test_value_matches_reference(bad)
+
+
+def test_a_miss_found_once_is_found_again_on_the_next_run(tmp_path, monkeypatch):
+    """#34 item 7: a planted error in a narrow region that the contract's Hypothesis draws miss: `accuracy` finds it
+    and stores the point; the next contract run tests that point and fails there (it passes without the store)."""
+    from theorylab import testing
+    from theorylab._records.params import scalar
+    from theorylab._tools import accuracy as acc
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    x = scalar("x", "a variable", low=0, high=1)
+
+    def planted(x):
+        x = np.asarray(x, dtype=float)  # 1e-6 relative wrong on a band that holds 0.2% of the domain near x = 1
+        return np.exp(x) * np.where(x > 0.998, 1 + 1e-6, 1.0)
+
+    toy = Entry(id="toy.planted", title="exp", source=Source("toy", "eq (1)"), doc="", params=(x,),
+                compute=planted, reference=lambda x: float(mpmath.exp(mpmath.mpf(x))), examples=({"x": 0.5},))
+    assert acc.pinned_misses("toy.planted") == []
+    testing._value_matches_reference(toy, max_examples=1)  # the draws do not reach the band: passes
+    maps = acc.measure_all([toy], "quick", jobs=1)
+    assert not maps[0].meets and maps[0].misses
+    stored = acc.pinned_misses("toy.planted")
+    assert stored and all(kw["x"] > 0.998 for kw in stored)
+    with pytest.raises(AssertionError, match="NOT close"):  # the next run: the stored miss is tested again
+        testing._value_matches_reference(toy, max_examples=1)

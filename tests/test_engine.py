@@ -301,7 +301,9 @@ def test_step_conditions_narrow_the_search_and_the_proof():
     without it the same relation is refuted; a condition that bounds no single symbol is a one-line error."""
     g = sp.Symbol("gamma", positive=True)
     held = Step("1/(1 - gamma) >= 1 for gamma < 1", lhs=1 / (1 - g), rhs=1, relation=">=", conditions=(g < 1,))
-    assert held.search_domain == {g: (0.05, 1.0)}
+    # the condition narrows gamma's natural range (0, oo) from its assumptions, never the default box (0.05, 3),
+    # open at the strict bound (#34 item 5)
+    assert held.search_domain == {g: (0, 1)} and held.search_domain.open == {g: (True, True)}
     out = held.check()
     assert out.holds and out.strength in ("proved", "certified")
     assert Step("without the condition", lhs=1 / (1 - g), rhs=1, relation=">=").check().strength == "refuted"

@@ -154,7 +154,7 @@ def test_the_verdict_states_what_the_search_covered(monkeypatch):
     text = out.method + " | " + out.detail
     assert out.holds and out.strength == "searched"
     assert out.points > 40000 and f"searched: {out.points} points" in out.method
-    assert re.search(r"\d+ at 50 digits", out.method) and re.search(r"\d+ in float64", out.method)
+    assert re.search(r"\d+ by guaranteed enclosures", out.method) and re.search(r"\d+ in float64", out.method)
     for piece in ("lambda in [0.001, 1000] (log: lambda = 10^u, u in [-3, 3])", "gamma in [0.05, 20] (log",
                   "r in [0.1, 10] (log", "sigma in [0.1, 10] (log", "minimum slack", "differential evolution",
                   "budget 43806", "Nelder-Mead from 6 starts", "certification: not attempted: 4 variables"):

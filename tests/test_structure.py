@@ -299,7 +299,7 @@ def test_relative_and_absolute_imports_are_resolved():
 # one module is its subject; a layer's shared test module otherwise); the contract suite runs over every paper
 # (test_contract), the papers' own claims in test_<family>.py.
 TESTS_OF = {
-    "theorylab._shared": ("test_engine_mutants",),
+    "theorylab._shared": ("test_engine_mutants", "test_closeness"),
     "theorylab._records.paper": ("test_papers", "test_reprs"),
     "theorylab._records.params": ("test_engine", "test_loud_authoring"),
     "theorylab._records.evidence": ("test_engine", "test_verify_rates"),
@@ -317,7 +317,8 @@ TESTS_OF = {
     "theorylab._decide.search": ("test_search",),
     "theorylab._records.errata": ("test_ledger", "test_engine"),
     "theorylab._records.step": ("test_engine", "test_reprs"),
-    "theorylab._records.domain": ("test_search",),
+    "theorylab._records.domain": ("test_search", "test_hard_suite"),
+    "theorylab._records.relation": ("test_relation",),
     "theorylab._decide.derivation": ("test_derivation", "test_engine"),
     "theorylab._decide.steps": ("test_derivation", "test_engine"),
     "theorylab._decide.cache": ("test_search", "test_derivation"),
@@ -370,7 +371,8 @@ ENGINE_MODULES = ("steps", "equality", "inequality", "search", "enclosure", "eva
 def test_records_import_no_decider():
     graph = import_graph()
     records = sorted(m for m in graph if m.startswith("theorylab._records."))
-    assert {"theorylab._records.step", "theorylab._records.errata", "theorylab._records.domain"} <= set(records)
+    assert {"theorylab._records.step", "theorylab._records.errata", "theorylab._records.domain",
+            "theorylab._records.relation"} <= set(records)
     bad = sorted(f"{m} -> {t}" for m in records for t in graph[m]
                  if not t.startswith(("theorylab._records", "theorylab._shared")))
     assert not bad, "records importing beyond the records layer:\n" + "\n".join(bad)
@@ -383,3 +385,22 @@ def test_the_derivation_engine_is_split_into_single_role_modules():
     tree = ast.parse((ROOT / "theorylab" / "_decide" / "derivation.py").read_text())
     assert not [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Assign))
                 and not (isinstance(n, ast.Assign) and n.targets[0].id == "__all__")]
+
+
+def test_one_relation_table_no_sign_rule_spelled_elsewhere_in_the_deciders():
+    """The sign rule of <=/>= lives in theorylab._records.relation alone: no decider tests a relation against the
+    strings "<=", "<", ">=", ">" (a planted `relation in ("<=", "<")` in any of them fails here)."""
+    import re
+
+    rule = re.compile(r"""(relation|op|rel)\s*(in|==|!=)\s*\(?\s*["'](<=|<|>=|>)["']""")
+    hits = []
+    for m in ENGINE_MODULES + ("entry", "coverage", "ledger"):
+        path = ROOT / "theorylab" / "_decide" / f"{m}.py"
+        hits += [f"{path.name}:{i}: {line.strip()}" for i, line in enumerate(path.read_text().splitlines(), 1)
+                 if rule.search(line)]
+    hits += [f"step.py:{i}" for i, line in enumerate((ROOT / "theorylab" / "_records" / "step.py").read_text()
+                                                     .splitlines(), 1) if rule.search(line)]
+    assert not hits, "the sign rule spelled outside theorylab._records.relation:\n" + "\n".join(hits)
+    tables = [p.name for p in (ROOT / "theorylab").rglob("*.py")
+              if re.search(r"^RELATION_KINDS\s*[:=]", p.read_text(), re.M)]
+    assert tables == ["relation.py"], tables

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["fmt", "write_json", "with_timeout", "Closeness", "closeness", "rel_close", "representable"]
+__all__ = ["fmt", "write_json", "with_timeout", "Closeness", "close", "closeness", "rel_close", "representable",
+           "SUBNORMAL_FLOOR"]
 
 
 # -- formatting ----------------------------------------------------------------------------------------------------
@@ -123,6 +124,9 @@ def representable(ref: Any) -> bool:
 
 
 # -- closeness -----------------------------------------------------------------------------------------------------
+# Floats below the normal range (|x| < 2.2e-308) carry fewer than 53 significant bits, so no float64 computation can
+# be 1e-10-relative there: a reference of 0 or a subnormal one is matched absolutely, to this floor.
+SUBNORMAL_FLOOR = 1e-310
 @dataclass(frozen=True)
 class Closeness:
     """The verdict of `closeness` with what a failure message needs (scipy's FuncData style): the largest relative
@@ -153,15 +157,51 @@ class Closeness:
         return self.message
 
 
+def _high_precision(x: Any) -> bool:
+    """An mpmath or SymPy number: compared at its own precision (a float would drop the digits past 1e-16)."""
+    return hasattr(x, "_mpf_") or type(x).__module__.startswith("sympy")
+
+
+def _closeness_mp(value: Any, reference: Any, rtol: float, atol: float) -> Closeness:
+    """`closeness` of two scalars in mpmath at their precision (one of them mpmath or SymPy): the same rule."""
+    import mpmath
+
+    try:
+        v, r = mpmath.mpf(value), mpmath.mpf(reference)
+    except (TypeError, ValueError):
+        same = bool(value == reference)
+        return Closeness(same, 0.0 if same else math.inf, 0.0 if same else math.inf, rtol, atol, None, value,
+                         reference, "" if same else "not numbers, and not equal")
+    if mpmath.isnan(v) or mpmath.isnan(r):
+        return Closeness(False, math.inf, math.inf, rtol, atol, (), value, reference, "NaN")
+    if mpmath.isinf(v) or mpmath.isinf(r):
+        same = v == r
+        return Closeness(same, 0.0 if same else math.inf, 0.0 if same else math.inf, rtol, atol, (), value, reference)
+    diff = abs(v - r)
+    ok = diff <= rtol * abs(r) or diff <= atol
+    rel = 0.0 if diff == 0 else (float(diff / abs(r)) if r != 0 else math.inf)
+    return Closeness(bool(ok), rel, float(diff), rtol, atol, (), value, reference)
+
+
 def rel_close(value: Any, reference: Any, rtol: float) -> np.ndarray:
     """The one closeness rule of relative tolerances: elementwise |value_i - reference_i| <= rtol |reference_i|
-    (each element against its own reference, never against the largest); equal infinities agree. Returns the
+    (each element against its own reference, never against the largest), or within SUBNORMAL_FLOOR (a reference
+    of 0 or a subnormal one); equal infinities agree. Returns the
     boolean array (shape of the broadcast); `bool(np.all(...))` is the verdict (`closeness` gives the worst point)."""
     v = np.asarray(value, dtype=float)
     r = np.asarray(reference, dtype=float)
     same_inf = np.isinf(v) & np.isinf(r) & (np.sign(v) == np.sign(r))
     with np.errstate(invalid="ignore", over="ignore"):
-        return same_inf | (np.abs(v - r) <= rtol * np.abs(r))
+        diff = np.abs(v - r)
+        # a finite difference only: inf <= rtol * inf would let +inf match -inf
+        return same_inf | (np.isfinite(diff) & ((diff <= rtol * np.abs(r)) | (diff <= SUBNORMAL_FLOOR)))
+
+
+def close(value: Any, reference: Any, rtol: float, atol: float = SUBNORMAL_FLOOR) -> bool:
+    """The one comparison every caller makes (the contract, mutate, accuracy, the printed-page comparison): `closeness`
+    with the subnormal floor as its absolute part. Example: close([1, 1.001e-10], [1, 1e-10], 1e-10) is False (the
+    second element is 1e-3 off), whatever the first element's size."""
+    return bool(closeness(value, reference, rtol, atol=atol))
 
 
 def closeness(value: Any, reference: Any, rtol: float, atol: float = 0.0) -> Closeness:
@@ -184,6 +224,8 @@ def closeness(value: Any, reference: Any, rtol: float, atol: float = 0.0) -> Clo
         same = value is None and reference is None
         return Closeness(same, 0.0 if same else math.inf, 0.0 if same else math.inf, rtol, atol, None, value,
                          reference, "" if same else "one of them is None")
+    if _high_precision(value) or _high_precision(reference):
+        return _closeness_mp(value, reference, rtol, atol)
     try:
         v, r = np.asarray(value, dtype=float), np.asarray(reference, dtype=float)
     except (TypeError, ValueError):

@@ -148,6 +148,8 @@ from ._decide.derivation import Erratum as Erratum
 from ._decide.derivation import FidelityError as FidelityError
 from ._decide.derivation import Step as Step
 from ._decide.derivation import PremiseError as PremiseError
+from ._records.relation import Approx as Approx  # relations with parameters: ≈ within a tolerance, ∝ with its constant
+from ._records.relation import Proportional as Proportional
 from ._decide.derivation import TrivialStepError as TrivialStepError
 from ._decide.entry import Constraint as Constraint
 from ._decide.entry import Entry as Entry

@@ -44,7 +44,6 @@ import numpy as np
 __all__ = ["contract_tests", "module_tests", "contract_entries", "cases", "close", "rel_error", "run_cli",
            "valid_example", "bad_cases", "label_status", "SUBNORMAL_FLOOR"]
 
-SUBNORMAL_FLOOR = 1e-310
 _log = logging.getLogger("theorylab.testing")  # every contract comparison at DEBUG, pass or fail
 _TORCH_RTOL = 1e-12    # two float64 kernels of one expression: libm ulps apart
 _STABLE_RTOL = 1e-9    # the stable form against the paper's formula in mpmath (the formula may lose digits)
@@ -77,18 +76,13 @@ def rel_error(value: Any, reference: Any) -> float:
 
 
 def close(value: Any, reference: Any, rtol: float) -> bool:
-    """Relative agreement within `rtol`, or absolute within 1e-310 where the reference is subnormal.
-
-    Floats below the normal range (|x| < 2.2e-308) carry fewer than 53 significant bits, so no float64
-    computation can be 1e-10-relative there; the contract's "representable" means a normal float.
-    Example: `close(1.0 + 1e-12, 1.0, 1e-10)` is True."""
+    """The contract's comparison: `theorylab._shared.close`, the one closeness rule (elementwise relative to each
+    reference element, absolute within SUBNORMAL_FLOOR where the reference is 0 or subnormal: no float64 computation
+    can be 1e-10-relative below the normal range). Example: `close(1.0 + 1e-12, 1.0, 1e-10)` is True;
+    `close([1, 1.001e-10], [1, 1e-10], 1e-10)` is False (a norm of the error would hide the second element)."""
     if _log.isEnabledFor(logging.DEBUG) and not isinstance(reference, dict) and reference is not None:
         _log.debug(closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR).message)
-    if rel_error(value, reference) <= rtol:
-        return True
-    if isinstance(reference, dict) or reference is None:
-        return False
-    return bool(closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR))
+    return _close(value, reference, rtol)
 
 
 def _why(value: Any, reference: Any, rtol: float, where: Any) -> str:
@@ -119,7 +113,10 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 # need them too: the engine then never imports this module (nor, through run_cli, the CLI)
 from ._tools.accuracy import contract_phases as _phases  # noqa: E402
 from ._tools.accuracy import contract_settings as _settings  # noqa: E402
+from ._tools.accuracy import pinned_misses as _accuracy_misses  # noqa: E402
 from ._tools.accuracy import valid_example as valid_example  # noqa: E402
+from ._shared import SUBNORMAL_FLOOR as SUBNORMAL_FLOOR  # noqa: E402
+from ._shared import close as _close  # noqa: E402
 from ._shared import closeness  # noqa: E402
 from ._shared import representable as _representable  # noqa: E402
 
@@ -251,7 +248,8 @@ def _value_matches_reference(entry, max_examples: int | None = None) -> None:
         value = entry(**kwargs)
         assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, kwargs)
 
-    for ex in entry.examples:  # pinned inputs always run, whatever Hypothesis draws ...
+    # pinned inputs always run, whatever Hypothesis draws, and so does every miss `theorylab accuracy` found (#34)
+    for ex in [*entry.examples, *_accuracy_misses(entry.id)]:
         one(ex)
     # ... so Hypothesis draws from the rest (the domain and the joint neighbourhoods), never re-running a pinned one
     given(cases(entry, pinned=False))(_settings(max_examples)(one))()

@@ -23,7 +23,7 @@ from .._shared import write_json
 
 __all__ = ["content_key"]
 
-_CACHE_VERSION = "theorylab-steps-4"  # bump when what a cached verdict means changes (Outcome's fields, the key)
+_CACHE_VERSION = "theorylab-steps-5"  # bump when what a cached verdict means changes (Outcome's fields, the key)
 
 # The code that decides a step. Its source (and the versions of the libraries it calls) is hashed into every cached
 # verdict's key, so a changed engine (a narrower search, another verdict rule, a new budget) decides cached steps
@@ -235,8 +235,10 @@ def content_key(step: Step) -> str | None:
             return None
 
     parts = [_CACHE_VERSION, _engine_fingerprint(), sp.srepr(_sympify(step.lhs)), sp.srepr(_sympify(step.rhs)),
-             step.relation,
-             repr(sorted((sp.srepr(k), repr(v)) for k, v in step.search_domain.items())), repr(step.symbolic),
+             repr(step.relation),
+             repr(sorted((sp.srepr(k), repr(v)) for k, v in step.search_domain.items())),
+             repr(sorted((sp.srepr(k), repr(v)) for k, v in getattr(step.search_domain, "open", {}).items())),
+             repr(sorted(sp.srepr(r) for r in getattr(step.search_domain, "relations", ()))), repr(step.symbolic),
              repr(step.points), repr(step.erratum is not None),
              repr(sorted((str(k), sp.srepr(sp.sympify(v))) for k, v in (step.erratum.at or {}).items()))
              if step.erratum is not None else "", searched]

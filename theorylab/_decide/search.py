@@ -46,7 +46,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy as sp
 
-from .._records.domain import finite_interval as finite_interval  # the one rule for a bound (None, oo: unbounded)
+from .._records.domain import finite_interval as finite_interval
+from .._records.relation import relation_of  # the one rule for a bound (None, oo: unbounded)
 
 LOG_DECADES = 2             # a positive interval spanning this many decades or more is searched in log coordinates
 CLIP = 9                    # unbounded and [0, hi] intervals: searched down to 1e-9 from the finite end, up to 1e9
@@ -250,7 +251,7 @@ def relative_slack(a: np.ndarray, b: np.ndarray, relation: str, scale: float = 0
         bad |= (np.abs(np.imag(a)) > 1e-12 * np.abs(a)) | (np.abs(np.imag(b)) > 1e-12 * np.abs(b))
         a, b = np.real(a), np.real(b)
     with np.errstate(all="ignore"):
-        d = (b - a) if relation in ("<=", "<") else (a - b)
+        d = relation_of(relation).slack(a, b)
         norm = np.abs(a) + np.abs(b) + scale
         r = np.where(norm > 0, d / np.where(norm > 0, norm, 1.0), 0.0)
     r = np.where(bad | ~np.isfinite(r), PENALTY, r)
@@ -273,6 +274,7 @@ class Coverage:
     stopped_early: bool = False
     runs: int = 0
     best: list = field(default_factory=list)  # [(relative slack, u)] best first, distinct
+    scale: float = 0.0  # the S of the relative slack d / (|lhs| + |rhs| + S)
     skipped: str = ""
 
     @property
@@ -414,6 +416,7 @@ def search(lhs: sp.Expr, rhs: sp.Expr, relation: str, coords: Sequence[Coordinat
                 cov.runs += 1
         cov.global_evals = obj.evals - before
         cov.stopped_early = early_stop and obj.clear
+        cov.scale = float(obj.scale or 0.0)
         if cov.stopped_early:  # the caller confirms the violation at 50 digits (and searches again if it is not)
             cov.best = obj.distinct_best(CONFIRM, scale)
             return cov
@@ -429,6 +432,7 @@ def search(lhs: sp.Expr, rhs: sp.Expr, relation: str, coords: Sequence[Coordinat
                 f_one(np.clip(res.x, lo, hi))
         cov.local_evals = obj.evals - before
     cov.best = obj.distinct_best(CONFIRM, scale)
+    cov.scale = float(obj.scale or 0.0)
     return cov
 
 

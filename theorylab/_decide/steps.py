@@ -31,20 +31,22 @@ def check_step(step: Step) -> Outcome:
 
 
 def _decide(step: Step) -> Outcome:
+    """The step to its decider: an erratum's counterexample or numeric sides at their points; else the plain relation
+    the step's relation is decided as (an Approx's tolerance, a Proportional's constant brought into the sides):
+    equality or inequality."""
     if step.erratum is not None and step.erratum.at is not None:
         return _evaluate_at(step, [dict(step.erratum.at)], "the erratum's counterexample")
     if step.numeric:
         return _evaluate_at(step, step.search(), "search")
-    if step.relation == "==":
+    lhs, relation, rhs = step.relation.decided_as(step.lhs, step.rhs)
+    if relation.direction == 0:
         if step.erratum is not None:
             # an erratum is expected to fail: a numeric counterexample settles it without slow simplification
-            numeric = check_equal(step.lhs, step.rhs, domain=step.search_domain, symbolic=False,
-                                  points=step.points)
+            numeric = check_equal(lhs, rhs, domain=step.search_domain, symbolic=False, points=step.points)
             if not numeric.holds:
                 return numeric
-        return check_equal(step.lhs, step.rhs, domain=step.search_domain, symbolic=step.symbolic,
-                           points=step.points)
-    return check_inequality(step.lhs, step.rhs, step.relation, domain=step.search_domain, symbolic=step.symbolic,
+        return check_equal(lhs, rhs, domain=step.search_domain, symbolic=step.symbolic, points=step.points)
+    return check_inequality(lhs, rhs, relation, domain=step.search_domain, symbolic=step.symbolic,
                             points=step.points, search=step.search)
 
 

@@ -51,7 +51,7 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits as _WithLimits
 
 from .._decide.derivation import RELATION_TEX as _STEP_TEX
-from .._shared import fmt, with_timeout, write_json
+from .._shared import close, fmt, with_timeout, write_json
 from .._sources import sources
 from .._sources.sources import NotationMap, ParseFailure, Printed, notation_key
 
@@ -695,7 +695,7 @@ def _close(a, b, rtol: float, tol: float = 0.0) -> bool:
             return False
         bound = tol + rtol * max(a.scale(), b.scale()) + 1e-25
         return all(abs(x - y) <= bound for x, y in zip(a.entries, b.entries))
-    return abs(a - b) <= tol + rtol * max(abs(a), abs(b)) + 1e-25
+    return close(a, b, rtol, atol=tol + 1e-25)  # the one closeness rule (theorylab._shared), at a and b's precision
 
 
 def _holds(a, b, op: str, rtol: float, tol: float = 0.0) -> bool:

@@ -18,18 +18,19 @@ import sympy as sp
 
 from .domain import _condition_domain
 from .compat import accept_positional
-from .status import StepStatus
 from .errata import (AS_PRINTED, Amendment, Erratum, FidelityError, PremiseError, TrivialStepError, _esc,
                      _premise_message)
+from .relation import RELATION_KINDS, STEP_RELATIONS, Relation, relation_of
+from .status import StepStatus
 
 __all__ = ["RELATIONS", "STRENGTHS", "RELATION_TEX", "Outcome", "Step", "StepResult", "StepResults", "Derivation",
            "DECIDERS"]
 
-RELATIONS = ("==", "<=", "<", ">=", ">")
+RELATIONS = ("==", "<=", "<", ">=", ">")  # the plain kinds a step may name by their symbol (relation.py: the others)
 # weakest first: a derivation is as strong as its weakest step
 STRENGTHS = ("refuted", "searched", "certified", "proved")
-# the one relation -> LaTeX table (steps use the first five; "!=" is for parsed displays)
-RELATION_TEX = {"==": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
+# relation -> LaTeX, read off the one relation table (theorylab._records.relation)
+RELATION_TEX = {symbol: kind.tex for symbol, kind in RELATION_KINDS.items()}
 
 # The deciders a record's check() hands itself to, registered by theorylab._decide.steps when the package loads:
 # "step" (Step -> Outcome), "content_key" (Step -> cache key or None), "derivation" (Derivation, progress, cache ->
@@ -70,7 +71,9 @@ class Step:
                  `side(**point) -> number or array` that evaluate the paper's expression on numbers (a solver's
                  output, an expectation, a minimum over a set). Both are required; a step whose two sides are
                  the same expression is refused (`TrivialStepError`).
-    relation     "==", "<=", "<", ">=" or ">".
+    relation     "==", "<=", "<", ">=" or ">", or a relation object (theorylab._records.relation): Approx(rtol=,
+                 atol=, source=) for the paper's "≈" within a stated tolerance, Proportional(constant) for its "∝"
+                 with the constant it drops. Stored as the relation object (which still equals its symbol).
     domain       symbol -> (low, high): where the search samples, certification works and SymPy-side inequalities
                  hold. Default from the symbol's assumptions: positive (0.05, 3), nonnegative (0, 3), real (-3, 3).
                  A bound may be unbounded (None, sympy.oo or math.inf): "for all lambda > 0" is
@@ -109,7 +112,7 @@ class Step:
     why: str = ""
     domain: dict = field(default_factory=dict)
     erratum: Erratum | None = None
-    relation: str = "=="
+    relation: "str | Relation" = "=="
     search: Callable[[], Iterable[Mapping[str, Any]]] | None = field(default=None, compare=False, repr=False)
     tol: float = 0.0
     rtol: float = 0.0
@@ -149,8 +152,14 @@ class Step:
         if self.draft and (not self.cites or self.erratum is not None):
             raise TrivialStepError(f"{where}: a draft states the relation printed at a label: it cites that label "
                                    "and carries no erratum")
-        if self.relation not in RELATIONS:
-            raise TrivialStepError(f"{where}: relation must be one of {', '.join(RELATIONS)}; got {self.relation!r}")
+        try:
+            relation = relation_of(self.relation)
+        except ValueError as exc:
+            raise TrivialStepError(f"{where}: {exc}") from None
+        if relation.symbol not in STEP_RELATIONS:
+            raise TrivialStepError(f"{where}: relation must be one of {', '.join(STEP_RELATIONS)}; got "
+                                   f"{self.relation!r} (a step states what holds)")
+        object.__setattr__(self, "relation", relation)
         if not isinstance(self.label, str) or not self.label.strip():
             raise TrivialStepError(f"{where}: label must be a non-empty string; got label={self.label!r}")
         if not isinstance(self.domain, dict):
@@ -199,14 +208,14 @@ class Step:
     def statement(self) -> str:
         if self.numeric and self.tex:
             return self.tex
-        return f"{self._side_text(self.lhs, 'left')} {self.relation} {self._side_text(self.rhs, 'right')}"
+        return f"{self._side_text(self.lhs, 'left')} {self.relation.symbol} {self._side_text(self.rhs, 'right')}"
 
     def latex(self, **settings: Any) -> str:
         """The step as LaTeX, `lhs rel rhs` printed with SymPy `latex` settings; a step with numeric sides prints
         its `tex`, else its label as text."""
         if self.numeric:
             return self.tex or r"\text{" + self.label.replace("\\", "").replace("{", "(").replace("}", ")") + "}"
-        return f"{sp.latex(self.lhs, **settings)} {RELATION_TEX[self.relation]} {sp.latex(self.rhs, **settings)}"
+        return self.relation.latex(sp.latex(self.lhs, **settings), sp.latex(self.rhs, **settings))
 
     @property
     def search_domain(self) -> dict:

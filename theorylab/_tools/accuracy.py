@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .._shared import fmt
+from .._shared import SUBNORMAL_FLOOR, fmt
 from .._decide.entry import Entry
 from .._records.params import DomainError, Param
 
@@ -68,6 +68,7 @@ class EntryMap:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     unique_points: int = 0                                   # distinct points measured (regions share points)
+    misses: list = field(default_factory=list)               # points (kwargs) where the error exceeded rtol
 
     @property
     def worst(self) -> Row | None:
@@ -348,10 +349,14 @@ def errors(value: Any, reference: Any) -> dict[str, tuple[float, float]]:
         g, rr = np.where(both_inf, 0.0, got), np.where(both_inf, 0.0, ref)
         diff = np.abs(g - rr)
         with np.errstate(divide="ignore", invalid="ignore"):
-            # relative to the largest reference element: the contract's Frobenius-style error for arrays
-            scale = np.maximum(np.abs(rr), np.max(np.abs(rr)) if rr.size else 0.0) if rr.size > 1 else np.abs(rr)
+            # the one closeness rule's error (theorylab._shared.closeness): each element relative to its own
+            # reference, a difference within the subnormal floor counting as none (as the contract compares), so a
+            # map that "meets 1e-10" is what the contract's tests will find
+            scale = np.abs(rr)
+            diff = np.where(diff <= SUBNORMAL_FLOOR, 0.0, diff)
             rel = np.where(diff == 0, 0.0, diff / np.where(scale > 0, scale, np.inf))
             rel = np.where((scale == 0) & (diff > 0), np.inf, rel)
+            rel = np.where(np.isnan(rel), np.inf, rel)
             ulps = np.where(diff == 0, 0.0, diff / np.spacing(np.maximum(scale, np.finfo(float).tiny)))
         out[k] = (float(np.max(rel)) if rel.size else 0.0, float(np.max(ulps)) if ulps.size else 0.0)
     return out
@@ -424,6 +429,8 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
         if key not in cache:
             cache[key] = measure_point(kw)
             m.unique_points += cache[key] is not None
+            if cache[key] and max(e[0] for e in cache[key].values()) > entry.rtol and len(m.misses) < MAX_MISSES:
+                m.misses.append(_plain(kw))
         return cache[key]
 
     def measure_point(kw: Mapping[str, Any]) -> dict[str, tuple[float, float]] | None:
@@ -507,10 +514,74 @@ def _search(entry: Entry, one: Callable, n: int) -> list[Row]:
             for comp, (rel, ulp, where) in worst.items()]
 
 
+MAX_MISSES = 20  # points kept per entry and run: a miss is a point, not a region
+
+
+def _plain(kw: Mapping[str, Any]) -> dict:
+    """A point as JSON: floats (repr-exact), lists for arrays."""
+    return {k: (np.asarray(v, dtype=float).tolist() if np.ndim(v) else float(v)) for k, v in kw.items()}
+
+
+def misses_path() -> str:
+    """The local store of misses ($XDG_CACHE_HOME/theorylab/accuracy-misses.json): entry ID -> points, as
+    Hypothesis keeps its example database, so a miss found once is tested again on every run."""
+    import os
+
+    return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
+                        "accuracy-misses.json")
+
+
+def pinned_misses(entry_id: str) -> list[dict]:
+    """The points where `accuracy` (or an author's run) found this entry missing its bound: every one is tested again
+    by the contract on every run (theorylab.testing), until it is fixed and moved into the entry's `examples`."""
+    import json
+
+    try:
+        with open(misses_path()) as fh:
+            return list(json.load(fh).get(entry_id, []))
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def record_misses(maps: Sequence[EntryMap]) -> int:
+    """Add the maps' misses to the local store (never removed here: a fixed miss keeps passing). Returns how many
+    new points were stored."""
+    import json
+
+    from .._shared import write_json
+
+    try:
+        with open(misses_path()) as fh:
+            store = json.load(fh)
+    except (OSError, ValueError):
+        store = {}
+    added = 0
+    for m in maps:
+        known = store.setdefault(m.entry, [])
+        for kw in m.misses:
+            if kw not in known:
+                known.append(kw)
+                added += 1
+    if added:
+        try:
+            write_json(misses_path(), store)
+        except OSError:  # a read-only home: the table still says where the miss is
+            pass
+    return added
+
+
 def measure_all(entries: Sequence[Entry], profile: str = "quick", jobs: int | None = None,
                 progress: Callable[[EntryMap], None] | None = None) -> list[EntryMap]:
     """Accuracy maps of many entries, in a spawn process pool of `jobs` workers (default: the usable cores);
-    the order of the result is the order of `entries`, whatever finishes first."""
+    the order of the result is the order of `entries`, whatever finishes first. Every miss found is added to the
+    local store the contract re-tests (`record_misses`, `pinned_misses`)."""
+    maps = _measure_all(entries, profile, jobs, progress)
+    record_misses(maps)
+    return maps
+
+
+def _measure_all(entries: Sequence[Entry], profile: str, jobs: int | None,
+                 progress: Callable[[EntryMap], None] | None) -> list[EntryMap]:
     import os
 
     if not jobs:

@@ -28,7 +28,7 @@ import sympy as sp
 
 from .._decide.entry import Entry
 from .._records.params import DomainError
-from .._shared import closeness, fmt
+from .._shared import close, fmt
 from .._shared import representable as _representable  # one definition: the contract suite's too
 
 __all__ = ["Mutant", "MutantResult", "mutants", "run", "score", "layer_scores", "LAYERS", "PROFILES",
@@ -208,9 +208,8 @@ def samples(entry: Entry, n: int) -> list[dict]:
 
 
 def _close(a: Any, b: Any, rtol: float) -> bool:
-    """a within rtol of b, elementwise relative to |b_i| (`_shared.closeness`, the one closeness rule); 1e-300
-    absolute: a reference of 0 (or a subnormal one) is matched absolutely, as by the contract."""
-    return bool(closeness(a, b, rtol, atol=1e-300))
+    """a within rtol of b: `_shared.close`, the one closeness rule (as the contract compares)."""
+    return close(a, b, rtol)
 
 
 def _value(entry: Entry, kw: dict) -> Any:
