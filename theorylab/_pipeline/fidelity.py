@@ -1922,12 +1922,16 @@ class _Comparer:
         step computes (the step declares it states this display), so t takes the step's value at each point and F is
         compared with it, decisively (issue #35's probe: `t = \\tau/s` printed, `X = \\tau/(2s)` stated). A name
         with arguments, or F with other symbols, is left to `Step.binds`."""
-        if self.numeric or self.step.relation != "==":
+        if self.step.relation != "==":
             return
-        mine = {s for side in (self.step.lhs, self.step.rhs) for s in sp.sympify(side).free_symbols
-                if isinstance(s, sp.Symbol)}
+        if self.numeric:                      # the symbols a numeric step's points give values to
+            mine = {s for n in self.nodes for s in n.free_symbols if isinstance(s, sp.Symbol) and self.has_value(s)}
+        else:
+            mine = {s for side in (self.step.lhs, self.step.rhs) for s in sp.sympify(side).free_symbols
+                    if isinstance(s, sp.Symbol)}
         if not mine:
             return
+        found: set[int] = set()
         for a, b, op in self.edges:
             for k, m in ((a, b), (b, a)):
                 n = self.nodes[k]
@@ -1935,9 +1939,13 @@ class _Comparer:
                     continue
                 if sum(k in e[:2] for e in self.edges) != 1:
                     continue                  # a name in a chain: which link defines it, the print does not say
-                if self.nodes[m].free_symbols == mine and self.possible(self.nodes[m]):
-                    self.bound[k] = 0
-                    self.implied.add(k)
+                fm = self.nodes[m].free_symbols
+                if (fm <= mine if self.numeric else fm == mine) and fm and self.possible(self.nodes[m]):
+                    found.add(k)
+        if len(found) == 1:                   # m = ..., theta = ...: which one the step states, the print does not say
+            k = found.pop()
+            self.bound[k] = 0
+            self.implied.add(k)
 
     def _anchored(self) -> Comparison | None:
         """A decisive difference read from the print itself: a printed side that is the step's (it agrees with one
