@@ -153,7 +153,7 @@ def test_decisive_difference_needs_the_same_symbols_and_a_point_where_one_holds(
     # the paper prints (x + 1)^2 = x^2 + 2x + 2 (a typo); the step silently states the corrected identity
     c = _compare(r"(x + 1)^2 = x^2 + 2x + 2", _step((x + 1) ** 2, x**2 + 2 * x + 1))
     assert c.verdict == "differs" and c.decisive and c.unexpected, c
-    assert "the step's relation holds there and the print's fails" in c.how
+    assert "is the step's left side" in c.how and "decisively" in c.how, c       # the print's own side anchors it
     # an equation to solve (a side is a number) is never an identity: a step about its left side is no conflict
     c = _compare(r"u^4 - 2u^2 + 1 = 0", _step(sp.Symbol("u", positive=True) ** 4 - 2 * sp.Symbol("u", positive=True)
                                                ** 2 + 1, (sp.Symbol("u", positive=True) ** 2 - 1) ** 2))
@@ -290,7 +290,8 @@ def test_no_match_composes_through_a_printed_link_that_fails_at_the_points():
     with b != a is no name match of a (adaptive-tangent (23) with a slip in its first minimum: the link between the
     two minima would have been credited as compared)."""
     c = _compare(r"x^2 + 2x + 1 = x^2 = (x + 1)^2", _step((x + 1) ** 2, x**2 + 2 * x + 1))
-    assert c.verdict != "matches" and "fails at the step's points" in c.how, c
+    # the printed (x + 1)^2 is the step's side, and the printed x^2 it equals is not the step's other side: decisive
+    assert c.verdict == "differs" and c.decisive and "is the step's" in c.how, c
     c = _compare(r"N(x) > x^2 + 1 = x^2", _step(x**2 + 1, x**2, relation=">"))
     assert c.verdict != "matches", c            # here its printed x^2 + 1 = x^2 differs decisively
     assert _compare(r"N(x) > x^2 + 1 > x^2", _step(x**2 + 1, x**2, relation=">")).verdict == "matches"
@@ -674,15 +675,20 @@ def test_ptft_relu_is_machine_compared_without_a_decisive_difference():
     paper = next(p for p in catalogue.papers() if p.name == "ptft-relu")
     derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
     comps = fidelity.compare_paper(paper, derivs)
-    assert comps["(7)"].status == comps["(9)"].status == "matches the print", (comps["(7)"], comps["(9)"])
+    assert comps["(7)"].status == "matches the print", comps["(7)"]
+    # (9) and (10): the step "(u^3/2) p'(u) is the quartic", declared as printed, cites both and states another
+    # relation than either: every citing 'as printed' step must match its part (#35), so neither matches
+    for label in ("(9)", "(10)"):
+        assert comps[label].status == "differs, not decisive" and "is the quartic" in comps[label].reason, \
+            comps[label]
     # (8)'s p(u) is the step's expression before it puts in m0 = ||w0|| and rho
     assert comps["(8)"].status == "matches the print" and "before its substitution" in comps["(8)"].reason
-    assert comps["(10)"].status == "matches the print" and "minimizer" in comps["(10)"].reason, comps["(10)"]
+    assert any(c.verdict == "matches" and "minimizer" in c.how for c in comps["(10)"].comparisons), comps["(10)"]
     ident = [c for c in comps["(10)"].comparisons if c.step.startswith("(10): (u^3/2) p'(u) is the quartic")]
     assert ident and ident[0].verdict == "differs, not decisive", ident
     assert not [c for lc in comps.values() for c in lc.comparisons if c.unexpected]
     rep = fidelity.share_report(paper, derivs, comps)
-    assert rep["displays"] == 11 and rep["compared"] >= 4 and rep["parsed"] >= 8, rep
+    assert rep["displays"] == 11 and rep["compared"] >= 3 and rep["parsed"] >= 8 and rep["rewritten"] >= 4, rep
 
 
 def test_a_links_key_does_not_depend_on_how_its_matrix_product_was_built():

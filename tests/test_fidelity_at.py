@@ -19,7 +19,8 @@ PAPER = "adaptive-tangent"
                                    (r"\min_{1\leq z\leq v}", r"\max_{1\leq z\leq v}"),
                                    (r"\omega_{1}(z)+", r"\omega_{1}(2z)+"))),
     # (12): its first link (its second, Omega~_omega(M) = Omega_omega~(M), is one name for another: not compared)
-    ("(12)", "partly compared", ((r"\frac{v^{2}}{z^{2}}", r"\frac{v^{2}}{z}"),
+    # (#35: a citing 'as printed' step, the KKT condition of its argmin, states another relation: not decisive)
+    ("(12)", "differs, not decisive", ((r"\frac{v^{2}}{z^{2}}", r"\frac{v^{2}}{z}"),
                                  (r"\min_{z\geq 1}", r"\min_{z\geq 2}"),
                                  (r"\omega(z)+", r"2\omega(z)+"))),
     # (23): two of the three links of its chain (its last, min over [1, v1] = (omega1 (+) omega2)(v1), is (11) at v1:
@@ -37,8 +38,8 @@ def test_a_printed_minimum_matches_and_a_planted_slip_does_not(label, status, sl
     for old, new in slips:
         planted, pwhy = label_status(PAPER, label, old, new)
         # the slipped link is compared no more: fewer links compared (a partly compared label keeps its other links)
-        assert planted != "matches the print" and _links_compared(planted, pwhy) < before, (label, old, new, planted,
-                                                                                            pwhy)
+        assert planted != "matches the print" and (_links_compared(planted, pwhy) < before or not before), (
+            label, old, new, planted, pwhy)
 
 
 def _links_compared(status: str, why: str) -> float:

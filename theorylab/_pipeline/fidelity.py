@@ -64,6 +64,7 @@ COMPARE_CACHE_VERSION = "theorylab-compared-2"
 RTOL = 1e-9          # two sides agree at a point when |a - b| <= RTOL * max(1, |a|, |b|) (30-digit evaluation)
 DECISIVE = 1e-6      # a relation fails decisively at a point when it misses by more than DECISIVE * max(1, |a|, |b|)
 POINTS = 12          # sampled points per comparison
+MARGIN = 1e3         # a difference from a step with a stated tolerance is decisive only beyond MARGIN times it
 QUAD_POINTS = 4      # ... where a printed side has an integral only quadrature evaluates (~0.4 s a side and point)
 _DPS = 30
 RELATION_TEX = {**_STEP_TEX, "approx": r"\approx", "propto": r"\propto"}
@@ -1084,7 +1085,7 @@ class _Entries(tuple):
 
 
 def _comparison_key(label: str, relations: Any, step, derivation: str, points: int,
-                    misprinted: Sequence = ()) -> str | None:
+                    misprinted: Sequence = (), bound: Sequence = ()) -> str | None:
     """A content hash of a comparison of a step made of SymPy expressions (None for numeric sides: their routines'
     code is not part of the key): the printed relations, the step's sides, relation, stated tolerance, domain and
     fidelity, the sample size, and this module's code."""
@@ -1096,7 +1097,8 @@ def _comparison_key(label: str, relations: Any, step, derivation: str, points: i
                  repr((step.tol, step.rtol)),
                  repr(sorted((sp.srepr(k), repr(v)) for k, v in _domain(step).items())), str(points),
                  repr([(x[0], sp.srepr(x[1]), sp.srepr(x[2])) if x[0] != "expr" else (x[0], sp.srepr(x[1]))
-                       for x in _freeze(relations)]), repr(sorted(sp.srepr(m) for m in misprinted))]
+                       for x in _freeze(relations)]), repr(sorted(sp.srepr(m) for m in misprinted)),
+                 repr([(sp.srepr(e), v if isinstance(v, str) else sp.srepr(sp.sympify(v))) for e, v in bound])]
     except Exception:  # noqa: BLE001 - a side SymPy cannot write down: not cached
         return None
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
@@ -1130,18 +1132,38 @@ def _store_comparison(key: str | None, c: Comparison) -> None:
         pass                                                 # the cache is a convenience
 
 
+def _bindings(step, notation: NotationMap | None) -> tuple:
+    """(printed expression, "lhs" | "rhs" | SymPy expression) for each printed name a step binds (`Step.binds`:
+    printed LaTeX -> what the step computes), the name parsed as the print is (with the paper's notation). A name that
+    does not parse to one expression is a ValueError naming it."""
+    out = []
+    for key, value in dict(getattr(step, "binds", None) or {}).items():
+        parsed = PARSES.parse(str(key), notation)
+        if isinstance(parsed, ParseFailure) or len(parsed) != 1 or isinstance(parsed[0], sp.core.relational.Relational):
+            raise ValueError(f"binds: the printed name {key!r} does not parse to one expression ({parsed})")
+        out.append((parsed[0], value))
+    return tuple(out)
+
+
 def compare_step(label: str, relations: Any, step, *, derivation: str = "", points: int = POINTS,
-                 budget_s: float = 10.0, misprinted: Sequence = ()) -> Comparison:
+                 budget_s: float = 10.0, misprinted: Sequence = (), notation: NotationMap | None = None) -> Comparison:
     """Compare a step with the relations printed at `label` (a tuple from sources.parse_display, a ParseFailure, or
     None for a numbered statement). A comparison of a step made of SymPy expressions is cached on disk beside the
-    parses (keyed by its content and this module's code), one that ran out of its budget too (it would again)."""
-    key = _comparison_key(label, relations, step, derivation, points, misprinted)
+    parses (keyed by its content and this module's code), one that ran out of its budget too (it would again).
+    The names the step binds (`Step.binds`: printed LaTeX -> "lhs", "rhs" or a SymPy expression) are parsed with
+    `notation` (the paper's)."""
+    try:
+        bound = _bindings(step, notation)
+    except ValueError as exc:
+        return Comparison(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
+                          verdict="not compared", how=str(exc)[:200], stated=_stated(step))
+    key = _comparison_key(label, relations, step, derivation, points, misprinted, bound)
     hit = _cached_comparison(key)
     if hit is not None:
         return hit
     try:
         out = _compare_step(label, relations, step, derivation=derivation, points=points, budget_s=budget_s,
-                            misprinted=misprinted)
+                            misprinted=misprinted, bound=bound)
     except Exception as exc:  # noqa: BLE001 - a comparison that crashes is reported, never a crash of check
         return Comparison(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
                           verdict="not compared", how=f"the comparison failed: {type(exc).__name__}: {exc}"[:200],
@@ -1152,7 +1174,7 @@ def compare_step(label: str, relations: Any, step, *, derivation: str = "", poin
 
 
 def _compare_step(label: str, relations: Any, step, *, derivation: str, points: int, budget_s: float,
-                  misprinted: Sequence = ()) -> Comparison:
+                  misprinted: Sequence = (), bound: Sequence = ()) -> Comparison:
     base = dict(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
                 stated=_stated(step))
     if relations is None:
@@ -1168,18 +1190,19 @@ def _compare_step(label: str, relations: Any, step, *, derivation: str, points: 
     try:
         # CPU time, not wall time: a loaded machine must not turn a comparison into "took too long" (it did: a
         # clean-clone test run under load saw adaptive-tangent (8) partly compared, matched when idle)
-        return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points, misprinted), budget_s,
+        return with_timeout(lambda: _compare_cases(base, nodes, edges, step, points, misprinted, bound), budget_s,
                             clock="cpu", error=_Timeout)
     except _Timeout:
         return Comparison(**base, verdict="not compared", how=f"evaluating the sides took over {budget_s:g} s")
 
 
-def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misprinted: Sequence = ()) -> Comparison:
+def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misprinted: Sequence = (),
+                   bound: Sequence = ()) -> Comparison:
     """_compare; for a step with numeric sides that differs at its first search points, which carry a parameter the
     print does not have (k = 2 for I_1, 1 for I_2 of one step citing both), also at its first two points of each other
     value of that parameter (at most three values among its first eight points): it may cover the printed case
     there."""
-    first = _compare(base, nodes, edges, step, points, misprinted=misprinted)
+    first = _compare(base, nodes, edges, step, points, misprinted=misprinted, bound=bound)
     if not first.verdict.startswith("differs") or not step.numeric or (step.erratum is not None and step.erratum.at is not None):
         return first
     import itertools
@@ -1205,7 +1228,7 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misp
     for key, pts in groups.items():
         if len(pts) < 2 or pts[:2] == raw[:2]:
             continue
-        c = _compare(base, nodes, edges, step, points, raw=pts[:2], misprinted=misprinted)
+        c = _compare(base, nodes, edges, step, points, raw=pts[:2], misprinted=misprinted, bound=bound)
         if c.verdict == "matches":
             case = ", ".join(f"{k} = {v}" for k, v in zip(extra, key))
             return replace(c, how=f"{c.how}; at its points with {case} (the step covers more than this printed case; "
@@ -1214,10 +1237,10 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misp
 
 
 def _compare(base: dict, nodes: list, edges: list, step, points: int, raw: list | None = None,
-             misprinted: Sequence = ()) -> Comparison:
+             misprinted: Sequence = (), bound: Sequence = ()) -> Comparison:
     """One step against the printed graph (nodes, edges): `_Comparer` in its named parts. misprinted: printed sides an
     erratum of the paper says are misprinted (never a name the step computes)."""
-    return _Comparer(base, nodes, edges, step, points, raw, misprinted).run()
+    return _Comparer(base, nodes, edges, step, points, raw, misprinted, bound).run()
 
 
 def _group_key(pt: Mapping, fixed: Sequence) -> tuple:
@@ -1260,8 +1283,16 @@ class _Comparer:
     compares nothing."""
 
     def __init__(self, base: dict, nodes: list, edges: list, step, points: int, raw: list | None,
-                 misprinted: Sequence = ()):
+                 misprinted: Sequence = (), bound: Sequence = ()):
         self.base, self.edges, self.step, self.points, self.raw = base, edges, step, points, raw
+        # printed names the step binds (`Step.binds`): a whole printed side bound to "lhs"/"rhs" takes the values of
+        # that side of the step at each point; a name bound to an expression is replaced by it wherever it occurs
+        self.bound: dict[int, int] = {}
+        rep = {e: sp.sympify(v) for e, v in bound if not isinstance(v, str)}
+        for e, v in bound:
+            if isinstance(v, str):
+                self.bound.update({k: (0 if v == "lhs" else 1) for k, n in enumerate(nodes) if n == e})
+        nodes = [n.xreplace(rep) if rep and k not in self.bound else n for k, n in enumerate(nodes)]
         self.rng = random.Random(_seed(base["label"], base["derivation"], base["step"]))
         self.numeric = step.numeric
         self.supplied: set[str] = set()      # names whose values the step's own points supply (`state_values`)
@@ -1285,6 +1316,8 @@ class _Comparer:
         self.fixed: list = []                # what a proportionality holds fixed (its constant may depend on them)
         self.memo: dict[int, tuple] = {}
         self.rejected: list[str] = []
+        self.defined = None                  # a symbol the step defines (`_define`)
+        self.implied: set[int] = set()       # printed names bound by `_bind_defined_names`
         # the tolerance a printed \approx is read at: the step's stated one (tol + rtol relative), else RTOL
         self.approx_tol = (max(RTOL, float(step.rtol or 0)), float(step.tol or 0))
 
@@ -1329,6 +1362,7 @@ class _Comparer:
             for m in self.mats.values():
                 pt[m] = sp.ImmutableMatrix(*m.shape, [sp.Rational(self.rng.randint(-3000, 3000), 1000)
                                                       for _ in range(int(m.shape[0]) * int(m.shape[1]))])
+        self._define()
         self.tol, self.rtol = 0.0, RTOL
         self.how_points = f"{points} random points of the step's domain, 30 digits, relative tolerance {RTOL:g}"
         if self.fixed:
@@ -1337,6 +1371,31 @@ class _Comparer:
         self.known = {_normal(s.name) for s in self.syms}
         self.known |= {k.replace("_", "") for k in self.known}
         return None
+
+    def _define(self) -> None:
+        """A step `x = E` (x one symbol not in E) whose print has x as a whole side reads x as a name the print
+        defines: at each point x takes E's value instead of a random one, so the print's `x = F` compares F with E
+        (decisively, where they differ) rather than two equations to solve at random points (issue #35's probe:
+        `t = \\tau/s` printed, `t = \\tau/(2s)` stated)."""
+        step = self.step
+        if step.relation != "==":
+            return
+        for x, other in ((step.lhs, step.rhs), (step.rhs, step.lhs)):
+            if not (isinstance(x, sp.Symbol) and isinstance(other, sp.Basic)) or x in other.free_symbols:
+                continue
+            if not any(n == x for n in self.nodes):
+                continue
+            e = self.ready(other)
+            for pt in self.pts:
+                v = _evaluate(e, pt)
+                if v is None or isinstance(v, _Arr):
+                    pt.pop(x, None)
+                else:
+                    import mpmath
+
+                    pt[x] = sp.Float(mpmath.nstr(v, _DPS), _DPS)
+            self.defined = x
+            return
 
     def _numeric_points(self) -> Comparison | None:
         step, raw = self.step, self.raw
@@ -1579,7 +1638,7 @@ class _Comparer:
                 if can[k] and unbounded[k] and v is None and not any(x is not None for x in self.node_vals[k]):
                     missed[k] += 1
                     can[k] = missed[k] < 2
-            if self.numeric and all(v is None for v in nv):
+            if self.numeric and all(v is None for v in nv) and not self.bound:
                 continue                      # no printed side is evaluable here: the routine is not called
             try:
                 sv = (self.side_value(step.lhs, pt, index), self.side_value(step.rhs, pt, index))
@@ -1587,6 +1646,8 @@ class _Comparer:
                 raise
             except Exception:  # noqa: BLE001 - a side that cannot be evaluated here gives no value
                 sv = (None, None)
+            for k, side in self.bound.items():
+                nv[k] = sv[side]              # a printed name the step binds to its side: that side's value
             for k, v in enumerate(nv):
                 self.node_vals[k].append(v)
             self.step_vals.append(sv)
@@ -1855,6 +1916,83 @@ class _Comparer:
                                       f"the step does not have); {self.how_points}", **self.found(i, j, pop))
         return None
 
+    def _bind_defined_names(self) -> None:
+        """A printed `t = F` whose left side is one bare symbol the step does not have, and whose F has exactly the
+        step's symbols, against a step of SymPy sides stating an equality: t is the name the print gives to what the
+        step computes (the step declares it states this display), so t takes the step's value at each point and F is
+        compared with it, decisively (issue #35's probe: `t = \\tau/s` printed, `X = \\tau/(2s)` stated). A name
+        with arguments, or F with other symbols, is left to `Step.binds`."""
+        if self.step.relation != "==":
+            return
+        if self.numeric:                      # the symbols a numeric step's points give values to
+            mine = {s for n in self.nodes for s in n.free_symbols if isinstance(s, sp.Symbol) and self.has_value(s)}
+        else:
+            mine = {s for side in (self.step.lhs, self.step.rhs) for s in sp.sympify(side).free_symbols
+                    if isinstance(s, sp.Symbol)}
+        if not mine:
+            return
+        found: set[int] = set()
+        for a, b, op in self.edges:
+            for k, m in ((a, b), (b, a)):
+                n = self.nodes[k]
+                if op != "==" or k in self.bound or not isinstance(n, sp.Symbol) or self.has_value(n):
+                    continue
+                if sum(k in e[:2] for e in self.edges) != 1:
+                    continue                  # a name in a chain: which link defines it, the print does not say
+                fm = self.nodes[m].free_symbols
+                if (fm <= mine if self.numeric else fm == mine) and fm and self.possible(self.nodes[m]):
+                    found.add(k)
+        if len(found) == 1:                   # m = ..., theta = ...: which one the step states, the print does not say
+            k = found.pop()
+            self.bound[k] = 0
+            self.implied.add(k)
+
+    def _anchored(self) -> Comparison | None:
+        """A decisive difference read from the print itself: a printed side that is the step's (it agrees with one
+        of the step's sides at every point, and is more than a constant or one symbol, or is a name the step binds:
+        the anchor), a printed path from it, stating the step's relation, to another printed side that has values at
+        the points, and a point where the step's relation holds while that other side is decisively not the step's
+        other side (beyond DECISIVE relative and beyond MARGIN times the step's stated tolerance). The print then
+        says something else than the step about what the step computes: a slip in a coefficient, an exponent, a sign
+        or a bound of that side shows here, where it used to demote the label to "not compared" (a name linked to
+        the step's side took over, a broken chain was not credited). None where no printed path has such ends."""
+        nodes = self.nodes
+        sets = {self.small: self.m_small, self.big: self.m_big}
+        # symbols a side Subs(E, x, v) of the step puts values in: a printed side in x is E's before the
+        # substitution, sampled freely, never the step's side
+        substituted = {x for side in (self.step.lhs, self.step.rhs) if isinstance(side, sp.Subs)
+                       for x in side.variables} if not self.numeric else set()
+        for i, j, pop in sorted(self.paths):
+            if pop != self.sop:
+                continue
+            if pop != "==" and not any((a, b) == (i, j) for a, b, _ in self.edges):
+                continue                      # an order composed along a chain (a <= b <= c) says a <= c, not c
+            for a, b, a_side, b_side in ((i, j, self.small, self.big), (j, i, self.big, self.small)):
+                if a not in sets[a_side] or b in sets[b_side] or b not in self.evaluable or b in self.bound:
+                    continue
+                if (pop == "==" and nodes[b].is_number) or nodes[b].free_symbols & substituted:
+                    continue                  # x = 0: an equation to solve, not the value of x
+                if a in self.misprinted or b in self.misprinted or self.own_value(a):
+                    continue
+                if a not in self.bound and _trivial(nodes[a]):
+                    continue
+                for n, (sv, pt) in enumerate(zip(self.step_vals, self.used)):
+                    y, other = self.node_vals[b][n], sv[b_side]
+                    if y is None or other is None or not self._step_holds(n):
+                        continue
+                    if not (_fails(y, other, "==") and not _close(y, other, MARGIN * self.rtol, MARGIN * self.tol)):
+                        continue
+                    names = ("left", "right")
+                    bound = (" (the name the print defines, F having exactly the step's symbols)" if a in self.implied
+                             else " (a name the step binds to it)" if a in self.bound else "")
+                    how = (f"the printed side {_tex(nodes[a])} is the step's {names[a_side]} side{bound}, and the print "
+                           f"states {_tex(nodes[i])} {RELATION_TEX[pop]} {_tex(nodes[j])}; at {_fmt_point(pt)} the "
+                           f"step's relation holds ({_fmt(sv[self.small])} {self.sop} {_fmt(sv[self.big])}) while the "
+                           f"printed {_tex(nodes[b])} is {_fmt(y)}, not the step's {names[b_side]} side "
+                           f"{_fmt(other)}: decisively; {self.how_points}")
+                    return Comparison(**self.base, verdict="differs", how=how, decisive=True)
+        return None
+
     def _difference(self) -> Comparison:
         decisive, why = self._decisive()
         if decisive:
@@ -1956,7 +2094,8 @@ class _Comparer:
         failed = self._numeric_points() if self.numeric else self._symbolic_points()
         if failed is not None:
             return failed
-        if not any(self.possible(n) for n in self.nodes):   # decided before any side is evaluated
+        self._bind_defined_names()
+        if not self.bound and not any(self.possible(n) for n in self.nodes):   # decided before any side is evaluated
             return Comparison(**self.base, verdict="not compared",
                               how="symbols of the print not in the step: "
                                   + (", ".join(self.foreign_names())[:160] or "none"))
@@ -1970,7 +2109,7 @@ class _Comparer:
         self.a_small, self.a_big = self.matches(self.small, approx=True), self.matches(self.big, approx=True)
         self.paths = _paths(self.edges)
         self.foreign = [k for k in range(len(self.nodes)) if k not in self.evaluable]
-        return self._full_match() or self._name_match() or self._difference()
+        return self._anchored() or self._full_match() or self._name_match() or self._difference()
 
 
 def _quadrature(expr: sp.Basic) -> bool:
@@ -1998,7 +2137,7 @@ def _identical(step, a, b, small: int) -> tuple[int, int]:
 # -- per label, per paper --------------------------------------------------------------------------------------------
 
 LABEL_STATUSES = ("matches the print", "partly compared", "differs from the print", "differs, not decisive",
-                  "not parsed", "not compared", "not cited")
+                  "rewritten whole", "not parsed", "not compared", "not cited")
 COUNTED = ("matches the print", "partly compared", "differs from the print")   # machine-compared
 
 
@@ -2031,17 +2170,74 @@ class LabelComparison:
 
 def _own_links(p: Printed, comps: Sequence[Comparison]) -> list[str]:
     """The printed links a label's comparison must cover: its own relations' links (a continuation display's own
-    link, not the links of the displays before it in its chain) among those compared; all of them where its own
-    relations name none of them."""
+    link, not the links of the displays before it in its chain). A continuation's own link as the printed chain
+    reads it: the chain's link that ends at the display's own printed side (its left side is the display before it,
+    parsed as part of the chain, so its key can differ from the display's parse alone). Never a link of another
+    display: a link of its own that no comparison reads stays required (and uncovered)."""
     every = list(dict.fromkeys(k for c in comps for k in c.all_links))
-    own: list[str] = []
-    if not isinstance(p.relations, ParseFailure) and p.relations:
-        nodes, edges = _graph(p.relations)
-        own = [k for k in dict.fromkeys(_link_key(nodes[a], op, nodes[b]) for a, b, op in edges) if k in every]
-    return own or every
+    if isinstance(p.relations, ParseFailure) or not p.relations:
+        return every
+    nodes, edges = _graph(p.relations)
+    own = list(dict.fromkeys(_link_key(nodes[a], op, nodes[b]) for a, b, op in edges))
+    lead = _lead_side(p)
+    out = []
+    for key, (a, b, op) in zip(own, edges):
+        if key in every:
+            out.append(key)
+            continue
+        mine = [nodes[k] for k in (a, b) if lead is None or nodes[k] != lead]
+        ends = {sp.sstr(_collected(n)) for n in mine}
+        found = [k for k in every if any(k.startswith(e + " ") or k.endswith(" " + e) for e in ends)] \
+            if lead is not None and len(mine) == 1 else []
+        out.append(found[0] if len(found) == 1 else key)
+    return list(dict.fromkeys(out))
 
 
-def _label_status(p: Printed, comps: Sequence[Comparison]) -> tuple[str, str]:
+_REL_TEX = re.compile(r"(?::=|\\coloneqq|\\triangleq|\\equiv|\\approx|\\propto|\\leq?(?![A-Za-z])|\\geq?(?![A-Za-z])|"
+                      r"(?<![<>])=|<|>)")
+_SEP_TEX = re.compile(r"\\q?quad(?![A-Za-z])|;|\\text\s*\{\s*and\s*\}|\\implies")
+_NAME_TEX = re.compile(r"(?:\\(?:dot|ddot|tilde|hat|bar|mathcal|mathbb|boldsymbol|mathbf|bm|vec|widehat|widetilde|"
+                       r"overline)\s*\{?\s*)*\\?[A-Za-z]+\s*\}*(?:\s*[_^]\s*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|"
+                       r"[A-Za-z0-9]))*\s*(?:\([^()]*\))?")
+
+
+def _top_pieces(text: str, rx: re.Pattern) -> list[str]:
+    """text cut at the matches of rx outside braces, brackets and parentheses."""
+    depth, at, out, last = 0, [], [], 0
+    for ch in text:
+        at.append(depth)
+        depth += ch in "{([" 
+        depth -= ch in "})]"
+    for m in rx.finditer(text):
+        if at[m.start()] == 0:
+            out.append(text[last:m.start()])
+            last = m.end()
+    return out + [text[last:]]
+
+
+def rewritten_whole(text: str, notation: NotationMap | None) -> str:
+    """The printed side of a display that a rewrite of the notation map replaces whole, where that side carries
+    printed mathematics (not one name, which a map may rename: R(w | w_0, gamma) -> R), as "side -> replacement";
+    '' where none does. Such a side is never compared with the step: a slip in it stops the rewrite's key from
+    matching, which only ever demotes the label, so the display has its own status ("rewritten whole", issue #35)."""
+    if notation is None or not notation.rewrites:
+        return ""
+    compiled = notation.compiled()
+    for statement in _top_pieces(text, _SEP_TEX):
+        for side in _top_pieces(statement, _REL_TEX):
+            side = side.replace("&", " ").replace("\\\\", " ").strip().rstrip(".,").strip()
+            if not side or _NAME_TEX.fullmatch(side):
+                continue
+            cur = side
+            for rx, rep in compiled:
+                m = rx.fullmatch(cur.strip())
+                if m:
+                    return f"{_short(side, 60)} -> {_short(rep(m), 60)}"
+                cur = rx.sub(rep, cur)
+    return ""
+
+
+def _label_status(p: Printed, comps: Sequence[Comparison], notation: NotationMap | None = None) -> tuple[str, str]:
     """A label's status from its citing steps' comparisons: "matches the print" where the matching steps together
     compare every printed link of the label; "partly compared" where they compare some, one of them carrying printed
     mathematics (a link name = name, W_t = W_0, does not count: "not compared"); "differs from the print" for a
@@ -2053,7 +2249,29 @@ def _label_status(p: Printed, comps: Sequence[Comparison]) -> tuple[str, str]:
         return "not compared", "a numbered statement (prose): never parsed"
     if not comps:
         return "not cited", "no step cites it"
+    whole = rewritten_whole(p.text, notation)
+    if whole:
+        return "rewritten whole", (f"the notation map replaces a printed side whole ({whole}): that side is never "
+                                   f"compared with a step, and a slip in it would only stop the rewrite applying; "
+                                   f"not counted as machine-compared")
+    drafts = [c for c in comps if c.fidelity == "draft"]
+    comps = [c for c in comps if c.fidelity != "draft"]
+    if not comps:
+        return "not compared", (f"only drafts cite it (a draft is the print's own parse: it matches by construction, "
+                                f"never evidence): {drafts[0].step!r}")
+    printed = [c for c in comps if c.fidelity == "as printed"]
+    # a label matches only when every citing "as printed" step matches its part: one that decisively differs makes
+    # the label differ (a wrong case of a two-case display, each case a step), one that states another relation
+    # keeps it from matching
+    hit = next((c for c in printed if c.verdict == "differs"), None)
+    if hit is not None:
+        return "differs from the print", f"step {hit.step!r}: {hit.how}"
+    off = next((c for c in printed if c.verdict == "differs, not decisive"), None)
     hits = [c for c in comps if c.verdict == "matches"]
+    if off is not None and hits:
+        return "differs, not decisive", (f"step {off.step!r}, declared as printed, states another relation than the "
+                                         f"print (every citing 'as printed' step must match its part; step "
+                                         f"{hits[0].step!r} matches): {off.how}")
     if hits:
         required = _own_links(p, comps)
         covered = [k for k in required if any(k in c.links for c in hits)]
@@ -2194,8 +2412,9 @@ class _PaperContext:
                                         verdict="not compared", how="numeric sides (not evaluated here)",
                                         printed=relations_latex(rel), stated=_stated(s)))
                 continue
-            comps.append(compare_step(p.label, rel, s, derivation=d.key, misprinted=misprinted))
-        status, reason = _label_status(p, comps)
+            comps.append(compare_step(p.label, rel, s, derivation=d.key, misprinted=misprinted,
+                                      notation=self.notation))
+        status, reason = _label_status(p, comps, self.notation)
         return LabelComparison(label=p.label, kind=p.kind, status=status, reason=reason, printed=p.text,
                                relations=relations_latex(p.relations) if p.kind == "display" else "",
                                comparisons=tuple(comps))
@@ -2306,6 +2525,8 @@ def share_report(paper, derivations: Iterable, comparisons: Mapping[str, LabelCo
             reasons["not cited by any step"] += 1
         elif c.status == "differs, not decisive":
             reasons["differs, not decisive (the step states another relation)"] += 1
+        elif c.status == "rewritten whole":
+            reasons["rewritten whole (a printed side replaced by the notation map)"] += 1
         else:
             reasons["not compared: " + _reason_kind(c.reason)] += 1
     n = len(displays)
@@ -2319,6 +2540,7 @@ def share_report(paper, derivations: Iterable, comparisons: Mapping[str, LabelCo
             "differs": sum(c.status == "differs from the print" for c in comps.values()),
             "partly": sum(c.status == "partly compared" for c in comps.values()),
             "not_decisive": sum(c.status == "differs, not decisive" for c in comps.values()),
+            "rewritten": sum(c.status == "rewritten whole" for c in comps.values()),
             "reasons": reasons.most_common()}
 
 

@@ -125,6 +125,9 @@ class Step:
     draft: bool = False  # the printed relation, not derived yet (theorylab new --from): reported as a draft
     conditions: tuple = ()  # relations bounding one symbol each (gamma < 1): they narrow its search box and proof
     tex: str = ""  # the statement as LaTeX, for a step with numeric sides (else its SymPy sides print it)
+    # printed names -> what the step computes ("lhs", "rhs" or a SymPy expression), for the machine comparison with
+    # the print (#35): t = ... printed, the step's left side is t; only the comparison reads it
+    binds: dict = field(default_factory=dict)
 
     def __post_init__(self):
         where = f"step {self.label!r}"
@@ -165,6 +168,10 @@ class Step:
         if not isinstance(self.domain, dict):
             raise TrivialStepError(f"{where}: domain must be a dict symbol -> (low, high); got the "
                                    f"{type(self.domain).__name__} {self.domain!r}"[:200])
+        if not (isinstance(self.binds, dict) and all(isinstance(k, str) and (v in ("lhs", "rhs") or isinstance(
+                v, sp.Basic)) for k, v in self.binds.items())):
+            raise TrivialStepError(f"{where}: binds maps printed LaTeX names to 'lhs', 'rhs' or a SymPy expression; "
+                                   f"got binds={self.binds!r}"[:200])
         if not isinstance(self.tex, str):
             raise TrivialStepError(f"{where}: tex must be a string of LaTeX; got tex={self.tex!r}")
         conds = (self.conditions,) if isinstance(self.conditions, sp.Basic) else tuple(self.conditions)
