@@ -36,7 +36,7 @@ uses them:
     drawn). `Param` is the record they build. Its `.symbol` is named `name` and carries the SymPy assumptions of
     the domain (positive for low > 0 or an open low = 0, nonnegative for low = 0, negative/nonpositive from `high`,
     nonzero when 0 is excluded, integer); `tex=` changes only its LaTeX (a `ParamSymbol`).
-    Entries as functions: `M = ENTRY.as_function("m")` (or `function(name, of, formula, stable_form, params=,
+    Entries as functions: `M = ENTRY.as_function("m", of="z")` (or `function(name, of, formula, stable_form, params=,
     tex=, derivatives=)` for a helper) gives an `EntryFunction`; `M(-lam)` in another entry's formula, stable form,
     display or derivation step prints `m(-\\lambda)`, its derivative `m'(-\\lambda)` (`M.derivative()`, or
     `sp.diff`), and the kernels call m's own kernels; `M(x).doit()` is m's formula at x.

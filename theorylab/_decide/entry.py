@@ -195,9 +195,9 @@ class Entry:
 
     def as_function(self, name: str | None = None, *, of: str | None = None, tex: str | None = None,
                     derivatives: Mapping[int, sp.Expr] | None = None) -> "EntryFunction":
-        r"""This entry as a named function for other formulas: `M = ENTRY.as_function("m")`, then `M(-lam)` is
-        m(-\lambda) (see `EntryFunction`). `of` names the argument (default: the first parameter; the others are
-        implicit), `tex` its LaTeX name (default: what `name` prints; `name` defaults to the entry ID's last part),
+        r"""This entry as a named function for other formulas: `M = ENTRY.as_function("m", of="z")`, then `M(-lam)` is
+        m(-\lambda) (see `EntryFunction`). `of` names the argument (the others are implicit; without it an entry of
+        several scalar parameters takes its first, with an AuthoringDeprecationWarning: name it), `tex` its LaTeX name (default: what `name` prints; `name` defaults to the entry ID's last part),
         `derivatives` the stable forms of its derivatives for the kernels. The same call returns the same function."""
         if self.formula is None:
             raise TypeError(f"{self.id}: an entry without a closed form (formula) cannot be used as a function")
