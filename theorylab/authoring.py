@@ -233,7 +233,7 @@ __all__ = sorted([name for name in dir() if not name.startswith("_") and name no
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from ._numerics import training
+        from ._numerics import training  # lazy: training imports torch (~3 s of start-up)
 
         value = getattr(training, name)
         globals()[name] = value
