@@ -24,6 +24,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"theorylab": ROOT / "theorylab", "theorylab.derivations": ROOT / "derivations",
             "theorylab.verify": ROOT / "verify"}
@@ -509,3 +511,7 @@ def test_the_author_door_exports_named_solvers_not_the_module():
                  "sturm_positive_roots"):
         assert isinstance(getattr(authoring, name), types.FunctionType), name
     assert exported_modules({"solvers": sys.modules["theorylab._numerics.solvers"], "golden": len}) == ["solvers"]
+    # API 3's `from theorylab.authoring import solvers` keeps working for an outside paper, with a warning naming
+    # the import to write instead (docs: theorylab._records.compat's policy)
+    with pytest.warns(authoring.AuthoringDeprecationWarning, match="golden_mp"):
+        assert authoring.solvers.golden_mp is authoring.golden_mp

@@ -190,6 +190,7 @@ from ._numerics.sweep import run_sweep as run_sweep
 from ._records.compat import API_VERSION as API_VERSION
 from ._records.compat import API_CHANGES as API_CHANGES
 from ._records.compat import AuthoringDeprecationWarning as AuthoringDeprecationWarning
+from ._records.compat import deprecated as _deprecated
 from ._records.evidence import Check as Check
 from ._records.evidence import Context as Context
 from ._records.evidence import Evidence as Evidence
@@ -225,6 +226,8 @@ if TYPE_CHECKING:  # trained networks import torch: resolved on first use (see _
     from ._numerics.training import resolve_device as resolve_device
     from ._numerics.training import train as train
 
+from ._numerics import solvers as _solvers_module  # only for the deprecated `solvers`
+
 _LAZY = ("TrainConfig", "TrainResult", "resolve_device", "train")
 __all__ = sorted([name for name in dir() if not name.startswith("_") and name not in ("TYPE_CHECKING", "Any",
                                                                                       "annotations")]
@@ -238,6 +241,10 @@ def __getattr__(name: str) -> Any:
         value = getattr(training, name)
         globals()[name] = value
         return value
+    if name == "solvers":  # the module itself, as API 3 exported it: an outside paper keeps working, with a warning
+        _deprecated("theorylab.authoring.solvers", "from theorylab.authoring import golden_mp (each solver by name)",
+                    since=4)
+        return _solvers_module
     raise AttributeError(f"theorylab.authoring has no {name!r}; the authoring API is: {', '.join(__all__)}")
 
 
