@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import golden_mp
 from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
 from theorylab.authoring import Entry, Source
 from theorylab.authoring import matrix, vector
@@ -44,7 +44,7 @@ def _inf_over_z(sq):
     if sq == 0:
         return mpmath.mpf(0)
     f = lambda t: mpmath.exp(2 * t) + sq * mpmath.exp(-2 * t)  # noqa: E731
-    return solvers.golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -12)[1]
+    return golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -12)[1]
 
 
 def _per_vector_min(A, axis):
@@ -87,7 +87,7 @@ def _argmin_z(sq):
     the minimizer (29) is used."""
     with mpmath.workdps(60):
         f = lambda t: mpmath.exp(2 * t) + sq * mpmath.exp(-2 * t)  # noqa: E731
-        return mpmath.exp(solvers.golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
+        return mpmath.exp(golden_mp(f, -800, 800, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
 
 
 def _argmin_sq(*coords):

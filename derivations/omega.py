@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import golden_mp, grid_bracket_mp
 from theorylab.authoring import Derivation, Erratum, Step
 from theorylab.authoring import Constraint, Entry, Source
 from theorylab.authoring import Z, expression, matrix, scalar, vector
@@ -208,7 +208,7 @@ def _existence_gap(b, omega=BOUNDED):
     with mpmath.workdps(30):
         grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 20) for k in range(0, 241)]
         vals = [G(x) for x in grid]
-        _, best = solvers.golden_mp(G, *solvers.grid_bracket_mp(grid, vals), 150)
+        _, best = golden_mp(G, *grid_bracket_mp(grid, vals), 150)
         return float(min(best, min(vals)))
 
 

@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import golden_mp, grid_bracket_mp
 from theorylab.authoring import Amendment, Derivation, Erratum, Step
 from theorylab.authoring import Z
 
@@ -154,7 +154,7 @@ def _conj_corrected(omega, v):
     f = _mp(omega)
     with mpmath.workdps(30):
         v2 = mpmath.mpf(v) ** 2
-        _, m = solvers.golden_mp(lambda u: v2 * u + f(1 / mpmath.sqrt(u)), mpmath.mpf(10) ** -8, mpmath.mpf(1), 160)
+        _, m = golden_mp(lambda u: v2 * u + f(1 / mpmath.sqrt(u)), mpmath.mpf(10) ** -8, mpmath.mpf(1), 160)
         return float(-min(m, v2 + f(mpmath.mpf(1))))
 
 
@@ -170,7 +170,7 @@ def _stationary_root(om: str, v: float):
         # a log grid in z - 1 locates the basin (several decades: z* - 1 can be ~ v^2), golden section refines it
         grid = [1 + (hi - 1) * mpmath.mpf(10) ** (-k / mpmath.mpf(4)) for k in range(0, 4 * 30)] + [mpmath.mpf(1)]
         grid = sorted(grid)
-        x, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]), 200)
+        x, val = golden_mp(F, *grid_bracket_mp(grid, [F(x) for x in grid]), 200)
         if F(mpmath.mpf(1)) <= val:
             return mpmath.mpf(1), F(mpmath.mpf(1))
         return x, val
@@ -382,7 +382,7 @@ def _min_mp(omega1, omega2, v1, top):
         F = lambda x: f1(x) + f2(v1 / x)  # noqa: E731
         grid = [top ** (mpmath.mpf(k) / 300) for k in range(301)]
         vals = [F(x) for x in grid]
-        x, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, vals), 200)
+        x, val = golden_mp(F, *grid_bracket_mp(grid, vals), 200)
         return min(val, vals[0], vals[-1])
 
 
@@ -492,7 +492,7 @@ def _eq31_min_factor(omega1, omega2, a):
         a = mpmath.mpf(a)
         F = lambda s: f1(s) + f2(a / s)  # noqa: E731
         grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 100 - 3) for k in range(601)]
-        s, _ = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]), 200)
+        s, _ = golden_mp(F, *grid_bracket_mp(grid, [F(x) for x in grid]), 200)
         return float(min(s, a / s))
 
 
@@ -503,7 +503,7 @@ def _eq31_free(omega1, omega2, a):
         a = mpmath.mpf(a)
         F = lambda s: f1(s) + f2(a / s)  # noqa: E731
         grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 100 - 3) for k in range(601)]
-        _, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]), 220)
+        _, val = golden_mp(F, *grid_bracket_mp(grid, [F(x) for x in grid]), 220)
         return float(val)
 
 
@@ -806,7 +806,7 @@ def _diag_direct(omega, beta):
                 hi *= 2
             grid = [mpmath.mpf(10) ** (mpmath.mpf(k) / 8) for k in range(-64, int(8 * mpmath.log10(hi)) + 2)]
             vals = [F(x) for x in grid]
-            _, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, vals), 110)
+            _, val = golden_mp(F, *grid_bracket_mp(grid, vals), 110)
             out.append(min(val, min(vals)))
         return mpmath.fsum(out)
 

@@ -10,7 +10,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import (bisect, expand_upper, golden, golden_mp, grid_bracket, grid_bracket_mp, iterate_active,
+                                 newton_bracketed, newton_polish)
 from theorylab.authoring import Z, DomainError
 
 GRID = np.unique(np.concatenate([1 + np.logspace(-9, 0, 200), np.logspace(0.31, 6, 400)]))  # z > 1, sorted
@@ -183,7 +184,7 @@ def _tilde_newton(poly: sp.Poly, fn, v: np.ndarray):
             new = np.maximum(xi - step, 0.0)
             return new, np.abs(new - xi) <= 4e-16 * new
 
-        xx[inner] = solvers.iterate_active(update, np.minimum.reduce(bounds), (r,), 200, freeze=True)
+        xx[inner] = iterate_active(update, np.minimum.reduce(bounds), (r,), 200, freeze=True)
     zz = 1.0 + xx
     # z = 1 is always a candidate (and the answer where the stationarity condition has no root x > 0)
     at_one = _objective(fn, np.ones_like(v), v)
@@ -208,7 +209,7 @@ def _tilde_bracketed(poly: sp.Poly, fn, v: np.ndarray):
         if not up.any():
             break
         lo, hi = np.where(up, hi, lo), np.where(up, hi * 2, hi)
-    zz = solvers.newton_bracketed(lambda x: np.polyval(c, x) - 2 * v2, lambda x: np.polyval(d, x), lo, hi, hi)
+    zz = newton_bracketed(lambda x: np.polyval(c, x) - 2 * v2, lambda x: np.polyval(d, x), lo, hi, hi)
     zz = np.where(h1 >= 0, 1.0, zz)
     # the boundary z = 1 is always a candidate: for tiny v the root lies within rounding of 1, where h has a
     # near-double root and Newton converges only linearly
@@ -262,14 +263,14 @@ def _tilde_search(fn, v: np.ndarray, on=None):
     omega(z_max) >= v^2 (F(1) = v^2 bounds the minimum); a log grid locates it and golden-section search
     refines it (the value is then exact to rounding: its error is quadratic in the argmin's)."""
     v2 = v * v
-    zmax = solvers.expand_upper(lambda zz: np.asarray(fn(zz), dtype=float) < v2, np.full_like(v, 2.0))
+    zmax = expand_upper(lambda zz: np.asarray(fn(zz), dtype=float) < v2, np.full_like(v, 2.0))
     # a log grid in x = z - 1 from 1e-16 to z_max - 1 (at least 8 points a decade): a slowly growing omega
     # (log(z)^2 at v = 100 has z_max ~ 1e43 and its minimizer at z ~ 50) is resolved as well as one near z = 1
     top = np.log10(np.maximum(zmax - 1, 1e-15))
     t = np.linspace(0, 1, 8 * 80 + 1)
     grid = 1 + 10.0 ** (-16 + (top[..., None] + 16) * t)
-    lo, hi = solvers.grid_bracket(grid, _objective(fn, grid, v[..., None]))
-    lo, hi = solvers.golden(lambda zz: _objective(fn, zz, v), lo, hi)
+    lo, hi = grid_bracket(grid, _objective(fn, grid, v[..., None]))
+    lo, hi = golden(lambda zz: _objective(fn, zz, v), lo, hi)
     zs = np.clip((lo + hi) / 2, 1.0, None)
     vals = np.minimum(_objective(fn, zs, v), _objective(fn, np.ones_like(v), v))
     zs = np.where(_objective(fn, np.ones_like(v), v) <= _objective(fn, zs, v), 1.0, zs)
@@ -314,9 +315,9 @@ def _polish(on, fn, v, vals, zs):
     d1, d2 = d
     v2 = v * v
     z = np.asarray(zs, float)
-    z = solvers.newton_polish(lambda zz: np.asarray(d1(np.maximum(zz - 1.0, 0.0)), float) - 2 * v2 / zz**3,
-                              lambda zz: np.asarray(d2(np.maximum(zz - 1.0, 0.0)), float) + 6 * v2 / zz**4,
-                              z, lambda zz: zz > 1, active=z > 1)
+    z = newton_polish(lambda zz: np.asarray(d1(np.maximum(zz - 1.0, 0.0)), float) - 2 * v2 / zz**3,
+                      lambda zz: np.asarray(d2(np.maximum(zz - 1.0, 0.0)), float) + 6 * v2 / zz**4,
+                      z, lambda zz: zz > 1, active=z > 1)
     return np.minimum(vals, _objective(fn, z, v)), z
 
 
@@ -342,7 +343,7 @@ def _tilde_mp(omega, v, dps: int = 40):
         xs = [(hi - 1) * mpmath.mpf(10) ** (-mpmath.mpf(k) / 8) for k in range(8 * dec)][::-1]
         grid = [one] + [one + x for x in xs]
         vals = [F(x) for x in grid]
-        x, val = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, vals), 220)
+        x, val = golden_mp(F, *grid_bracket_mp(grid, vals), 220)
         if F(one) <= val:
             return F(one), one
         return val, x
@@ -428,8 +429,8 @@ def oplus(omega1, omega2, v, n: int = 200, polish: bool = True):
     hi_u = np.clip(np.minimum(L, math.log(_finite_limit(f1))), lo_u, None)
     grid = lo_u[..., None] + (hi_u - lo_u)[..., None] * np.linspace(0, 1, n)
     ex = (L[..., None], v[..., None], small[..., None])
-    lo, hi = solvers.grid_bracket(grid, F(grid, *ex))
-    a, b = solvers.golden(lambda x: F(x, L, v, small), lo, hi)
+    lo, hi = grid_bracket(grid, F(grid, *ex))
+    a, b = golden(lambda x: F(x, L, v, small), lo, hi)
     um = (a + b) / 2
     best = F(um, L, v, small)
     if polish:
@@ -463,8 +464,8 @@ def _oplus_stationary(on1, on2, F, offsets, u0, lo, hi, L, v, small):
     if not ok.any():
         return out
     ex = (L[ok], v[ok], small[ok])
-    u = solvers.newton_bracketed(lambda x: h(x, *ex), lambda x: dh(x, *ex), lo[ok], hi[ok],
-                                 np.clip(u0[ok], lo[ok], hi[ok]), maxit=60)
+    u = newton_bracketed(lambda x: h(x, *ex), lambda x: dh(x, *ex), lo[ok], hi[ok],
+                         np.clip(u0[ok], lo[ok], hi[ok]), maxit=60)
     out[ok] = F(u, *ex)
     return out
 
@@ -476,7 +477,7 @@ def _finite_limit(fn) -> float:
     with np.errstate(all="ignore"):
         if np.isfinite(fn(1e300)):
             return math.inf
-        lo, _ = solvers.bisect(lambda t: bool(np.isfinite(fn(math.exp(t)))), 0.0, math.log(1e300))  # in log z
+        lo, _ = bisect(lambda t: bool(np.isfinite(fn(math.exp(t)))), 0.0, math.log(1e300))  # in log z
         return math.exp(lo)
 
 
@@ -495,7 +496,7 @@ def _oplus_reference(omega1, omega2, v):
             vv = mpmath.mpf(float(vv))
             F = lambda x: f1(x) + f2(vv / x)  # noqa: E731
             grid = [vv ** (mpmath.mpf(k) / 400) for k in range(401)]
-            _, best = solvers.golden_mp(F, *solvers.grid_bracket_mp(grid, [F(x) for x in grid]))
+            _, best = golden_mp(F, *grid_bracket_mp(grid, [F(x) for x in grid]))
             return float(min(best, F(mpmath.mpf(1)), F(vv)))
 
     vs = np.asarray(v, float)
@@ -611,5 +612,5 @@ def _diag_reference(beta):
                 continue
             w = abs(mpmath.log(abs(b))) + 2
             F = lambda t: mpmath.exp(2 * t) + b**2 * mpmath.exp(-2 * t)  # noqa: E731
-            out.append(solvers.golden_mp(F, -w, w, 250)[1])
+            out.append(golden_mp(F, -w, w, 250)[1])
         return float(mpmath.fsum(out))

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import bisect
 from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
 from theorylab.authoring import Constraint, Entry, Source
 from theorylab.authoring import DomainError, scalar, matrix, vector
@@ -403,7 +403,7 @@ def _implicit_bias_reference(X, y, w1, w2):
 
             t = mp.mpf(1)
             if slope(t) > 0:  # the minimum along the step lies before t = 1: bisect the derivative's root
-                lo, hi = solvers.bisect(lambda t: not slope(t) > 0, mp.mpf(0), mp.mpf(1), 200, mp.mpf(10) ** -48)
+                lo, hi = bisect(lambda t: not slope(t) > 0, mp.mpf(0), mp.mpf(1), 200, mp.mpf(10) ** -48)
                 t = (lo + hi) / 2
             v = [v[j] + t * step[j] for j in range(m)]
         return np.array([float(b) for b in at(v)])

@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step
+from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step, golden_mp
 from theorylab.authoring import DomainError
 
 from .relu_entries import (DP_SEED, P_SEED, P_STABLE, QUARTIC_SEED, SEED, gamma, log_slope, m, m0, penalty,
@@ -309,12 +309,10 @@ def _argmin_p(m, m0, rho, gamma):
     """The minimizer u* > 0 of p (8) solved directly: golden section over t = log u on [-30, 30] at 60 digits to a
     bracket of 1e-28 in t (p has one stationary point on u > 0 at the points used, so it is unimodal). Neither the
     quartic (10) nor the entry's solver is used."""
-    from theorylab.authoring import solvers
-
     with mpmath.workdps(60):
         m, m0, rho, gamma = (mpmath.mpf(float(x)) for x in (m, m0, rho, gamma))
         f = lambda t: (m / mpmath.exp(t) - gamma) ** 2 + mpmath.exp(2 * t) + m0**2 - 2 * mpmath.exp(t) * m0 * rho  # noqa: E731
-        return mpmath.exp(solvers.golden_mp(f, -30, 30, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
+        return mpmath.exp(golden_mp(f, -30, 30, iters=None, xtol=mpmath.mpf(10) ** -28)[0])
 
 
 def _quartic_at(m, m0, rho, gamma, u):

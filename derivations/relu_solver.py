@@ -11,7 +11,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import (bisect, bisect_to_adjacent, exact_sign, golden_mp, iterate_active, square_free,
+                                 sturm_positive_roots)
 
 # ------------------------------------------------------------------------------------------------------
 # the numeric core: the global minimum of p(u) over u > 0, batched
@@ -82,7 +83,7 @@ def _newton(a, c, M, u, clamp, down: bool, tol: float = 1e-9):
         # after a step below tol u the quadratic convergence leaves an error ~tol^2 u
         return u, ~prog | (np.abs(step) <= tol * u)
 
-    return solvers.iterate_active(update, u, (a, 3.0 * a, c, M, clamp), _MAXIT)
+    return iterate_active(update, u, (a, 3.0 * a, c, M, clamp), _MAXIT)
 
 
 def _newton_convex(a, c, M, u, tol: float = 1e-9):
@@ -98,7 +99,7 @@ def _newton_convex(a, c, M, u, tol: float = 1e-9):
         u = u - step
         return u, ~(step > tol * u)
 
-    return solvers.iterate_active(update, u, (a, 3.0 * a, c, M), _MAXIT)
+    return iterate_active(update, u, (a, 3.0 * a, c, M), _MAXIT)
 
 
 def _compensated(m, m0, m0lo, rho, g, C, u, steps: int = 2):
@@ -475,10 +476,10 @@ def _direct_minimize(m, m0, rho, gamma, *, m0sq=None, dps: int = 50) -> dict[str
 
     def refine(p, dp, x0, x1, dps):
         if dp(x0) < 0 < dp(x1):  # bisection on the sign of p': robust at a multiple root
-            x0, x1 = solvers.bisect(lambda x: dp(x) < 0, x0, x1, None, rtol=mpmath.mpf(10) ** (-dps))
+            x0, x1 = bisect(lambda x: dp(x) < 0, x0, x1, None, rtol=mpmath.mpf(10) ** (-dps))
             return (x0 + x1) / 2
         # golden section on p (unimodal in the bracket up to rounding)
-        return solvers.golden_mp(p, x0, x1, None, rtol=mpmath.mpf(10) ** (-dps // 2))[0]
+        return golden_mp(p, x0, x1, None, rtol=mpmath.mpf(10) ** (-dps // 2))[0]
 
     with mpmath.workdps(dps):
         mm, gg, a, C, p, dp = setup(dps)
@@ -568,8 +569,8 @@ def _exact_quartic(m: float, m0: float, rho: float, gamma: float):
     c, M = Fraction(gamma) * fm, fm * fm
     if M == 0:
         return fa, c, M, None, int(fa > 0)
-    sqf = solvers.square_free([Fraction(1), -fa, Fraction(0), c, -M])
-    return fa, c, M, sqf, solvers.sturm_positive_roots(sqf)
+    sqf = square_free([Fraction(1), -fa, Fraction(0), c, -M])
+    return fa, c, M, sqf, sturm_positive_roots(sqf)
 
 
 def positive_root_count(m: float, m0: float, rho: float, gamma: float) -> int:
@@ -611,13 +612,13 @@ def _roots_by_bracketing(sqf: list[Fraction], count: int) -> list[float] | None:
     range, each then bisected to adjacent floats (for roots spanning hundreds of decades, e.g. m = 1e-300, where
     polynomial root finders fail at any working precision); None if the grid does not separate `count` roots."""
     grid = [10.0 ** (k / 4) for k in range(-1292, 1233)]
-    signs = [solvers.exact_sign(sqf, u) for u in grid]
+    signs = [exact_sign(sqf, u) for u in grid]
     roots = []
     for (a, sa), (b, sb) in zip(zip(grid, signs), zip(grid[1:], signs[1:])):
         if sa == 0:
             roots.append(a)
         elif sa * sb < 0:  # bisected to adjacent floats around the root
-            roots.append(solvers.bisect_to_adjacent(lambda x: solvers.exact_sign(sqf, x) * sa > 0, a, b)[0])
+            roots.append(bisect_to_adjacent(lambda x: exact_sign(sqf, x) * sa > 0, a, b)[0])
     return sorted(roots) if len(roots) == count else None
 
 

@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from theorylab.authoring import solvers
+from theorylab.authoring import bisect
 from theorylab.authoring import Amendment, Derivation, Erratum, Proportional, Step
 from theorylab.authoring import Constraint, Entry, Source
 from theorylab.authoring import DomainError, integer, matrix, scalar, vector
@@ -193,7 +193,7 @@ def _ft_excess_mp(gm, sg, dp):
             lo, hi = mpmath.mpf(0), N / (mpmath.mpf(2) / (dp - 1) + 2 * g_)
             while F(hi) < N:
                 lo, hi = hi, 2 * hi
-            lo, hi = solvers.bisect(lambda e: F(e) < N, lo, hi, None, rtol=mpmath.mpf(10) ** -45)
+            lo, hi = bisect(lambda e: F(e) < N, lo, hi, None, rtol=mpmath.mpf(10) ** -45)
             e = (lo + hi) / 2
             need = 45 + max(0, int(mpmath.ceil(-mpmath.log10(e))))
     return e, dps
@@ -285,17 +285,17 @@ def _negative_region_reference(theta, sigma):
         def T_under(gm):
             return sg**2 / (gm - 1) - s2
 
-        def bisect(T, lo, hi, rising):   # T(lo), T(hi) of opposite signs; 260 halvings
-            lo, hi = solvers.bisect(lambda x: (T(x) < 0) == rising, lo, hi, 260)
+        def root(T, lo, hi, rising):   # T(lo), T(hi) of opposite signs; 260 halvings
+            lo, hi = bisect(lambda x: (T(x) < 0) == rising, lo, hi, 260)
             return (lo + hi) / 2
 
         over = None
         if sg == 0:   # T_lt = e - sin^2 theta: negative for e below sin^2 theta, i.e. gamma in (cos^2 theta, 1)
             if s2 > 0:
-                over = [float(1 - bisect(T_over, mpmath.mpf(0), mpmath.mpf(1), rising=True)), 1.0]
+                over = [float(1 - root(T_over, mpmath.mpf(0), mpmath.mpf(1), rising=True)), 1.0]
         elif sg < 1 and T_over(sg) < 0:
-            e_lo_gamma = bisect(T_over, sg, mpmath.mpf(1), rising=True)    # e at the smaller gamma
-            e_hi_gamma = bisect(T_over, mpmath.mpf(0), sg, rising=False)   # e at the larger gamma
+            e_lo_gamma = root(T_over, sg, mpmath.mpf(1), rising=True)    # e at the smaller gamma
+            e_hi_gamma = root(T_over, mpmath.mpf(0), sg, rising=False)   # e at the larger gamma
             over = [float(1 - e_lo_gamma), float(1 - e_hi_gamma)]
         if over is not None and not over[0] < over[1]:   # non-empty, but no float64 lies inside (the entry: null)
             over = None
@@ -308,7 +308,7 @@ def _negative_region_reference(theta, sigma):
                 while T_under(top) >= 0:
                     top *= 2
                 bottom = mpmath.mpf(1) + sg**2 / 4 ** 10   # T_under > 0 there (sin^2 <= 1)
-                under = float(bisect(T_under, bottom, top, rising=False))
+                under = float(root(T_under, bottom, top, rising=False))
         return {"overparameterized": over, "underparameterized_from": under}
 
 

@@ -1,4 +1,4 @@
-"""The shared numerics of theorylab._numerics.solvers (re-exported to authors as theorylab.authoring.solvers):
+"""The shared numerics of theorylab._numerics.solvers (re-exported to authors by name: authoring.golden_mp, ...):
 brackets, golden section, Newton, Sturm counts, against known answers."""
 from __future__ import annotations
 

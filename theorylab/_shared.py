@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import mpmath
 import numpy as np
 
 __all__ = ["fmt", "write_json", "with_timeout", "Closeness", "close", "closeness", "rel_close", "representable",
@@ -164,8 +165,6 @@ def _high_precision(x: Any) -> bool:
 
 def _closeness_mp(value: Any, reference: Any, rtol: float, atol: float) -> Closeness:
     """`closeness` of two scalars in mpmath at their precision (one of them mpmath or SymPy): the same rule."""
-    import mpmath
-
     try:
         v, r = mpmath.mpf(value), mpmath.mpf(reference)
     except (TypeError, ValueError):

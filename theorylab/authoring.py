@@ -102,7 +102,10 @@ uses them:
     `as_array(x)`. Sweeps run in-process with `InlineExecutor()`; `resolve_device("auto")` picks the torch device.
 
 **Shared numerics and notation**
-    `solvers`: the shared solvers (brackets, golden section, Newton, Sturm counts) the built-in papers use;
+    the shared solvers the built-in papers use, by name: brackets (`grid_bracket`, `grid_bracket_mp`,
+    `expand_upper`, `bisect`, `bisect_to_adjacent`), golden section (`golden`, `golden_mp`), Newton
+    (`newton_bracketed`, `newton_polish`, `iterate_active`) and exact polynomial signs (`square_free`,
+    `sturm_positive_roots`, `exact_sign`);
     `interpolating_minimum(objective, gradient, X, y)`: the direct minimum of a penalty over X v = y (SLSQP, then
     projected onto X v = y), as seed 000's eq (22) needs it;
     `NotationMap`: a paper's notation (its printed symbols -> the entries' symbols); `to_jsonable(x)`: a value
@@ -156,7 +159,20 @@ from ._decide.entry import Entry as Entry
 from ._decide.entry import EntryFunction as EntryFunction
 from ._decide.entry import Source as Source
 from ._decide.entry import function as function
-from ._numerics import solvers as solvers  # the shared solvers: brackets, golden section, Newton, Sturm
+# the shared solvers by name (brackets, golden section, Newton, Sturm counts), not the private module (#37 item 5)
+from ._numerics.solvers import bisect as bisect
+from ._numerics.solvers import bisect_to_adjacent as bisect_to_adjacent
+from ._numerics.solvers import exact_sign as exact_sign
+from ._numerics.solvers import expand_upper as expand_upper
+from ._numerics.solvers import golden as golden
+from ._numerics.solvers import golden_mp as golden_mp
+from ._numerics.solvers import grid_bracket as grid_bracket
+from ._numerics.solvers import grid_bracket_mp as grid_bracket_mp
+from ._numerics.solvers import iterate_active as iterate_active
+from ._numerics.solvers import newton_bracketed as newton_bracketed
+from ._numerics.solvers import newton_polish as newton_polish
+from ._numerics.solvers import square_free as square_free
+from ._numerics.solvers import sturm_positive_roots as sturm_positive_roots
 from ._numerics.dynamics import Flow as Flow
 from ._numerics.dynamics import Trajectory as Trajectory
 from ._numerics.dynamics import gradient_descent as gradient_descent
@@ -174,6 +190,7 @@ from ._numerics.sweep import run_sweep as run_sweep
 from ._records.compat import API_VERSION as API_VERSION
 from ._records.compat import API_CHANGES as API_CHANGES
 from ._records.compat import AuthoringDeprecationWarning as AuthoringDeprecationWarning
+from ._records.compat import deprecated as _deprecated
 from ._records.evidence import Check as Check
 from ._records.evidence import Context as Context
 from ._records.evidence import Evidence as Evidence
@@ -209,6 +226,8 @@ if TYPE_CHECKING:  # trained networks import torch: resolved on first use (see _
     from ._numerics.training import resolve_device as resolve_device
     from ._numerics.training import train as train
 
+from ._numerics import solvers as _solvers_module  # only for the deprecated `solvers`
+
 _LAZY = ("TrainConfig", "TrainResult", "resolve_device", "train")
 __all__ = sorted([name for name in dir() if not name.startswith("_") and name not in ("TYPE_CHECKING", "Any",
                                                                                       "annotations")]
@@ -217,11 +236,15 @@ __all__ = sorted([name for name in dir() if not name.startswith("_") and name no
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from ._numerics import training
+        from ._numerics import training  # lazy: training imports torch (~3 s of start-up)
 
         value = getattr(training, name)
         globals()[name] = value
         return value
+    if name == "solvers":  # the module itself, as API 3 exported it: an outside paper keeps working, with a warning
+        _deprecated("theorylab.authoring.solvers", "from theorylab.authoring import golden_mp (each solver by name)",
+                    since=4)
+        return _solvers_module
     raise AttributeError(f"theorylab.authoring has no {name!r}; the authoring API is: {', '.join(__all__)}")
 
 

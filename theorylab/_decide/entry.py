@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
+from mpmath.libmp import prec_to_dps
+from sympy.core.function import ArgumentIndexError
+from sympy.printing.latex import LatexPrinter
 
 from .._numerics import kernels
 from .._records.compat import deprecated
 from .._records.params import DomainError, Param
+from .derivation import Outcome, Step
 
 __all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
 
@@ -30,8 +35,6 @@ class Source:
     @property
     def seed(self) -> str:
         """Deprecated: the field's former name (`seed` now means only a random seed); read `paper`."""
-        import warnings
-
         warnings.warn("Source.seed is deprecated: read Source.paper", DeprecationWarning, stacklevel=2)
         return self.paper
 
@@ -112,8 +115,6 @@ class Entry:
                                  f"parameter (declared: {', '.join(self.param_names) or 'none'}){why}")
 
     def _check_types(self) -> None:
-        from .._records.params import Param
-
         def name_of(x):
             return f"the {type(x).__name__} {x!r}" if len(repr(x)) <= 60 else f"a {type(x).__name__}"
 
@@ -354,8 +355,6 @@ class Entry:
         """The verdict on 'the displayed form equals the formula' (an Outcome), or None when the display is a LaTeX
         string or absent. A display that is the formula's own expression with its terms in another order is
         proved by construction; any other is decided by the derivation engine (`display_step()`)."""
-        from .derivation import Outcome
-
         if not isinstance(self.display, sp.Basic) or self.formula is None:
             return None
         if self.display == self.formula:
@@ -365,8 +364,6 @@ class Entry:
     def display_step(self):
         """The step 'the displayed form equals the formula' (None when there is no SymPy display): `theorylab
         check`, the LaTeX document and the contract decide it like any other step."""
-        from .derivation import Step
-
         if not isinstance(self.display, sp.Basic) or self.formula is None or self.display == self.formula:
             return None
         return Step(f"{self.id}: the displayed form equals the formula", lhs=self.display, rhs=self.formula,
@@ -387,7 +384,7 @@ class Entry:
     # -- generation for tests --------------------------------------------------------------------
     def strategy(self):
         """Hypothesis strategy of valid keyword arguments over the whole domain."""
-        from hypothesis import strategies as st
+        from hypothesis import strategies as st  # lazy: hypothesis costs ~0.7 s; only the contract tests use it
 
         if self.strategy_fn is not None:
             return self.strategy_fn()
@@ -420,8 +417,6 @@ def _check_latex_settings(where: str, settings: Mapping[str, Any]) -> None:
     """Refuse, at declaration, a printer setting SymPy does not know (a typo would otherwise be silently ignored)."""
     global _LATEX_KEYS
     if _LATEX_KEYS is None:
-        from sympy.printing.latex import LatexPrinter
-
         _LATEX_KEYS = frozenset(LatexPrinter._default_settings)
     bad = sorted(set(settings) - _LATEX_KEYS)
     if bad:
@@ -442,6 +437,8 @@ def _latex(expr: Any, settings: Mapping[str, Any]) -> str:
 def _paper_printer(entry_id: str) -> Mapping[str, Any]:
     """The printer settings of the registered paper that holds this entry's family ({} for an unregistered one)."""
     try:
+        # lazy: the one upward arrow (deciders -> pipeline, ALLOWED in tests/test_structure.py), taken at call time
+        # only, so loading the deciders never needs the registry
         from .._pipeline import catalogue
 
         return catalogue.paper_of(entry_id.split(".")[0]).latex.get("printer", {})
@@ -482,8 +479,6 @@ class _Applied(sp.Function):
         return None  # stays m(x): the paper's own form, in LaTeX, `show` and derivations
 
     def fdiff(self, argindex=1):
-        from sympy.core.function import ArgumentIndexError
-
         if argindex != 1:
             raise ArgumentIndexError(self, argindex)
         return self._tl.derivative()._cls(*self.args)
@@ -497,8 +492,6 @@ class _Applied(sp.Function):
     def _eval_evalf(self, prec):
         if not all(a.is_number for a in self.args):
             return None
-        from mpmath.libmp import prec_to_dps
-
         return self.doit(deep=False).evalf(n=prec_to_dps(prec))
 
     def _eval_is_extended_real(self):
@@ -536,8 +529,6 @@ class _Applied(sp.Function):
 
 
 def _as_symbol(x: Any, what: str) -> sp.Symbol:
-    from .._records.params import Param
-
     if isinstance(x, Param):
         if x.kind not in ("scalar", "integer"):
             raise TypeError(f"{what} must be a scalar or integer parameter; got the {x.kind} parameter {x.name!r}")

@@ -71,7 +71,7 @@ def integrate(system: Callable[[float, np.ndarray], np.ndarray], y0: Any, times:
     Flow.error is their difference (the first solve's error exceeds the second's: solve_ivp's error scales with its
     tolerances).
     """
-    from scipy.integrate import solve_ivp
+    from scipy.integrate import solve_ivp  # lazy: scipy.integrate costs ~0.8 s of start-up; only flows use it
 
     rtol = _positive("rtol", rtol, 0.0, 1e-3)
     atol = _positive("atol", atol, 0.0, 1.0)
@@ -190,7 +190,7 @@ def gradient_descent(params: Mapping[str, Any], loss: Callable, observe: Mapping
     every `every` steps from step `read_at` on. The read-off conventions are parameters: the time of step k is
     t = (k - read_at) * time_per_step (default lr: gradient descent tracks the flow dw/dt = -grad L in that time),
     and `start` holds the observables at step `read_at` (where "u0" is read)."""
-    import torch
+    import torch  # lazy: torch costs ~3 s of start-up; only the torch training path may import it
 
     lr = _positive("lr", lr, 0.0, 1e6)
     tps = lr if time_per_step is None else _positive("time_per_step", time_per_step, 0.0, 1e12)

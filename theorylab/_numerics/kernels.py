@@ -12,12 +12,15 @@ own kernel of the same kind, never an inlined copy.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from typing import Callable, Sequence
 
 import mpmath
 import numpy as np
 import sympy as sp
+from sympy.parsing.sympy_parser import parse_expr
+from sympy.printing.numpy import SciPyPrinter
 
 __all__ = ["numpy_kernel", "torch_kernel", "mpmath_kernel", "mp_reference", "numbers_to_floats", "AdaptiveMpmath",
            "hand_ordered", "as_written"]
@@ -94,8 +97,6 @@ class _LazyScipy:
     kernels print only numpy functions, and `theorylab eval` should not pay for importing scipy)."""
 
     def __getattr__(self, name: str):
-        import importlib
-
         return importlib.import_module(f"scipy.{name}")
 
 
@@ -107,8 +108,6 @@ def _numpy_printer(order: str | None = None):
     """SciPy's printer with fully qualified names (numpy.sqrt, scipy.special.erf), so a kernel's namespace needs
     only the two modules: lambdify's own namespace building imports all of scipy.special and numpy's lazy
     submodules, most of `theorylab eval`'s start-up."""
-    from sympy.printing.numpy import SciPyPrinter
-
     return SciPyPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True,
                          "user_functions": {}, "order": order})
 
@@ -142,7 +141,7 @@ def numpy_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable[..., np.n
 @functools.lru_cache(maxsize=None)
 def _torch_printer():
     """SymPy's torch printer (importing it imports torch: only the torch kernels pay for that)."""
-    from sympy.printing.pytorch import TorchPrinter
+    from sympy.printing.pytorch import TorchPrinter  # lazy: it imports torch (~3 s of start-up)
 
     class _TheorylabTorchPrinter(TorchPrinter):
         """SymPy's torch printer with Max/Min as torch.maximum/minimum and constants as floats."""
@@ -219,7 +218,7 @@ def _torch_printer():
 
 def torch_kernel(expr: sp.Expr, args: Sequence[sp.Symbol]) -> Callable:
     """torch kernel: tensors in, tensors out, on the inputs' device, differentiable."""
-    import torch
+    import torch  # lazy: torch costs ~3 s of start-up; only the torch kernels need it
 
     settings, cse = _settings(expr)
     printer = _torch_printer()({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
@@ -333,8 +332,6 @@ def as_written(text: str, *symbols: "sp.Symbol | object") -> sp.Expr:
     name): `as_written("exp(p*log(u) - log(tau))", P, U, TAU)` stays exp(p log u - log tau), where SymPy's own
     `sp.exp(p*sp.log(u) - sp.log(tau))` becomes exp(p log u)/tau (u^p overflows first). The kernels evaluate it as
     written and LaTeX prints it so; a name not among the symbols is a one-line ValueError."""
-    from sympy.parsing.sympy_parser import parse_expr
-
     table = {}
     for s in symbols:
         sym = getattr(s, "symbol", s)

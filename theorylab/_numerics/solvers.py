@@ -13,6 +13,7 @@ import math
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+import mpmath
 import numpy as np
 
 GOLDEN = (math.sqrt(5) - 1) / 2  # 1/phi: each golden-section step keeps this fraction of the bracket
@@ -26,7 +27,7 @@ def interpolating_minimum(objective: Callable[[np.ndarray], float], gradient: Ca
     constraint with its Jacobian X), and that point projected onto X v = y in float64 (v - X^T (X X^T)^{-1}
     (X v - y)). Used for the minimum of seed 000's eq (22), ||beta||_Q over X beta = y (qpenalty), by its
     derivation's margin and by its evidence check: the one implementation of that direct minimum."""
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize  # lazy: scipy.optimize costs ~1 s of start-up; `eval` never needs it
 
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     start = np.linalg.lstsq(X, y, rcond=None)[0]
@@ -160,8 +161,6 @@ def golden_mp(F: Callable, lo, hi, iters: int | None = 170, xtol=None, rtol=None
     """Golden-section minimization of a unimodal mpmath function on [lo, hi] in the current precision, one new
     evaluation per step: stops after `iters` steps or once the bracket is below `xtol` or `rtol` |hi| (whichever
     is given and comes first). Returns (x, F(x)) at the final bracket's midpoint."""
-    import mpmath
-
     g = (mpmath.sqrt(5) - 1) / 2
     lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
     a, b = hi - g * (hi - lo), lo + g * (hi - lo)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import torch
+from tqdm.auto import tqdm
 
 __all__ = ["TrainConfig", "TrainResult", "train", "resolve_device", "default_dtype"]
 
@@ -100,8 +101,6 @@ def train(params: Params, loss_fn: Callable[[Params], torch.Tensor], config: Tra
     lr = torch.full((R,), float(config.lr or 0.0), dtype=first.dtype, device=first.device)
     bar = None
     if config.progress:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=config.max_steps, desc=config.desc, leave=False, unit="step")
     loss = None
     prev_params, prev_loss = None, None

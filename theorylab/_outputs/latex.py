@@ -2,9 +2,12 @@
 (title and preface from the papers selected, their printer settings, an errata section)."""
 from __future__ import annotations
 
+import html
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from .._pipeline import catalogue
+from .._pipeline import runner
 from .._decide.derivation import RELATION_TEX as _REL  # the one relation table
 from .._decide.derivation import Derivation, Erratum, StepResult
 from .._decide.entry import Entry, _latex
@@ -194,8 +197,6 @@ def from_steps(select: Sequence[str], steps: Iterable[Mapping[str, Any]]) -> tup
     from a run's step records (`runner.check(select).steps`, or a verify record's `derivation_steps`): each
     derivation's verdicts, the entries' statuses and the errata's confirmations come from the records; no step is
     decided here."""
-    from .._pipeline import runner
-
     steps = list(steps)
     ids, fams = catalogue.select(list(select))
     loaded = catalogue.families(fams)
@@ -218,8 +219,6 @@ def from_steps(select: Sequence[str], steps: Iterable[Mapping[str, Any]]) -> tup
 def paper_html(paper) -> str:
     """A paper as HTML for Jupyter (`Paper._repr_html_`): title, source, preface, and per family its entries in
     the paper's LaTeX and its derivations with their step counts (families not registered are named only)."""
-    import html
-
     out = [f"<div><b>{html.escape(paper.title)}</b> ({html.escape(paper.source)}); paper "
            f"<code>{html.escape(paper.name)}</code>"]
     preface = paper.latex.get("preface") or paper.doc
@@ -245,8 +244,6 @@ def well_formed(tex: str) -> list[str]:
     Checks what breaks a compile most often in generated LaTeX: unbalanced braces (escaped \\{ \\} aside),
     \\begin/\\end environments that do not nest, inline $...$ left open within a paragraph, and the document
     frame (documentclass, begin/end document)."""
-    import re
-
     problems = []
     if not tex.lstrip().startswith("\\documentclass"):
         problems.append("does not start with \\documentclass")

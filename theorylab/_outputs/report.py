@@ -19,12 +19,16 @@ from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+from latex2mathml.converter import convert
+from tqdm import tqdm
 
 from .._records.status import LedgerStatus, StepStatus
 from .._pipeline import catalogue
 from .._records.figure import Figure, FigureData, pyplot
 from .._records.params import DomainError
 from .._records.record import EvidenceRecord, load
+from .._records.evidence import RESOLUTION_NEEDED, resolution
+from .._tools.accuracy import worst_rows
 
 __all__ = ["build", "figures", "load_evidence", "mathml"]
 
@@ -36,8 +40,6 @@ def load_evidence(path: str | os.PathLike) -> EvidenceRecord:
 
 def mathml(latex: str, display: str = "block") -> str:
     """MathML of a LaTeX formula (latex2mathml), so the report needs no MathJax."""
-    from latex2mathml.converter import convert
-
     # latex2mathml reads \operatorname* (limits below) as a literal star; the starred form only places limits
     return convert(latex.replace(r"\operatorname*{", r"\operatorname{"), display=display)
 
@@ -122,8 +124,6 @@ def _table(headers: list[str], rows: list[list[tuple[str, str]]], cls: str = "")
 
 def _evidence_table(rows: list[dict]) -> str:
     """The evidence records, coarsest resolution first (a weak record is never shown as a pass)."""
-    from .._records.evidence import RESOLUTION_NEEDED
-
     res = [_resolution_of(r) for r in rows]
     order = sorted(range(len(rows)), key=lambda i: (res[i] is None, -(res[i] or 0.0)))
     cells = []
@@ -147,8 +147,6 @@ def _evidence_table(rows: list[dict]) -> str:
 def _resolution_of(r: dict) -> float | None:
     """The record's resolution (computed from its numbers for a record written before records carried it); None
     where the prediction is 0 or the record has no numbers."""
-    from .._records.evidence import resolution
-
     try:
         if "resolution" in r:
             return None if r["resolution"] is None else float(r["resolution"])  # "inf" as JSON writes it
@@ -323,8 +321,6 @@ def _mutation_html(path: str | os.PathLike) -> str:
 
 def _accuracy_html(path: str | os.PathLike) -> str:
     """The per-entry accuracy table from `theorylab accuracy --json`."""
-    from .._tools.accuracy import worst_rows
-
     try:
         data = json.loads(Path(path).read_text())
         entries = data["entries"]
@@ -374,7 +370,6 @@ def build(evidence_path: str | os.PathLike, out_dir: str | os.PathLike, *, progr
     if out.exists() and not out.is_dir():
         raise DomainError(f"-o must be a directory; got -o={out} (a file)")
     drawn = figures(fams)
-    from tqdm import tqdm
 
     svgs = {f.name: _svg(f.draw(FigureData(f, evidence))) for f in tqdm(drawn, desc="figures", disable=not progress)}
     scaling = _scaling_figures(evidence)

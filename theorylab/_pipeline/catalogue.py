@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
@@ -86,8 +87,6 @@ def _entry_points() -> list[tuple[str, Any]]:
 
     Without an installed theorylab distribution (a source checkout on PYTHONPATH), theorylab's own entry points
     are read from the pyproject.toml beside the package, so the built-in papers register the same way."""
-    from importlib import metadata
-
     own: list[tuple[str, Any]] = []
     others: dict[tuple[str, str, str], Any] = {}
     for ep in metadata.entry_points(group=GROUP):
@@ -111,7 +110,7 @@ def _checkout_entry_points() -> list[tuple[str, str]]:
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"  # theorylab/_pipeline/ -> the checkout
     if not pyproject.is_file():
         return []
-    import tomllib
+    import tomllib  # lazy: ~3 ms that `import theorylab` skips; read only without an installed distribution
 
     project = tomllib.loads(pyproject.read_text()).get("project", {})
     if project.get("name") != _SELF:
@@ -335,7 +334,7 @@ def errata() -> tuple:
 def ledger(names: Iterable[str] = (), *, evaluate: bool = True) -> list:
     """The ranked errata ledger (theorylab._decide.ledger.LedgerItem) of the selected papers, families or entries (all
     when empty). Only each erratum's own step is decided (`evaluate=False`: none)."""
-    from .._decide import ledger as _ledger
+    from .._decide import ledger as _ledger  # lazy: ~9 ms that `import theorylab` skips; only the ledger needs it
 
     _, fams = select(list(names))
     pairs = [(f.paper.name, d) for f in families(fams) for d in f.derivations]
@@ -410,7 +409,7 @@ def printed_labels(p: Paper) -> "list | None":
     path = source_path(p)
     if path is None:
         return None
-    from .._sources import sources
+    from .._sources import sources  # lazy: the source parser costs ~90 ms of start-up; only source reads need it
 
     return list(sources.read_source(path))
 
@@ -438,7 +437,7 @@ def coverage_declarations(paper: str = "") -> list[tuple]:
                 raise DomainError(f"paper {p.name}: LABELS of {p.coverage} differ from the labels of its source "
                                   f"file (only in LABELS: {extra or 'none'}; only in the source: {lost or 'none'}; "
                                   "or the order): drop LABELS, the source file is the reference")
-        from .._decide.coverage import check_accounts
+        from .._decide.coverage import check_accounts  # lazy: ~5 ms that `import theorylab` skips
 
         derivs = [d for f in families([f.name for f in p.families]) for d in f.derivations]
         accounts = check_accounts(p.name, getattr(mod, "ACCOUNTS", ()), labels, derivs)

@@ -12,6 +12,7 @@ needs is *weak* evidence: its verdict is "weak", never a full pass, however well
 from __future__ import annotations
 
 import functools
+import html
 import math
 import sys
 from dataclasses import asdict, dataclass, field
@@ -229,8 +230,6 @@ class Finding:
 
 
 def _esc(text: Any) -> str:
-    import html
-
     return html.escape(str(text))
 
 
@@ -516,7 +515,7 @@ def compare_scaling(entry: str, check: str, sizes: Any, means: Any, stderrs: Any
     that is reported as a finding and only the extrapolation is asserted. `extra["scaling"]` holds the data for the
     report's scaling figure.
     """
-    from scipy.optimize import curve_fit
+    from scipy.optimize import curve_fit  # lazy: scipy.optimize costs ~1 s of start-up; only scaling fits need it
 
     N = np.asarray(sizes, dtype=float)
     y = np.asarray(means, dtype=float)

@@ -61,10 +61,10 @@ class FigureData:
 
 def pyplot():
     """matplotlib.pyplot on the Agg backend with the report's style (imported on first use)."""
-    import matplotlib
+    import matplotlib  # lazy: matplotlib costs ~1 s of start-up; only figures need it
 
     matplotlib.use("Agg")  # no display needed, and no window opened
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: after use("Agg"), which must precede the first pyplot import
 
     plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
                          "svg.hashsalt": "theorylab"})  # stable SVG ids: the same data give the same file

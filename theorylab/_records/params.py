@@ -343,6 +343,7 @@ class Param:
     # -- generation for tests ----------------------------------------------------------------
     def strategy(self, dims: dict[str, int]):
         """A Hypothesis strategy drawing valid values of this parameter."""
+        # lazy: hypothesis costs ~0.7 s of start-up; only the contract tests draw from it
         from hypothesis import strategies as st
         from hypothesis.extra import numpy as hnp
 
@@ -389,6 +390,7 @@ class Param:
         point approached from either side (relative distance 10^-k, k in [3, 15]; absolute for 0, k in [3, 300]),
         a few ulps from those points, and magnitudes 10^e of either sign from 1e-300 up to the domain's bounds (up to
         1e6 where a side is unbounded, the bulk's range)."""
+        # lazy: hypothesis costs ~0.7 s of start-up; only the contract tests draw from it
         from hypothesis import strategies as st
 
         def near(x: float, k_high: float):

@@ -11,6 +11,12 @@ import keyword
 import re
 from pathlib import Path
 
+import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
+
+from .._pipeline import catalogue
 from .._records.params import DomainError
 
 __all__ = ["scaffold", "scaffold_from_source", "check_name", "module_name", "draft_code"]
@@ -42,8 +48,6 @@ def check_name(name: str) -> str:
     if found:
         raise DomainError(f"NAME must not be an importable module (the package {module} would shadow it or be "
                           f"shadowed); got NAME={name!r}")
-    from .._pipeline import catalogue
-
     taken = {p.name for p in catalogue.papers()} | {f.name for p in catalogue.papers() for f in p.families}
     if name in taken or module in taken:
         raise DomainError(f"NAME must not be a registered paper or family (see `theorylab list`); got NAME={name!r}")
@@ -123,11 +127,7 @@ def draft_code(relations, names: dict | None = None) -> tuple[list[tuple[str, st
     where declarations maps each SymPy object (Symbol, Function, IndexedBase) to (identifier, its declaration). Each
     side's code is checked: evaluated back, it is the parsed side in the declared symbols (else it is written as
     SymPy's srepr, which is exact)."""
-    import sympy as sp
-    from sympy.core.function import AppliedUndef
-    from sympy.printing.str import StrPrinter
-
-    from .._pipeline.fidelity import _normal
+    from .._pipeline.fidelity import _normal  # lazy: fidelity costs ~0.2 s; only `new --from SOURCE` drafts steps
 
     names = {} if names is None else names
     taken = {v[0] for v in names.values()}
@@ -178,8 +178,6 @@ def draft_code(relations, names: dict | None = None) -> tuple[list[tuple[str, st
             return "sp.Piecewise(" + ", ".join(f"({self._print(a)}, {self._print(c)})" for a, c in e.args) + ")"
 
         def _print_Pow(self, e, rational=False):
-            from sympy.printing.precedence import PRECEDENCE
-
             b, x = e.args
             if x == sp.S.Half:
                 return f"sp.sqrt({self._print(b)})"
@@ -251,6 +249,7 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     parses (Step(draft=True): check reports them as drafts, never as checked; edit each into the paper's derivation);
     a pyproject.toml registering the paper and a test file running the contract suite.
     Returns the files written. DomainError in one line for a bad name, folder or source."""
+    # lazy: fidelity and the source parser cost ~0.3 s of start-up that a plain `theorylab new NAME` skips
     from .._pipeline import fidelity
     from .._sources import sources
 
@@ -327,9 +326,6 @@ def _proposed_entries(item, names: dict, module: str, taken: set[str]) -> list[t
     """Entries proposed from a display that defines a function, `u_f(t) = <closed form>`: [(name, code)], the
     entry's parameters being the function's arguments, then the other symbols of the closed form (each a scalar with
     a placeholder domain to replace by the paper's). Its kernels come with it; its draft step stays beside it."""
-    import sympy as sp
-    from sympy.core.function import AppliedUndef
-
     out = []
     for r in item.relations:
         if not (isinstance(r, sp.Equality) and isinstance(r.lhs, AppliedUndef) and r.lhs.func in names
