@@ -20,6 +20,7 @@ import numpy as np
 
 import theorylab
 from theorylab._numerics import solvers as _solvers
+from theorylab.derivations import omega_solver as _omega_solver
 
 POINTS = [(0.3, "(z-1)**2", "exp(z-1)-z"), (2.0, "Abs(z-1)**(3/2)", "(z-1)**2"), (7.5, "exp(z-1)-z", "Abs(z-1)"),
           (40.0, "Abs(z-1)**4", "Abs(z-1)**(3/2) + 0.3*(exp(z-1)-z)")]
@@ -28,16 +29,18 @@ POINTS = [(0.3, "(z-1)**2", "exp(z-1)-z"), (2.0, "Abs(z-1)**(3/2)", "(z-1)**2"),
 @contextlib.contextmanager
 def variant(name: str):
     """The module settings that select the variant, restored afterwards."""
+    # omega_solver binds `golden` by name (theorylab.authoring exports each solver by name): patch it there too
     original_points, original_golden = _solvers.SECTION_POINTS, _solvers.golden
     if name != "k-section (default)":
         _solvers.SECTION_POINTS = 2
     if name == "golden 90 steps":
-        _solvers.golden = lambda F, lo, hi, iters=None, shrink=1e-12, points=None: original_golden(
-            F, lo, hi, iters=90, points=2)
+        _solvers.golden = _omega_solver.golden = (
+            lambda F, lo, hi, iters=None, shrink=1e-12, points=None: original_golden(F, lo, hi, iters=90, points=2))
     try:
         yield
     finally:
         _solvers.SECTION_POINTS, _solvers.golden = original_points, original_golden
+        _omega_solver.golden = original_golden
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["API_VERSION", "API_CHANGES", "AuthoringDeprecationWarning", "deprecated", "accept_positional"]
 
-API_VERSION = 3
+API_VERSION = 4
 
 # (version, the old form, the form to write): what a paper written against an earlier version must change
 API_CHANGES = (
@@ -22,6 +22,7 @@ API_CHANGES = (
     (2, "Derivation(key, title, source, where, entries, steps)", "Derivation(key=..., title=..., ...): keyword-only"),
     (3, "ENTRY.as_function(name) on an entry of several scalar parameters",
      "ENTRY.as_function(name, of=PARAM_NAME): the argument named (it was the first parameter, silently)"),
+    (4, "from theorylab.authoring import solvers", "from theorylab.authoring import golden_mp (each solver by name)"),
 )
 
 
