@@ -157,3 +157,19 @@ def test_zz_times_of_the_suite():
     for name, secs in sorted(TIMES.items(), key=lambda kv: -kv[1]):
         print(f"{secs:7.2f} s  {name}")
     assert TIMES and max(TIMES.values()) < 10, TIMES
+
+
+def test_domains_say_what_the_paper_says():
+    """Open and closed ends, unbounded ends, integers, relations between symbols, and a condition narrowing the
+    symbol's natural range (never the default box): what `contains` answers, which is what a counterexample must
+    satisfy (#34 item 5)."""
+    step = Step("d", lhs=uf - u0, rhs=0, relation=">", domain={u0: sp.Interval.Lopen(0, 1), n: (1, 10)},
+                conditions=(sp.And(u0 < uf, uf < s), lam > sp.Rational(1, 10)))
+    d = step.search_domain
+    assert d[lam] == (sp.Rational(1, 10), sp.oo) and d.open[lam] == (True, True)  # (1/10, oo), not (1/10, 3)
+    assert d.open[u0] == (True, False)
+    assert d.contains({"u0": 1, "uf": 2, "s": 3, "n": 2, "lam": 50})
+    assert not d.contains({"u0": 0, "uf": 2, "s": 3})             # the open end
+    assert not d.contains({"u0": 1, "uf": 4, "s": 3})             # uf < s fails: outside the hypotheses
+    assert not d.contains({"n": sp.Rational(5, 2)})               # an integer symbol
+    assert not d.contains({"lam": sp.Rational(1, 10)})            # the strict condition's own bound
