@@ -334,7 +334,7 @@ def _iv_compile(expr: sp.Expr, syms: Sequence[sp.Symbol]) -> Callable[[Sequence[
     pole at a box edge: iv divides by [0, c] into [1/c, +oo], a ball cannot hold a half-line; a slack whose lower
     end is exactly 0); the interval rules, constants converted once and common subexpressions
     (SymPy cse) evaluated once per box: the enclosure of each occurrence is the same interval, so the result is an
-    enclosure as _iv_eval's is, several times faster on a large side. TypeError if an operation has no rule."""
+    enclosure (evaluated once per box). TypeError if an operation has no rule."""
     iv = mpmath.iv
     reps, (reduced,) = sp.cse([expr])
     slot = {s: i for i, s in enumerate(syms)}
