@@ -26,6 +26,8 @@ PAIRS = [
     ("zeros", 0.0, 0.0, True),
     ("a subnormal against 0 (within the floor)", 5e-324, 0.0, True),
     ("a normal tiny number against 0", 1e-300, 0.0, False),
+    ("the smallest normal float against 0", 2.2250738585072014e-308, 0.0, True),
+    ("twice the smallest normal float against 0", 4.450147717014403e-308, 0.0, False),
     ("NaN against NaN", math.nan, math.nan, False),
     ("NaN against 1", math.nan, 1.0, False),
     ("mixed signs", -1.0, 1.0, False),

@@ -126,8 +126,10 @@ def representable(ref: Any) -> bool:
 
 # -- closeness -----------------------------------------------------------------------------------------------------
 # Floats below the normal range (|x| < 2.2e-308) carry fewer than 53 significant bits, so no float64 computation can
-# be 1e-10-relative there: a reference of 0 or a subnormal one is matched absolutely, to this floor.
-SUBNORMAL_FLOOR = 1e-310
+# be 1e-10-relative there: a difference within the subnormal range (below the smallest normal float) is a match, so a
+# reference of 0 or a subnormal one is matched absolutely (qpenalty.implicit_bias gives 1.96e-308 for an exact 0
+# where an input is 2.2e-308: the contract's old norm rule hid that as 1e-308 relative to the vector).
+SUBNORMAL_FLOOR = 2.2250738585072014e-308  # numpy.finfo(float).tiny
 @dataclass(frozen=True)
 class Closeness:
     """The verdict of `closeness` with what a failure message needs (scipy's FuncData style): the largest relative

@@ -286,10 +286,12 @@ class PointSign:
 
 def sides_at(run: Callable[[Sequence[flint.arb]], list], values: Sequence[Any], relation: Any, *,
              margin: Callable[[flint.arb, flint.arb], flint.arb] | None = None,
-             start: int = START_PREC, max_prec: int = MAX_PREC) -> PointSign:
+             start: int | None = None, max_prec: int | None = None) -> PointSign:
     """Decide `lhs relation rhs` at a point (`values`: the symbols' exact values, in the compiled order): both sides
     enclosed at `start` bits, raised 4x until the slack's ball is on one side of zero (holds / fails), up to
     `max_prec` ("undecided"). `margin(lhs, rhs)`: the tolerance the relation's slack allows, as a ball."""
+    start = START_PREC if start is None else start  # read at call time: the module's constants are the engine's
+    max_prec = MAX_PREC if max_prec is None else max_prec
     prec = start
     while True:
         with _prec(prec):
@@ -332,7 +334,7 @@ def _iv_compile(expr: sp.Expr, syms: Sequence[sp.Symbol]) -> Callable[[Sequence[
     pole at a box edge: iv divides by [0, c] into [1/c, +oo], a ball cannot hold a half-line; a slack whose lower
     end is exactly 0); the interval rules, constants converted once and common subexpressions
     (SymPy cse) evaluated once per box: the enclosure of each occurrence is the same interval, so the result is an
-    enclosure as _iv_eval's is, several times faster on a large side. TypeError if an operation has no rule."""
+    enclosure (evaluated once per box). TypeError if an operation has no rule."""
     iv = mpmath.iv
     reps, (reduced,) = sp.cse([expr])
     slot = {s: i for i, s in enumerate(syms)}
@@ -442,6 +444,13 @@ def _certify(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, st
     except (TypeError, AttributeError, ZeroDivisionError, ValueError):
         half_lines = None
     relation = Greater() if strict else GreaterEqual()
+    # the precision the cells are enclosed at: CERTIFY_PREC, or what the box's midpoint needed to decide its sign
+    # (1 - erf(z) at z ~ 30 has no correct bit below ~1,300: no bisection narrows that)
+    prec = CERTIFY_PREC
+    centre = [_search.rational((lo + hi) / 2, 13) for lo, hi in full]
+    at_centre = sides_at(run, centre, relation)
+    if at_centre.status in ("holds", "fails"):
+        prec = max(prec, at_centre.prec)
 
     def cell_text(cell) -> str:
         return ", ".join(f"{s} in [{lo:.6g}, {hi:.6g}]" for s, (lo, hi) in zip(syms, cell))
@@ -455,7 +464,7 @@ def _certify(slack: sp.Expr, box: Mapping[sp.Symbol, tuple[float, float]], *, st
                           f"e.g. {cell_text(cell)})"), done, None
         cell = stack.pop()
         done += 1
-        with _prec(CERTIFY_PREC):
+        with _prec(prec):
             try:
                 enc = run([to_arb(c) for c in cell])[0]
             except (_Undecidable, ValueError, ZeroDivisionError):

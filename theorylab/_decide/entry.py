@@ -434,14 +434,15 @@ def _latex(expr: Any, settings: Mapping[str, Any]) -> str:
     return sp.latex(expr, **opts)
 
 
+# The registry's lookup of a paper's printer settings (entry ID -> settings), handed down by the registry when it
+# loads (theorylab._pipeline.catalogue fills it): an entry never imports the registry, which sits above it.
+PAPER_PRINTER: list[Callable[[str], Mapping[str, Any]]] = []
+
+
 def _paper_printer(entry_id: str) -> Mapping[str, Any]:
     """The printer settings of the registered paper that holds this entry's family ({} for an unregistered one)."""
     try:
-        # lazy: the one upward arrow (deciders -> pipeline, ALLOWED in tests/test_structure.py), taken at call time
-        # only, so loading the deciders never needs the registry
-        from .._pipeline import catalogue
-
-        return catalogue.paper_of(entry_id.split(".")[0]).latex.get("printer", {})
+        return PAPER_PRINTER[0](entry_id) if PAPER_PRINTER else {}
     except Exception:  # noqa: BLE001 - an entry being written in a notebook belongs to no registered paper yet
         return {}
 

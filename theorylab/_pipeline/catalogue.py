@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
+from .._decide import entry as _entry
 from .._records.paper import Family
 from .._records.paper import Paper
 from .._records.params import DomainError
@@ -284,6 +285,10 @@ def papers() -> tuple[Paper, ...]:
 
 def paper_of(family_name: str) -> Paper:
     return _current().families[family_name][0]
+
+
+# handed down to the entries (theorylab._decide.entry asks for its paper's printer settings through it)
+_entry.PAPER_PRINTER[:] = [lambda entry_id: paper_of(entry_id.split(".")[0]).latex.get("printer", {})]
 
 
 def family(name: str) -> LoadedFamily:
