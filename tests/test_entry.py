@@ -4,6 +4,7 @@ the engine proves through its definition; kernels evaluate a stable form in the 
 adaptive."""
 from __future__ import annotations
 
+import dataclasses
 import mpmath
 import numpy as np
 import pytest
@@ -132,3 +133,28 @@ def test_entry_mpmath_is_adaptive():
     with mpmath.workdps(50):
         assert abs(entry.mpmath(mpmath.mpf("1e-40")) - 1) < mpmath.mpf(10) ** -45
     assert entry.reference_value(l=1e-20) == 1.0
+
+
+def test_an_entry_states_what_its_rtol_is_relative_to():
+    """error_scale "element" (the default: the one closeness rule, each element to its own reference) refuses a
+    component that is 1e-17 where the reference is exactly 0; "largest" holds each element to rtol times the largest
+    |reference| element (qpenalty.implicit_bias: a solver's float64 error scales with the whole solution). Neither
+    lets a component be off by more than rtol ||ref||_inf: a planted 1e-8 error fails both."""
+    import numpy as np
+
+    import theorylab
+    from theorylab.testing import close
+
+    e = theorylab.get("qpenalty.implicit_bias")
+    X, y, w1, w2 = np.array([[0.0, 1.0], [1.0, 1.0]]), np.array([1.0, 1.0]), np.ones(2), np.zeros(2)
+    got, ref = e(X=X, y=y, w1=w1, w2=w2), e.reference_value(X=X, y=y, w1=w1, w2=w2)
+    ref = np.asarray(ref, dtype=float)
+    assert e.error_scale == "largest" and abs(ref[0]) < 1e-40 and abs(got[0]) > 1e-20  # ~1e-17 in place of 0
+    assert not close(got, ref, e.rtol)                                   # per element: infinitely far
+    assert close(got, ref, e.rtol, atol=e.atol_for(ref))                  # per the entry's stated scale
+    planted = got + np.array([0.0, 1e-8])
+    assert not close(planted, ref, e.rtol, atol=e.atol_for(ref))
+    with pytest.raises(ValueError, match="error_scale must be one of element, largest"):
+        dataclasses.replace(e, error_scale="norm")
+    with pytest.raises(ValueError, match="error_scale='largest' needs reference_rtol_note"):
+        dataclasses.replace(e, reference_rtol_note="")

@@ -75,20 +75,22 @@ def rel_error(value: Any, reference: Any) -> float:
     return diff / scale
 
 
-def close(value: Any, reference: Any, rtol: float) -> bool:
+def close(value: Any, reference: Any, rtol: float, atol: float | None = None) -> bool:
     """The contract's comparison: `theorylab._shared.close`, the one closeness rule (elementwise relative to each
     reference element, absolute within SUBNORMAL_FLOOR where the reference is 0 or subnormal: no float64 computation
     can be 1e-10-relative below the normal range). Example: `close(1.0 + 1e-12, 1.0, 1e-10)` is True;
     `close([1, 1.001e-10], [1, 1e-10], 1e-10)` is False (a norm of the error would hide the second element)."""
+    atol = SUBNORMAL_FLOOR if atol is None else atol  # an entry's Entry.atol_for(reference) where it states one
     if _log.isEnabledFor(logging.DEBUG) and not isinstance(reference, dict) and reference is not None:
-        _log.debug(closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR).message)
-    return _close(value, reference, rtol)
+        _log.debug(closeness(value, reference, rtol, atol=atol).message)
+    return _close(value, reference, rtol, atol=atol)
 
 
-def _why(value: Any, reference: Any, rtol: float, where: Any) -> str:
+def _why(value: Any, reference: Any, rtol: float, where: Any, atol: float | None = None) -> str:
     """The failure message of a contract comparison (scipy FuncData style): relative and absolute error, the
     tolerances and the worst point, then the inputs (`close` logs the same at DEBUG, pass or fail)."""
-    return (f"{closeness(value, reference, rtol, atol=SUBNORMAL_FLOOR).message}; Frobenius rel error "
+    atol = SUBNORMAL_FLOOR if atol is None else atol
+    return (f"{closeness(value, reference, rtol, atol=atol).message}; Frobenius rel error "
             f"{rel_error(value, reference):.3g}; inputs {where}")
 
 
@@ -246,7 +248,8 @@ def _value_matches_reference(entry, max_examples: int | None = None) -> None:
                 entry(**kwargs)
             return
         value = entry(**kwargs)
-        assert close(value, ref, entry.rtol), _why(value, ref, entry.rtol, kwargs)
+        atol = entry.atol_for(ref)
+        assert close(value, ref, entry.rtol, atol=atol), _why(value, ref, entry.rtol, kwargs, atol)
 
     # pinned inputs always run, whatever Hypothesis draws, and so does every miss `theorylab accuracy` found (#34)
     for ex in [*entry.examples, *_accuracy_misses(entry.id)]:

@@ -17,12 +17,15 @@ from mpmath.libmp import prec_to_dps
 from sympy.core.function import ArgumentIndexError
 from sympy.printing.latex import LatexPrinter
 
+from .._shared import SUBNORMAL_FLOOR
 from .._numerics import kernels
 from .._records.compat import deprecated
 from .._records.params import DomainError, Param
 from .derivation import Outcome, Step
 
 __all__ = ["Entry", "Source", "Constraint", "EntryFunction", "function"]
+
+ERROR_SCALES = ("element", "largest")  # what an entry's rtol is relative to (Entry.error_scale)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,10 @@ class Entry:
     switches: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # parameter -> method switch points
     rtol: float = 1e-10                 # contract: relative error against the reference
     reference_rtol_note: str = ""
+    # what rtol is relative to: "element" (each element to its own reference: the default, the one closeness rule) or
+    # "largest" (each element to the largest |reference| element: a solver's float64 error in every component scales
+    # with the whole solution, cond * eps * ||beta||, so a component that is exactly 0 comes back as ~1e-17)
+    error_scale: str = "element"
 
     def __post_init__(self):
         """Declaration-time validation: each argument of the right type (a one-line TypeError naming it otherwise);
@@ -167,6 +174,24 @@ class Entry:
         if isinstance(self.rtol, bool) or not isinstance(self.rtol, (int, float)) or not self.rtol > 0:
             raise TypeError(f"{where}: rtol must be a positive number (the contract's relative error bound); got "
                             f"{name_of(self.rtol)}")
+        if self.error_scale not in ERROR_SCALES:
+            raise ValueError(f"{where}: error_scale must be one of {', '.join(ERROR_SCALES)} (what rtol is relative "
+                             f"to); got error_scale={self.error_scale!r}")
+        if self.error_scale == "largest" and not self.reference_rtol_note:
+            raise ValueError(f"{where}: error_scale='largest' needs reference_rtol_note saying why the error scales "
+                             "with the largest element (its error bound)")
+
+    def atol_for(self, reference: Any) -> float:
+        """The absolute part of the contract's comparison at this reference: the subnormal floor, or (error_scale
+        "largest") rtol times the largest finite |reference| element, so each element is held to rtol ||ref||_inf."""
+        if self.error_scale == "element":
+            return SUBNORMAL_FLOOR
+        try:
+            r = np.abs(np.asarray(reference, dtype=float))
+        except (TypeError, ValueError):
+            return SUBNORMAL_FLOOR
+        r = r[np.isfinite(r)]
+        return max(SUBNORMAL_FLOOR, float(self.rtol * r.max())) if r.size else SUBNORMAL_FLOOR
 
     # -- parameters ------------------------------------------------------------------------------
     @property

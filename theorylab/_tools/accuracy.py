@@ -336,8 +336,9 @@ def components(value: Any, prefix: str = "value") -> dict[str, np.ndarray]:
         return {}
 
 
-def errors(value: Any, reference: Any) -> dict[str, tuple[float, float]]:
-    """Per component: (worst relative error, worst ulps) of value against reference."""
+def errors(value: Any, reference: Any, *, largest: bool = False) -> dict[str, tuple[float, float]]:
+    """Per component: (worst relative error, worst ulps) of value against reference; largest=True (an entry's
+    error_scale "largest"): each element's error relative to the largest |reference| element."""
     v, r = components(value), components(reference)
     out = {}
     for k, ref in r.items():
@@ -353,6 +354,8 @@ def errors(value: Any, reference: Any) -> dict[str, tuple[float, float]]:
             # reference, a difference within the subnormal floor counting as none (as the contract compares), so a
             # map that "meets 1e-10" is what the contract's tests will find
             scale = np.abs(rr)
+            if largest and scale.size and np.isfinite(scale).any():
+                scale = np.full_like(scale, np.max(scale[np.isfinite(scale)]))
             diff = np.where(diff <= SUBNORMAL_FLOOR, 0.0, diff)
             rel = np.where(diff == 0, 0.0, diff / np.where(scale > 0, scale, np.inf))
             rel = np.where((scale == 0) & (diff > 0), np.inf, rel)
@@ -455,7 +458,7 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
         except Exception as exc:  # noqa: BLE001 - an entry that crashes on valid input is a bug, reported here
             m.problems.append(f"the entry raised {type(exc).__name__} at {_fmt(kw)}: {str(exc)[:80]}")
             return None
-        errs = errors(value, ref)
+        errs = errors(value, ref, largest=entry.error_scale == "largest")
         try:
             alt = _formula_route(entry, kw)
         except (DomainError, ValueError, ZeroDivisionError, OverflowError):
