@@ -208,3 +208,14 @@ def test_check_fails_on_an_as_printed_step_that_silently_corrects_the_print(tmp_
     finally:
         for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             del sys.modules[mod]
+
+
+def test_a_case_no_steps_point_reaches_is_not_compared():
+    """features-are-fate (14), (15): a step whose points all fall in one case of a printed case distinction compares
+    that case only; a slip in the other still matched. The matching steps together must reach every case."""
+    below = _case_steps()[0]
+    status, why = _status(_CASES, below)
+    assert status == "not compared" and "1 of 2 cases" in why, why
+    planted = _CASES.replace(r"\gamma - 1 & \gamma > 1", r"2\gamma - 1 & \gamma > 1")
+    assert _status(planted, below)[0] != "matches the print"
+    assert _status(_CASES, *_case_steps())[0] == "matches the print"        # both cases reached: a match

@@ -998,6 +998,7 @@ class Comparison:
     links: tuple = ()          # the printed links (relations, as `_link_key`s) a match compares
     all_links: tuple = ()      # every printed link of the relations compared
     substantive: tuple = ()    # the links of `links` that carry printed mathematics (not name = name)
+    cases: tuple = ()          # per printed case distinction of a match: "key#n#reached branches" (`_Comparer.cases`)
 
     @property
     def compared(self) -> bool:
@@ -1012,7 +1013,7 @@ class Comparison:
         return {"label": self.label, "derivation": self.derivation, "step": self.step, "fidelity": self.fidelity,
                 "verdict": self.verdict, "how": self.how, "printed": self.printed, "stated": self.stated,
                 "decisive": self.decisive, "links": list(self.links), "all_links": list(self.all_links),
-                "substantive": list(self.substantive)}
+                "substantive": list(self.substantive), "cases": list(self.cases)}
 
 
 def _fidelity_text(step) -> str:
@@ -1835,7 +1836,7 @@ class _Comparer:
         # the printed links of every match as good as the best one (a chain a = b = c of equal values and a step with
         # those values compares each link: a misprint in any of them would change a value)
         ties = [self.found(*t[3:]) for t in scored if t[:3] == best[:3]]
-        return Comparison(**self.base, verdict="matches", how=how,
+        return Comparison(**self.base, verdict="matches", how=how, cases=self.cases(i, j),
                           links=tuple(dict.fromkeys(k for f in ties for k in f["links"])),
                           substantive=tuple(dict.fromkeys(k for f in ties for k in f["substantive"])))
 
@@ -1910,11 +1911,42 @@ class _Comparer:
                     before = (" before its substitution " + ", ".join(f"{_tex(x)} = {_tex(v)}" for x, v in
                                                                       zip(subs.variables, subs.point)))
                 agrees = "a constant times the step's" if pop == "propto" else "the step's"
-                return Comparison(**self.base, verdict="matches",
+                return Comparison(**self.base, verdict="matches", cases=self.cases(k),
                                   how=f"the printed side {_tex(side_tex)} is {agrees}{before}{self.reading(pop)}; the "
                                       f"other printed side, {_tex(name_tex)}, names what the step computes (symbols "
                                       f"the step does not have); {self.how_points}", **self.found(i, j, pop))
         return None
+
+    def cases(self, *ks: int) -> tuple:
+        """The case distinctions of matched printed sides (outermost Piecewise only) and which of their branches
+        the points reached: "key#n#i,j" (key: the case distinction as text, n its branches with a value, i, j those
+        some compared point falls in). A branch no point reaches is not compared: a slip there would still match
+        (features-are-fate (14) at points with gamma > 1 only); `_label_status` asks the matching steps together to
+        reach every branch. A condition that has no truth value at a point leaves the distinction out."""
+        out = []
+        for k in ks:
+            outer = [pw for pw in sp.preorder_traversal(self.nodes[k]) if isinstance(pw, sp.Piecewise)]
+            # a case distinction inside another: its outer one is what is reached
+            outer = [pw for pw in dict.fromkeys(outer) if not any(q is not pw and q.has(pw) for q in outer)]
+            for place, pw in enumerate(outer):
+                branches = [n for n, (e, _) in enumerate(pw.args) if e is not sp.nan]
+                reached: set[int] = set()
+                try:
+                    for index, pt in enumerate(self.used):
+                        subs = self.point_subs(pt) if self.numeric else pt
+                        for n, (e, c) in enumerate(pw.args):
+                            t = c.subs(subs) if isinstance(c, sp.Basic) else c
+                            if t not in (sp.true, sp.false, True, False):
+                                raise TypeError("no truth value")
+                            if bool(t):
+                                reached.add(n)
+                                break
+                except (TypeError, ValueError, AttributeError):
+                    continue
+                # keyed by its place in the print (side k, its place there): the steps' own symbols rename it
+                out.append(f"{k}.{place}|{_short(sp.sstr(pw), 80)}#{len(branches)}#"
+                           + ",".join(str(n) for n in sorted(reached) if n in branches))
+        return tuple(dict.fromkeys(out))
 
     def _bind_defined_names(self) -> None:
         """A printed `t = F` whose left side is one bare symbol the step does not have, and whose F has exactly the
@@ -2273,6 +2305,10 @@ def _label_status(p: Printed, comps: Sequence[Comparison], notation: NotationMap
                                          f"print (every citing 'as printed' step must match its part; step "
                                          f"{hits[0].step!r} matches): {off.how}")
     if hits:
+        unreached = _unreached_cases(hits)
+        if unreached:
+            return "not compared", (f"a printed case no matching step's points reach (a slip there would still "
+                                    f"match): {unreached}; step {hits[0].step!r}: {hits[0].how}")[:400]
         required = _own_links(p, comps)
         covered = [k for k in required if any(k in c.links for c in hits)]
         first = hits[0]
@@ -2294,6 +2330,23 @@ def _label_status(p: Printed, comps: Sequence[Comparison], notation: NotationMap
         return "differs, not decisive", f"step {hit.step!r}: {hit.how}"
     reasons = list(dict.fromkeys(c.how for c in comps))
     return "not compared", "; ".join(reasons)[:400]
+
+
+def _unreached_cases(hits: Sequence[Comparison]) -> str:
+    """The branches of the printed case distinctions the matching steps' points together never reach, as text ('' where
+    they reach every one)."""
+    seen: dict[str, tuple[int, set]] = {}
+    text: dict[str, str] = {}
+    for c in hits:
+        for item in c.cases:
+            key, n, got = item.rsplit("#", 2)
+            key = key.split("|", 1)[0]
+            text[key] = item.split("|", 1)[-1].rsplit("#", 2)[0]
+            total, reached = seen.setdefault(key, (int(n), set()))
+            reached.update(x for x in got.split(",") if x)
+    missing = [f"{len(reached)} of {total} cases of {text[key]}" for key, (total, reached) in seen.items()
+               if len(reached) < total]
+    return "; ".join(missing)
 
 
 def notation_of(paper) -> NotationMap | None:
