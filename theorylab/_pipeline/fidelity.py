@@ -757,6 +757,10 @@ def _sample(syms: Sequence[sp.Symbol], domain: Mapping, rng: random.Random, n: i
         pt = {}
         for s in syms:
             lo, hi = _range(s, domain)
+            if s.is_integer and s not in domain:
+                # an integer with no stated domain (a sample size n): 1..13 where positive, not 1..2 (the real
+                # default (0.05, 3) would leave only the values where a printed n - 2 or n - 1 vanishes)
+                lo, hi = (0.5, 13.5) if s.is_positive else (-0.5, 12.5) if s.is_nonnegative else (-6.5, 6.5)
             if s.is_integer:
                 a, b = math.ceil(lo + 1e-9), math.floor(hi - 1e-9)
                 a, b = (a, b) if a <= b else (math.ceil(lo), math.floor(hi))
