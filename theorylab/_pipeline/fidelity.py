@@ -1827,6 +1827,11 @@ class _Comparer:
                    (i, j, pop) in self.edges or (j, i, pop) in self.edges, i, j, pop) for i, j, pop in full]
         best = max(scored, key=lambda t: (t[0], t[1], t[2]))
         fresh, same, link, i, j, pop = best
+        flat = self.degenerate(i) or self.degenerate(j)
+        if flat:
+            self.rejected.append(f"not compared (the step's points put {flat} only: a power or a factor of it would "
+                                 f"not show; a point with another value would)")
+            return None
         if not fresh:
             self.rejected.append(f"circular: the printed side is the step's own value ({_tex(nodes[i])} "
                                  f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is made of symbols whose values "
@@ -1886,6 +1891,11 @@ class _Comparer:
                                          f"{self.broken(i, j, pop)}, on the way from {_tex(name_tex)} to "
                                          f"{_tex(side_tex)}")
                     continue
+                flat = self.degenerate(k)
+                if flat:
+                    self.rejected.append(f"not compared (the step's points put {flat} only: a power or a factor of "
+                                         f"it would not show; a point with another value would)")
+                    continue
                 if self.own_value(k):
                     self.rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is "
                                          f"made of symbols whose values the step's points supply; the other printed "
@@ -1920,6 +1930,22 @@ class _Comparer:
                                       f"other printed side, {_tex(name_tex)}, names what the step computes (symbols "
                                       f"the step does not have); {self.how_points}", **self.found(i, j, pop))
         return None
+
+    def degenerate(self, k: int) -> str:
+        """A printed symbol of side k that a numeric step's points (those compared) set to 0, 1 or -1 only, as
+        "alpha = 1" ('' where none): at such values alpha^2 and alpha^3, or 2 alpha and 2, agree, so a slip in its
+        power or factor would still match (features-are-fate (45), (84) at their one point with alpha = 1)."""
+        if not self.numeric:
+            return ""
+        for x in sorted(self.nodes[k].free_symbols, key=lambda x: x.name):
+            if not isinstance(x, sp.Symbol):
+                continue
+            vals = {self.point_subs(pt).get(x) for pt in self.used}
+            vals.discard(None)
+            if vals and all(abs(float(v)) in (0.0, 1.0) for v in vals if _scalar(v) is not None) \
+                    and all(_scalar(v) is not None for v in vals):      # (Float(1.0) == 1 is False in SymPy)
+                return f"{_tex(x)} = " + ", ".join(sorted(_fmt(v) for v in vals))
+        return ""
 
     def cases(self, *ks: int) -> tuple:
         """The case distinctions of matched printed sides (outermost Piecewise only) and which of their branches
