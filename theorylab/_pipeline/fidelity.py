@@ -1293,6 +1293,7 @@ class _Comparer:
         # printed names the step binds (`Step.binds`): a whole printed side bound to "lhs"/"rhs" takes the values of
         # that side of the step at each point; a name bound to an expression is replaced by it wherever it occurs
         self.bound: dict[int, int] = {}
+        self.bound_names = tuple(bound)
         rep = {e: sp.sympify(v) for e, v in bound if not isinstance(v, str)}
         for e, v in bound:
             if isinstance(v, str):
@@ -2056,6 +2057,14 @@ class _Comparer:
         return None
 
     def _difference(self) -> Comparison:
+        sides = [e for e, v in self.bound_names if v in ("lhs", "rhs")]
+        if sides and not self.bound:
+            # the step binds a printed name to its side and the print names none of them: the display is not the
+            # relation the step states (a display replaced by another, true or not, is no longer "as printed")
+            how = ("the step binds " + ", ".join(_tex(e) for e in sides) + " (Step.binds) to its side and the print "
+                   "has none of them: the print does not state what the step computes; decisively; "
+                   + self.how_points)
+            return Comparison(**self.base, verdict="differs", how=how, decisive=True)
         decisive, why = self._decisive()
         if decisive:
             how = (f"the step's relation is not a printed relation nor a composition of them; decisively: {why}; "
