@@ -1828,6 +1828,11 @@ class _Comparer:
                    (i, j, pop) in self.edges or (j, i, pop) in self.edges, i, j, pop) for i, j, pop in full]
         best = max(scored, key=lambda t: (t[0], t[1], t[2]))
         fresh, same, link, i, j, pop = best
+        if (i in self.implied and _trivial(nodes[j])) or (j in self.implied and _trivial(nodes[i])):
+            self.rejected.append(f"not compared (only a trivial side agrees): the printed side "
+                                 f"{_tex(nodes[j] if i in self.implied else nodes[i])} is a constant or one symbol, "
+                                 f"and the name it defines is the step's by reading only")
+            return None
         flat = self.degenerate(i) or self.degenerate(j)
         if flat:
             self.rejected.append(f"not compared (the step's points put {flat} only: a power or a factor of it would "
@@ -1938,7 +1943,12 @@ class _Comparer:
         power or factor would still match (features-are-fate (45), (84) at their one point with alpha = 1)."""
         if not self.numeric:
             return ""
-        for x in sorted(self.nodes[k].free_symbols, key=lambda x: x.name):
+        e = self.nodes[k]
+        # a symbol that is a sum's bound or an index (sum_{k=l}, W_l) at 1 is a place, not a factor
+        places = {s for x in e.atoms(sp.Sum, sp.Product) for lim in x.limits for b in lim[1:]
+                  for s in b.free_symbols} | {s for ix in e.atoms(sp.Indexed) for i in ix.indices
+                                              for s in i.free_symbols}
+        for x in sorted(e.free_symbols - places, key=lambda x: x.name):
             if not isinstance(x, sp.Symbol):
                 continue
             vals = {self.point_subs(pt).get(x) for pt in self.used}
