@@ -330,6 +330,12 @@ def _rkhs_residual(W, W_star, c_star):
 
     Computed as the squared residual of a least-squares problem in the Cholesky/eigen basis of the joint
     Gram matrix, which is the orthogonal projection also when G is singular (pseudo-inverse).
+
+    The rows of W and W_star are normalized to the unit sphere first (`_unit_rows`), so the result is that of the
+    directions W/||W||, W*/||W*||: the paper constrains the hidden features to the unit sphere ("We constrain the
+    hidden features in the model, source, and target to the d-dimensional unit sphere w_i, w_i^* in S^{d-1}",
+    Sec. 4), and (150)'s kernel of u_ij is the overlap (149) only there (for general weights (149) is
+    ||w_i|| ||w_j|| times (150): 1.0 against 0.5 at w_i = 2 e_1, w_j = e_1).
     """
     if W_star.shape[1] != W.shape[1]:
         raise DomainError(f"W_star must have d = {W.shape[1]} columns like W; got W_star of shape {W_star.shape}")
@@ -1370,7 +1376,11 @@ DERIVATIONS = (
              lhs=lambda u: _entry("transfer.relu_kernel")(u=u), rhs=lambda u: _relu_kernel_quad(u),
              search=lambda: [{"u": x} for x in (0.0, 0.5, -0.5, 0.9, -0.9, -0.999999, 1.0, -1.0)],
              rtol=1e-13, tol_source="float64 kernel (a few ulps, series remainder < 1e-20) against 40-digit quadrature",
-             why="(149) = (150) with u = u_ij for unit w_i, w_j (the entry is (150) in its stable form)",
+             why="(149) = (150) with u = u_ij for unit w_i, w_j (the entry is (150) in its stable form): the paper's "
+                 "hypothesis, stated in Sec. 4 ('We constrain the hidden features in the model, source, and target to "
+                 "the d-dimensional unit sphere w_i, w_i^* in S^{d-1}'); for general weights (149) is ||w_i|| ||w_j|| "
+                 "times (150) (quadrature 1.0 against 0.5 at w_i = 2 e_1, w_j = e_1), so under the paper's own "
+                 "hypothesis (150) is as printed, not an erratum (issue #35)",
              cites=("(150)",), fidelity="as printed"),
         Step("(155): (1/m*) c*^T K~^T K^-1 K~ c* = b^T G^-1 b, G = m K, b = H c*/m*, H = sqrt(m m*) K~ (2 x 2 Gram "
              "matrices, every m, m*)",
@@ -2115,8 +2125,13 @@ COVERAGE_DERIVATIONS = (
         Step("(140)-(141): E_X <nu, (I - P_row(X)) beta_s> = 0 (mean over X and its mirror X R)", lhs=_perp_pair_mean, rhs=0,
              search=lambda: _SHAPES, tol=1e-12,
              tol_source="float64 pinv projector of a Gaussian matrix (cond <= 1e2): <= 1e-13 absolute",
-             why="(140)'s left side equals (141)'s 0; (140)'s middle sum (over k <= n - d, where the sentence before "
-             "says 'the first d - n coordinates') is 0 term by term, E (beta_s)_k = 0, whichever bound is read",
+             why="(140)'s left side equals (141)'s 0, checked as the mean over X and its mirror X R, not through the "
+             "paper's argument. Read, not checked: (140)'s middle sum runs to n - d where the sentence before says "
+             "'the first d - n coordinates' (a typo: in this regime d > n, so the printed bound is negative and the "
+             "sum empty; with d - n each term nu_k E(beta_s)_k is 0 as E(beta_s)_k = 0 for beta_s uniform on the "
+             "sphere); the averaging (fix the subspace, average beta_s instead, by rotation invariance) swaps an "
+             "expectation over X for one over beta_s, which holds for the pair (X, beta_s) jointly rotation invariant "
+             "and is the paper's step, not this one's (issue #35: no longer endorsed here)",
              cites=("(140)", "(141)"), fidelity="as printed"),
         Step("(154): psi_l is a unit Mercer eigenfunction with eigenvalue lambda_l^2 (coefficients in the ReLU "
              "features, Gram matrix from the entry (150))", lhs=_mercer_residual, rhs=0,
