@@ -1062,7 +1062,9 @@ DERIVATIONS = (
                  what="(90)'s cross term 2 E eps^T (X^+X) beta_t (eps in R^n against the d x d matrix X^+X: defined "
                  "only when n = d) read as 2 E eps^T (X^+)^T (X^+X) beta_t, the cross term of ||X^+X beta_t + X^+ eps||^2",
                  why="a dimension slip: both terms have mean 0 and (92) drops them; the printed display holds where it "
-                 "is defined (n = d, the step before)", severity="typo")),
+                 "is defined (n = d, the step before). No erratum beside it (#35): the printed cross term has no "
+                 "value for n != d (a d x d matrix against eps in R^n), so there is no printed statement that fails, "
+                 "only one that is not defined; the amendment records the reading", severity="typo")),
         Step("(92): E_eps ||beta_t - beta_hat||^2 = 1 - ||P_row(X) beta_t||^2 + sigma^2 tr((X^+)^T X^+), X fixed",
              lhs=_b5_mean_risk, rhs=_b5_eq92, search=lambda: _SHAPES, rtol=1e-10,
              tol_source=("exact 2n-point rule for quadratics in eps; float64 pinv and trace of Gaussian matrices with "
@@ -1293,7 +1295,11 @@ DERIVATIONS = (
                  key="002-eq11-theta", source=SEED, where="text after eq (11)",
                  says="negative transfer when theta in (arccos(1 - sigma), pi/2)",
                  truth="T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
-                 "pi/2 included (there gamma in (0, 1 - sigma^2)).", severity="wrong-value",
+                 "pi/2 included (there gamma in (0, 1 - sigma^2)).", severity="typo",
+                 history=("was wrong-value; #35: T_lt depends on theta through sin^2 theta, and Theorem 3.8 takes theta "
+                          "in [0, pi/2]; there the printed interval (arccos(1 - sigma), pi/2) is the true one but for "
+                          "its endpoint pi/2 (open where it belongs), and beyond pi/2 the range is its mirror "
+                          "theta -> pi - theta: an endpoint, not a wrong range",),
                  note="Wrong value: the range's upper end is pi - arccos(1 - sigma), not pi/2 (the text uses theta "
                  "beyond pi/2: Sec. 3.4's theta > pi/3, Theorem 3.8's restriction to [0, pi/2]). Counterexample "
                  "theta = pi/2 itself, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - 1 < 0 (and theta = 2: 0.54 - sin^2 2 < 0).",

@@ -172,7 +172,7 @@ def test_main_text_ledger_severities_and_roots():
     assert found == {
         "002-eq93": ("typo", None), "002-eq114": ("typo", None), "002-thm38-strict": ("typo", None),
         "002-thm39-depth": ("wrong-value", None), "002-eq15-depth": ("wrong-value", "002-thm39-depth"),
-        "002-eq11-interval": ("typo", None), "002-eq11-theta": ("wrong-value", None), "002-eq29": ("typo", None),
+        "002-eq11-interval": ("typo", None), "002-eq11-theta": ("typo", None), "002-eq29": ("typo", None),
         "002-eq25": ("false-statement", "002-thm22-dudley"), "002-thm22-dudley": ("false-statement", None),
         "002-thm22-kl-witness": ("proof-gap", None), "002-eq147": ("typo", None),
     }
