@@ -219,3 +219,40 @@ def test_a_case_no_steps_point_reaches_is_not_compared():
     planted = _CASES.replace(r"\gamma - 1 & \gamma > 1", r"2\gamma - 1 & \gamma > 1")
     assert _status(planted, below)[0] != "matches the print"
     assert _status(_CASES, *_case_steps())[0] == "matches the print"        # both cases reached: a match
+
+
+# -- a source that cannot be read whole says so (`theorylab new --from`) --------------------------------------------
+
+@pytest.mark.parametrize("text, says", [
+    (r"""\documentclass{article}
+\begin{document}
+\begin{equation}\label{eq:a}
+x = \frac{1}{2
+\section{Next}
+\end{document}
+""", "never ended"),
+    (r"""\documentclass{article}
+\begin{document}
+\begin{equation}\label{eq:a}
+x = \frac{1}{2}
+\end{equation}
+Some {text.
+\end{document}
+""", "brace(s) opened and never closed"),
+    (r"""\documentclass{article}
+\begin{document}
+We show that $x = 1$ for every $y$.
+\begin{equation*}
+a = b
+\end{equation*}
+\end{document}
+""", "no labelled display"),
+])
+def test_new_from_refuses_a_source_it_cannot_read_whole(tmp_path, text, says):
+    """Issue #35: a .tex with an unterminated environment and unbalanced braces, or with no labelled display, used to
+    scaffold with exit 0, no warning and an empty label list."""
+    src = tmp_path / "paper.tex"
+    src.write_text(text)
+    code, out, err = run_cli("new", "broken-paper", str(tmp_path / "out"), "--from", str(src))
+    assert code == 2 and says in err and "--from" in err, (code, out, err)
+    assert not (tmp_path / "out").exists()
