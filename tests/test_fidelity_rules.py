@@ -256,3 +256,12 @@ def test_new_from_refuses_a_source_it_cannot_read_whole(tmp_path, text, says):
     code, out, err = run_cli("new", "broken-paper", str(tmp_path / "out"), "--from", str(src))
     assert code == 2 and says in err and "--from" in err, (code, out, err)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_parse_rebuild_is_a_cli_command():
+    """`theorylab parses` checks (and with --rebuild regenerates) the shipped parses, as
+    `python -m theorylab._pipeline.fidelity` does."""
+    code, out, err = run_cli("parses", "ptft-relu")
+    assert code == 0 and "ptft-relu: 11 parses, 0 missing, 0 extra" in out, out + err
+    code, out, err = run_cli("parses", "no-such-paper")
+    assert code == 2 and "unknown paper" in err, (code, out, err)
