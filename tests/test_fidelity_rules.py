@@ -120,7 +120,7 @@ def test_a_bound_name_makes_the_comparison_decisive():
     assert c.verdict == "differs" and c.decisive and c.unexpected and "the name the print defines" in c.how, c
     # a name with arguments is not taken as defined: undecided without a binding, decisive with one
     c = fidelity.compare_step("(1)", sources.parse_display(r"E(s) = \frac{\tau}{s}"), stated)
-    assert c.verdict == "differs, not decisive", c
+    assert c.verdict == "differs, not decisive" and "to decide, bind the printed E" in c.how, c     # the reason
     bound = _step(_HALF, tau / (2 * s), binds={"E(s)": "lhs"})
     c = fidelity.compare_step("(1)", sources.parse_display(r"E(s) = \frac{\tau}{s}"), bound)
     assert c.verdict == "differs" and c.unexpected and "a name the step binds" in c.how, c

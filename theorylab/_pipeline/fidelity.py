@@ -2082,8 +2082,11 @@ class _Comparer:
             return Comparison(**self.base, verdict="differs", how=how, decisive=True)
         if self.rejected:
             return Comparison(**self.base, verdict="not compared", how=f"{self.rejected[0]}; {self.how_points}")
+        names = [_tex(self.nodes[k]) for k in self.foreign if _atomic(self.nodes[k])]
+        hint = (f"; to decide, bind the printed {', '.join(names[:3])} to what the step computes (Step.binds)"
+                if names else "")
         how = ("differs, not decisive: the step states another relation than the print (not a printed relation nor a "
-               "composition of them" + (f"; {why}" if why else "") + "); not counted as machine-compared; "
+               "composition of them" + (f"; {why}" if why else "") + hint + "); not counted as machine-compared; "
                + self.how_points)
         return Comparison(**self.base, verdict="differs, not decisive", how=how)
 
