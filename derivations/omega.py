@@ -471,7 +471,11 @@ DERIVATIONS = (
                  truth="s is non-decreasing; for omega non-differentiable at 1 it stays 1 on a neighbourhood of 0 (|z - 1|: "
                  "for ||beta|| <= 1/sqrt(2)), so there the kernel does not align at all.", severity="missing-hypothesis",
                  note="holds when omega is differentiable on [1, oo) (omega'(1+) = 0 makes s > 1 for every beta != 0); "
-                 "the paper's own example |v - 1|^p includes p = 1, where s = 1 on a neighbourhood of 0",
+                 "the paper's own example |v - 1|^p includes p = 1, where s = 1 on a neighbourhood of 0. Read "
+                 "strictly, unlike Prop. 3's 'increasing' (003-prop3-strict, read as nondecreasing): 'takes its "
+                 "minimum value at ||beta|| = 0 and is increasing otherwise' has content only if s > s(0) for every "
+                 "beta != 0 (a nondecreasing s takes its minimum at 0 trivially), and the text's conclusion, the "
+                 "kernel aligning with beta for every beta != 0, needs exactly that (#35)",
                  at={"omega": "Abs(z-1)", "b1": 0.25, "b2": 0.5})),
         Step("corrected: s is non-decreasing in ||beta|| (entry omega.theorem1)", lhs=_s_lhs, rhs=_s_rhs, relation="<=",
              search=_s_points),

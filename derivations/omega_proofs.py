@@ -312,7 +312,7 @@ PROP3 = Derivation(
              lhs=_dev_mp_small, rhs=_dev_mp_large, relation="<=", search=_squeeze_points, tol=1e-20,
              tol_source=GOLDEN_SOURCE + ", divided by v^2 >= 1e-6", cites=('Proposition 3',), fidelity="as printed",
              why="Prop. 3's 'omega~(v) = v^2 + o(v^2) as v -> 0', the limit read off its trend at v = 0.1, 0.01, 0.001 "
-                 "(and at v/10); the squeeze above proves it"),
+                 "(and at v/10); the squeeze above proves it" + " (#35: 'corrected' in this label names the argument, which replaces the paper's proof; the statement checked is the one printed at the labels cited, hence 'as printed')"),
     ))
 
 
@@ -535,14 +535,16 @@ LEMMA5 = Derivation(
              "of each minimum; a value below the sum would refute)", lhs=_joint_min, rhs=_sum_tilde_oplus, relation=">=",
              rtol=VALUE_RTOL, tol_source="the entry's value (" + VALUE_SOURCE[:40] + "...)",
              search=lambda: ({"omega1": "(z-1)**2", "omega2": "Abs(z-1)", "k": k} for k in range(1, 8)),
-             cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed", why=LEMMA5_READING),
+             cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed",
+             why=LEMMA5_READING + " (#35: 'corrected' in this label names the argument, which replaces the paper's proof; the statement checked is the one printed at the labels cited, hence 'as printed')"),
         Step("corrected: aligned U = V = I attains sum_j (omega1 (+) omega2)~(d_j) (Nelder-Mead from three starts)",
              lhs=_joint_min, rhs=_sum_tilde_oplus, rtol=1e-8,
              tol_source="Nelder-Mead with fatol 1e-13, xatol 1e-10 on a smooth 4-D objective with positive-definite "
                         "Hessian of size ~1-10: value within ~1e-9 relative of the minimum",
              search=lambda: ({"omega1": a, "omega2": b, "k": 0} for a, b in (("(z-1)**2", "Abs(z-1)"),
                                                                            ("Abs(z-1)**3", "(z-1)**2"))),
-             cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed", why=LEMMA5_READING),
+             cites=('Lemma 5', 'Theorem 2', '(14)', '(16)', '(27)', '(29)'), fidelity="as printed",
+             why=LEMMA5_READING + " (#35: 'corrected' in this label names the argument, which replaces the paper's proof; the statement checked is the one printed at the labels cited, hence 'as printed')"),
         Step("(30)-(31): 'by Prop. 4 s1, s2 >= 1' at the minimizer of min_(s1 > 0) omega1(s1) + omega2(a/s1), which 'is "
              "simply the definition of omega1 (+) omega2': min(s1*, s2*) >= 1", lhs=_eq31_min_factor, rhs=sp.Integer(1),
              relation=">=", search=lambda: ({"omega1": "(z-1)**2", "omega2": "(z-1)**2", "a": a} for a in (2.0, 0.5)),
@@ -716,7 +718,7 @@ THEOREM1 = Derivation(
              why="Theorem 1's optimality: no feasible (M, theta) beats the value omega~(||beta||) that (8) attains (step "
                  "'(8) attains omega~' of omega.theorem1), i.e. (5)'s effective penalty is Omega~(beta) = "
                  "omega~(||beta||_2), an increasing function of ||beta||_2, so (5) is minimum-norm ('Omega~ = ||.||_2'); "
-                 "random feasible points with M symmetric (footnote 1) and eigenvalues >= 1"),
+                 "random feasible points with M symmetric (footnote 1) and eigenvalues >= 1" + " (#35: 'corrected' in this label names the argument, which replaces the paper's proof; the statement checked is the one printed at the labels cited, hence 'as printed')"),
     ))
 
 # == Coverage of the remaining labelled equations: (2), (9)/(32), (13), (19), (20), (21), (25) =================

@@ -808,9 +808,11 @@ DERIVATIONS = (
             Step("(10), one coordinate: s' = (w1' + w2')/2 = -2 (X~^T r) s", lhs=s_of(-2 * g_c * (s_c - d_c), -2 * g_c * (s_c + d_c)),
                  rhs=-2 * g_c * s_c, why="the coordinatewise instance of the step above (the print's o is the entrywise "
                  "product): g = (X~^T r(t))_i, w' the right-hand sides of (8)-(9) as printed, w(1) = s + d, w(2) = s - d "
-                 "(the substitution of (15))", cites=("(10)",), fidelity=AS_PRINTED),
+                 "(the substitution of (15))", cites=("(10)",), fidelity=AS_PRINTED,
+                 binds={r"\dot{\vec{s}}(t)": "lhs"}),
             Step("(11), one coordinate: d' = (w1' - w2')/2 = 2 (X~^T r) d", lhs=d_of(-2 * g_c * (s_c - d_c), -2 * g_c * (s_c + d_c)),
-                 rhs=2 * g_c * d_c, why="as for (10), one coordinate", cites=("(11)",), fidelity=AS_PRINTED),
+                 rhs=2 * g_c * d_c, why="as for (10), one coordinate", cites=("(11)",), fidelity=AS_PRINTED,
+                 binds={r"\dot{\vec{d}}(t)": "lhs"}),
             Step("(13): s(t) = s(0) exp(-2 X~^T int r) solves (10)", lhs=sp.Derivative(S, t), rhs=-2 * G(t) * S,
                  why="one coordinate: G(t) = (X~^T r(t))_i, any integrable function", cites=("(13)",), fidelity=AS_PRINTED),
             Step("(13): initial value s(0) = s_0", lhs=sp.Subs(S, t, 0), rhs=s0, cites=("(13)",), fidelity=AS_PRINTED),
@@ -831,7 +833,7 @@ DERIVATIONS = (
             Step("(20) from (17) directly: beta = 2(s0^2 + d0^2) sinh(-a)", lhs=beta_17_sub, rhs=beta_20,
                  why="(20) as printed, beta(t) = 2(s0^2 + d0^2) sinh(-4 X^T int r), a = 4 X^T int_0^t r; checked against "
                  "beta of (17) under (13)-(14) and w+(0) = w-(0), not against (18)-(19) (000-A-eq18-19)",
-                 cites=("(20)",), fidelity=AS_PRINTED),
+                 cites=("(20)",), fidelity=AS_PRINTED, binds={r"\vec{\beta}_{\vec{w}}(t)": "lhs"}),
             Step("(21): beta = ((w0^(1))^2 + (w0^(2))^2) sinh(-a), from (17) with s0, d0 in terms of w0",
                  lhs=beta_17_sub.subs({s0: s_of(u1, u2), d0: d_of(u1, u2)}), rhs=(u1**2 + u2**2) * sp.sinh(-A),
                  why="(21) as printed with s0 = (w0^(1) + w0^(2))/2, d0 = (w0^(1) - w0^(2))/2, a = 4 X^T int_0^t r",

@@ -492,7 +492,7 @@ DERIVATIONS_MAIN = Derivation(
              cites=("(2)", "(5)", "(6)"), fidelity=AS_PRINTED),
         Step("(7): ||u w_hat - w0||^2 = u^2 + ||w0||^2 - 2u <w_hat, w0> (||w_hat|| = 1)", lhs=P_EQ6, rhs=P_EQ7,
              why="as printed; notation as in the previous step (d = 2 general by rotation invariance)",
-             cites=("(6)", "(7)"), fidelity=AS_PRINTED),
+             cites=("(6)", "(7)"), fidelity=AS_PRINTED, binds={"p(u)": "lhs"}),
         Step("(8) with rho as the seed defines it, <w0, w0>/(||w_h|| ||w0||)", lhs=P_EQ7,
              rhs=sp.Subs(P_SEED, (m0, rho), (NORM_W0, RHO_SEED)),
              why="m0 = ||w0||, ||w_h|| = u", erratum=E_RHO, cites=("(8)",)),
@@ -540,7 +540,7 @@ DERIVATIONS_MAIN = Derivation(
                  "the right side computes the unit through the text's (w_hat_h, m_h) ('the normalized hidden weight' "
                  "and '(signed) magnitude', the sentence after (2)): positive homogeneity, max(c a, 0) = c max(a, 0) "
                  "for c = |w1| > 0",
-             cites=("(1)",), fidelity=AS_PRINTED),
+             cites=("(1)",), fidelity=AS_PRINTED, binds={"f_w(x)": "lhs"}),
         Step("(3) = (4): the joint minimum of R over two units (d = 3, 2-D grid then Nelder-Mead, 50-digit "
              "re-evaluation) is the sum of the per-unit minima relu.penalty", lhs=R_tilde_direct, rhs=R_tilde_sum, rtol=1e-12,
              tol_source="the polished log u_h are within ~1e-8 of the minimizers (Nelder-Mead on a float64 objective "

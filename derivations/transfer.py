@@ -335,6 +335,12 @@ def _rkhs_residual(W, W_star, c_star):
 
     Computed as the squared residual of a least-squares problem in the Cholesky/eigen basis of the joint
     Gram matrix, which is the orthogonal projection also when G is singular (pseudo-inverse).
+
+    The rows of W and W_star are normalized to the unit sphere first (`_unit_rows`), so the result is that of the
+    directions W/||W||, W*/||W*||: the paper constrains the hidden features to the unit sphere ("We constrain the
+    hidden features in the model, source, and target to the d-dimensional unit sphere w_i, w_i^* in S^{d-1}",
+    Sec. 4), and (150)'s kernel of u_ij is the overlap (149) only there (for general weights (149) is
+    ||w_i|| ||w_j|| times (150): 1.0 against 0.5 at w_i = 2 e_1, w_j = e_1).
     """
     if W_star.shape[1] != W.shape[1]:
         raise DomainError(f"W_star must have d = {W.shape[1]} columns like W; got W_star of shape {W_star.shape}")
@@ -1063,7 +1069,9 @@ DERIVATIONS = (
                  what="(90)'s cross term 2 E eps^T (X^+X) beta_t (eps in R^n against the d x d matrix X^+X: defined "
                  "only when n = d) read as 2 E eps^T (X^+)^T (X^+X) beta_t, the cross term of ||X^+X beta_t + X^+ eps||^2",
                  why="a dimension slip: both terms have mean 0 and (92) drops them; the printed display holds where it "
-                 "is defined (n = d, the step before)", severity="typo")),
+                 "is defined (n = d, the step before). No erratum beside it (#35): the printed cross term has no "
+                 "value for n != d (a d x d matrix against eps in R^n), so there is no printed statement that fails, "
+                 "only one that is not defined; the amendment records the reading", severity="typo")),
         Step("(92): E_eps ||beta_t - beta_hat||^2 = 1 - ||P_row(X) beta_t||^2 + sigma^2 tr((X^+)^T X^+), X fixed",
              lhs=_b5_mean_risk, rhs=_b5_eq92, search=lambda: _SHAPES, rtol=1e-10,
              tol_source=("exact 2n-point rule for quadratics in eps; float64 pinv and trace of Gaussian matrices with "
@@ -1096,11 +1104,11 @@ DERIVATIONS = (
              "(99)", cites=("(98)", "(99)"), fidelity="as printed"),
         Step("(100), gamma < 1: p = gamma, tau = gamma/(1-gamma)", lhs=sp.Subs(RISK_92, (p_, tau_), (g, g / (1 - g))),
              rhs=SCRATCH.args[0][0], why="(92) with (93) and (99); the right side is (100) = (8) as printed",
-             cites=("(100)", "Theorem 3.6"), fidelity="as printed", conditions=(g < 1,)),
+             cites=("(100)", "Theorem 3.6"), fidelity="as printed", conditions=(g < 1,), binds={r"\mathbb{E}_{\boldsymbol{X},\boldsymbol{\epsilon}}\mathcal{R}": "lhs"}),
         Step("(100), gamma > 1: p = 1, tau = 1/(gamma-1)", lhs=sp.Subs(RISK_92, (p_, tau_), (1, 1 / (g - 1))),
              rhs=SCRATCH.args[1][0], why="(92) with E||P beta_t||^2 = 1 (P_row(X) = I for n > d; erratum 002-eq93) and the "
              "transposed (95)-(97); the right side is (100) = (8) as printed", cites=("(100)", "Theorem 3.6"),
-             fidelity="as printed", conditions=(g > 1,)),
+             fidelity="as printed", conditions=(g > 1,), binds={r"\mathbb{E}_{\boldsymbol{X},\boldsymbol{\epsilon}}\mathcal{R}": "lhs"}),
         Step("finite n < d-1: E tr (X X^T)^-1 = n/(d-n-1) (inverse Wishart, by chi-square quadrature)",
              lhs=_inv_wishart_trace, rhs=_inv_wishart_closed,
              search=lambda: [{"n": 2, "d": 10}, {"n": 5, "d": 7}, {"n": 50, "d": 200}, {"n": 1000, "d": 1002},
@@ -1112,11 +1120,11 @@ DERIVATIONS = (
         Step("finite form -> (8) as d -> oo with n = gamma d, gamma < 1",
              lhs=sp.Limit(SCRATCH_FINITE.args[0][0].subs(n, g * d), d, sp.oo), rhs=SCRATCH.args[0][0],
              domain={g: (0.05, 0.95)}, why="the printed (8) as the limit of the exact finite-size risk",
-             cites=("(8)", "Theorem 3.6"), fidelity="as printed"),
+             cites=("(8)", "Theorem 3.6"), fidelity="as printed", binds={r"\mathbb{E}_{\mathcal{D}}\mathcal{R}": "lhs"}),
         Step("finite form -> (8) as d -> oo with n = gamma d, gamma > 1",
              lhs=sp.Limit(SCRATCH_FINITE.args[1][0].subs(n, g * d), d, sp.oo), rhs=SCRATCH.args[1][0],
              domain={g: (1.05, 3.0)}, why="the printed (8) as the limit of the exact finite-size risk",
-             cites=("(8)", "Theorem 3.6"), fidelity="as printed"),
+             cites=("(8)", "Theorem 3.6"), fidelity="as printed", binds={r"\mathbb{E}_{\mathcal{D}}\mathcal{R}": "lhs"}),
         Step("pinv trace: finite n/(d-n-1) -> gamma/(1-gamma)", lhs=sp.Limit((g * d) / (d - g * d - 1), d, sp.oo),
              rhs=g / (1 - g), domain={g: (0.05, 0.95)}),
     )),
@@ -1182,14 +1190,16 @@ DERIVATIONS = (
         Step("(10): 1 + E b^2 - 2 cos(theta) E b with E b = cos(theta)",
              lhs=1 + sp.cos(th) ** 2 + (sp.sin(th) ** 2 + s**2) / (n - 2) - 2 * sp.cos(th) ** 2, rhs=LINEAR_TRANSFER,
              why="(108) with (110), (112) and (117); the right side is (10) as printed", cites=("(10)", "Theorem 3.7"),
-             fidelity="as printed"),
+             fidelity="as printed", binds={r"\mathbb{E}_{\mathcal{D}}\mathcal{R}_{\mathrm{lt}}": "lhs"}),
     )),
     Derivation(key="transfer.theorem38", title="Ridge linear transfer (Theorem 3.8): eqs (118)-(138)", source=SEED,
                where="App. B.7, eqs (118)-(138)", entries=("transfer.ridge_transfer_risk",), steps=(
         Step("(138) from (125) with I1(n) -> 0, I1(n+2) -> 1/(1+lam)^2, I2(n) -> 1/(1+lam)",
              lhs=1 + sp.cos(th) ** 2 / (1 + lam) ** 2 + 0 - 2 * sp.cos(th) ** 2 / (1 + lam), rhs=RIDGE,
              why="(125) with the limits (135)-(137); the right side is (138) = (13) as printed",
-             cites=("(138)", "(13)", "Theorem 3.8"), fidelity="as printed"),
+             cites=("(138)", "(13)", "Theorem 3.8"), fidelity="as printed",
+             binds={r"\lim_{n \to \infty} \mathbb{E}_{\mathcal{D}} \mathcal{R}_{\mathrm{lt}}^{\lambda}": "lhs",
+                    r"\lim_{n \to \infty} \mathbb{E}_{\boldsymbol{X}, \boldsymbol{\epsilon}} \mathcal{R}_{lt}^{\lambda}": "lhs"}),
         Step("stable form of (13)", lhs=RIDGE_STABLE, rhs=RIDGE),
         Step("dR/dlambda = 2 lambda cos^2(theta)/(1+lambda)^3 >= 0", lhs=sp.Derivative(RIDGE, lam),
              rhs=2 * lam * sp.cos(th) ** 2 / (1 + lam) ** 3),
@@ -1292,7 +1302,11 @@ DERIVATIONS = (
                  key="002-eq11-theta", source=SEED, where="text after eq (11)",
                  says="negative transfer when theta in (arccos(1 - sigma), pi/2)",
                  truth="T_lt depends on theta through sin^2 theta: the range is (arccos(1-sigma), pi - arccos(1-sigma)), "
-                 "pi/2 included (there gamma in (0, 1 - sigma^2)).", severity="wrong-value",
+                 "pi/2 included (there gamma in (0, 1 - sigma^2)).", severity="typo",
+                 history=("was wrong-value; #35: T_lt depends on theta through sin^2 theta, and Theorem 3.8 takes theta "
+                          "in [0, pi/2]; there the printed interval (arccos(1 - sigma), pi/2) is the true one but for "
+                          "its endpoint pi/2 (open where it belongs), and beyond pi/2 the range is its mirror "
+                          "theta -> pi - theta: an endpoint, not a wrong range",),
                  note="Wrong value: the range's upper end is pi - arccos(1 - sigma), not pi/2 (the text uses theta "
                  "beyond pi/2: Sec. 3.4's theta > pi/3, Theorem 3.8's restriction to [0, pi/2]). Counterexample "
                  "theta = pi/2 itself, gamma = 1/2, sigma = 1/5: T_lt = 0.54 - 1 < 0 (and theta = 2: 0.54 - sin^2 2 < 0).",
@@ -1375,7 +1389,11 @@ DERIVATIONS = (
              lhs=lambda u: _entry("transfer.relu_kernel")(u=u), rhs=lambda u: _relu_kernel_quad(u),
              search=lambda: [{"u": x} for x in (0.0, 0.5, -0.5, 0.9, -0.9, -0.999999, 1.0, -1.0)],
              rtol=1e-13, tol_source="float64 kernel (a few ulps, series remainder < 1e-20) against 40-digit quadrature",
-             why="(149) = (150) with u = u_ij for unit w_i, w_j (the entry is (150) in its stable form)",
+             why="(149) = (150) with u = u_ij for unit w_i, w_j (the entry is (150) in its stable form): the paper's "
+                 "hypothesis, stated in Sec. 4 ('We constrain the hidden features in the model, source, and target to "
+                 "the d-dimensional unit sphere w_i, w_i^* in S^{d-1}'); for general weights (149) is ||w_i|| ||w_j|| "
+                 "times (150) (quadrature 1.0 against 0.5 at w_i = 2 e_1, w_j = e_1), so under the paper's own "
+                 "hypothesis (150) is as printed, not an erratum (issue #35)",
              cites=("(150)",), fidelity="as printed"),
         Step("(155): (1/m*) c*^T K~^T K^-1 K~ c* = b^T G^-1 b, G = m K, b = H c*/m*, H = sqrt(m m*) K~ (2 x 2 Gram "
              "matrices, every m, m*)",
@@ -1997,13 +2015,13 @@ COVERAGE_DERIVATIONS = (
              rtol=1e-12, tol_source="SVD least squares of a 2x1 system with cond <= 1e2: relative error <= 1e-14",
              why="(12)'s argmin and (118)'s closed form in the scalar instance d = n = 1 (Phi, y_t, W_L numbers: "
              "Phi^T = Phi, I_d = 1, ||x||_2^2 = x^2): the minimiser computed by least squares, not from the formula",
-             cites=("(12)", "(118)"), fidelity="as printed"),
+             cites=("(12)", "(118)"), fidelity="as printed", binds={r"\hat{\boldsymbol{W}}_{L}": "lhs"}),
         Step("(9) at d = n = 1: the numerical minimiser of (1/(2n))(Phi W_L - y_t)^2 is y_t/Phi (Phi != 0)",
              lhs=_ridge_min_scalar, rhs=lambda Phi, y_t, n: y_t / Phi,
              search=lambda: [{k: v for k, v in p.items() if k != "lam"} for p in _RIDGE_SCALAR_POINTS], rtol=1e-12,
              tol_source="SVD least squares of a 1x1 system: relative error <= 1e-15",
              why="(9)'s argmin in the scalar instance d = n = 1 (the unregularised readout Phi^+ y_t = y_t/Phi)",
-             cites=("(9)",), fidelity="as printed"),
+             cites=("(9)",), fidelity="as printed", binds={r"\hat{\boldsymbol{W}}_{L}": "lhs"}),
         Step("(121)-(123): beta_s v^T W_L = ((X beta_s)^T y_t/(||X beta_s||^2 + n lam)) beta_s", lhs=_ridge_beta,
              rhs=_ridge_beta_seed, search=lambda: [{**p, "lam": l} for p in _SHAPES for l in (0.5, 0.01, 3.0)], tol=1e-11,
              tol_source="float64 solve (cond <= 1e4) and products of size <= 50: <= 1e-12 absolute",
@@ -2116,8 +2134,13 @@ COVERAGE_DERIVATIONS = (
         Step("(140)-(141): E_X <nu, (I - P_row(X)) beta_s> = 0 (mean over X and its mirror X R)", lhs=_perp_pair_mean, rhs=0,
              search=lambda: _SHAPES, tol=1e-12,
              tol_source="float64 pinv projector of a Gaussian matrix (cond <= 1e2): <= 1e-13 absolute",
-             why="(140)'s left side equals (141)'s 0; (140)'s middle sum (over k <= n - d, where the sentence before "
-             "says 'the first d - n coordinates') is 0 term by term, E (beta_s)_k = 0, whichever bound is read",
+             why="(140)'s left side equals (141)'s 0, checked as the mean over X and its mirror X R, not through the "
+             "paper's argument. Read, not checked: (140)'s middle sum runs to n - d where the sentence before says "
+             "'the first d - n coordinates' (a typo: in this regime d > n, so the printed bound is negative and the "
+             "sum empty; with d - n each term nu_k E(beta_s)_k is 0 as E(beta_s)_k = 0 for beta_s uniform on the "
+             "sphere); the averaging (fix the subspace, average beta_s instead, by rotation invariance) swaps an "
+             "expectation over X for one over beta_s, which holds for the pair (X, beta_s) jointly rotation invariant "
+             "and is the paper's step, not this one's (issue #35: no longer endorsed here)",
              cites=("(140)", "(141)"), fidelity="as printed"),
         Step("(154): psi_l is a unit Mercer eigenfunction with eigenvalue lambda_l^2 (coefficients in the ReLU "
              "features, Gram matrix from the entry (150))", lhs=_mercer_residual, rhs=0,

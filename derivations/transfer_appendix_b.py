@@ -1149,7 +1149,10 @@ B3 = Derivation(
              erratum=Erratum(key="002-eq47", source=SEED, where="eq (47), Lemma B.1", says="W_l = sigma_l u_l v_l^T + O(alpha^2)",
                              truth="W_l = sigma_l u_l v_l^T + O(alpha): the proof bounds the SQUARED residual "
                              "||W_l||_F^2 - ||W_l||_op^2 by O(alpha^2) (57), and at t = 0 the residual is exactly "
-                             "alpha ||Wbar_l - rank-1||_F", severity="wrong-value",
+                             "alpha ||Wbar_l - rank-1||_F", severity="wrong-constant",
+                             history=("was wrong-value; #35: an error term's exponent (alpha^2 for alpha) that nothing "
+                                      "downstream uses (Theorem 3.4's alpha -> 0 limit needs only that the residual "
+                                      "vanish): a wrong order of a bound, the scale's wrong-constant",),
                              note="an exponent: the residual is first order in alpha (the proof calls the squared "
                              "residual ||W_l||_F^2 - ||W_l||_op^2 'the norm'); Theorem 3.4's alpha -> 0 limit only "
                              "needs the residual to vanish and is unaffected.")),

@@ -120,7 +120,7 @@ def test_a_bound_name_makes_the_comparison_decisive():
     assert c.verdict == "differs" and c.decisive and c.unexpected and "the name the print defines" in c.how, c
     # a name with arguments is not taken as defined: undecided without a binding, decisive with one
     c = fidelity.compare_step("(1)", sources.parse_display(r"E(s) = \frac{\tau}{s}"), stated)
-    assert c.verdict == "differs, not decisive", c
+    assert c.verdict == "differs, not decisive" and "to decide, bind the printed E" in c.how, c     # the reason
     bound = _step(_HALF, tau / (2 * s), binds={"E(s)": "lhs"})
     c = fidelity.compare_step("(1)", sources.parse_display(r"E(s) = \frac{\tau}{s}"), bound)
     assert c.verdict == "differs" and c.unexpected and "a name the step binds" in c.how, c
@@ -208,3 +208,60 @@ def test_check_fails_on_an_as_printed_step_that_silently_corrects_the_print(tmp_
     finally:
         for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             del sys.modules[mod]
+
+
+def test_a_case_no_steps_point_reaches_is_not_compared():
+    """features-are-fate (14), (15): a step whose points all fall in one case of a printed case distinction compares
+    that case only; a slip in the other still matched. The matching steps together must reach every case."""
+    below = _case_steps()[0]
+    status, why = _status(_CASES, below)
+    assert status == "not compared" and "1 of 2 cases" in why, why
+    planted = _CASES.replace(r"\gamma - 1 & \gamma > 1", r"2\gamma - 1 & \gamma > 1")
+    assert _status(planted, below)[0] != "matches the print"
+    assert _status(_CASES, *_case_steps())[0] == "matches the print"        # both cases reached: a match
+
+
+# -- a source that cannot be read whole says so (`theorylab new --from`) --------------------------------------------
+
+@pytest.mark.parametrize("text, says", [
+    (r"""\documentclass{article}
+\begin{document}
+\begin{equation}\label{eq:a}
+x = \frac{1}{2
+\section{Next}
+\end{document}
+""", "never ended"),
+    (r"""\documentclass{article}
+\begin{document}
+\begin{equation}\label{eq:a}
+x = \frac{1}{2}
+\end{equation}
+Some {text.
+\end{document}
+""", "brace(s) opened and never closed"),
+    (r"""\documentclass{article}
+\begin{document}
+We show that $x = 1$ for every $y$.
+\begin{equation*}
+a = b
+\end{equation*}
+\end{document}
+""", "no labelled display"),
+])
+def test_new_from_refuses_a_source_it_cannot_read_whole(tmp_path, text, says):
+    """Issue #35: a .tex with an unterminated environment and unbalanced braces, or with no labelled display, used to
+    scaffold with exit 0, no warning and an empty label list."""
+    src = tmp_path / "paper.tex"
+    src.write_text(text)
+    code, out, err = run_cli("new", "broken-paper", str(tmp_path / "out"), "--from", str(src))
+    assert code == 2 and says in err and "--from" in err, (code, out, err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_parse_rebuild_is_a_cli_command():
+    """`theorylab parses` checks (and with --rebuild regenerates) the shipped parses, as
+    `python -m theorylab._pipeline.fidelity` does."""
+    code, out, err = run_cli("parses", "ptft-relu")
+    assert code == 0 and "ptft-relu: 11 parses, 0 missing, 0 extra" in out, out + err
+    code, out, err = run_cli("parses", "no-such-paper")
+    assert code == 2 and "unknown paper" in err, (code, out, err)

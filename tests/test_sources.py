@@ -541,3 +541,23 @@ def test_a_display_the_next_one_continues_is_a_cut_side_never_parsed_as_complete
     parsed = {p.label: p.relations for p in parse_printed(items)}
     assert isinstance(parsed["(1)"], ParseFailure) and "(2) continues it" in parsed["(1)"].reason
     assert not isinstance(parsed["(3)"], ParseFailure)
+
+
+def test_a_thin_space_before_a_parenthesis_is_a_product_unless_the_name_is_a_declared_function():
+    """#35: `b\\,(s - a\\cdot b)` was read as the call b(...); a thin space (\\, \\; \\:) between a name and a
+    parenthesis marks a product, unless the notation map declares the name a function. Without the space the
+    reading is unchanged (an undefined function applied, as the built-in papers' q(z), p(u) are)."""
+    import sympy as sp
+
+    from theorylab._sources import sources
+
+    a, b, s, y = sp.symbols("a b s y")
+    (rel,) = sources.parse_display(r"y = b\,(s - a\cdot b)")
+    assert rel.rhs == b * (s - a * b), rel
+    (rel,) = sources.parse_display(r"y = \alpha\;(s + 1)")
+    assert rel.rhs == sp.Symbol(r"\alpha") * (s + 1), rel
+    declared = sources.NotationMap(symbols={"b": sp.Function("b")})
+    (rel,) = sources.parse_display(r"y = b\,(s - a\cdot b)", declared)
+    assert rel.rhs == sp.Function("b")(s - a * b), rel
+    (rel,) = sources.parse_display(r"y = b(s - a\cdot b)")
+    assert rel.rhs == sp.Function("b")(s - a * b), rel

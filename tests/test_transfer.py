@@ -172,7 +172,7 @@ def test_main_text_ledger_severities_and_roots():
     assert found == {
         "002-eq93": ("typo", None), "002-eq114": ("typo", None), "002-thm38-strict": ("typo", None),
         "002-thm39-depth": ("wrong-value", None), "002-eq15-depth": ("wrong-value", "002-thm39-depth"),
-        "002-eq11-interval": ("typo", None), "002-eq11-theta": ("wrong-value", None), "002-eq29": ("typo", None),
+        "002-eq11-interval": ("typo", None), "002-eq11-theta": ("typo", None), "002-eq29": ("typo", None),
         "002-eq25": ("false-statement", "002-thm22-dudley"), "002-thm22-dudley": ("false-statement", None),
         "002-thm22-kl-witness": ("proof-gap", None), "002-eq147": ("typo", None),
     }
@@ -260,12 +260,14 @@ def test_planted_slips_in_the_round_2_displays_never_match():
     step that minimises the objective numerically, (105) the step computing b by least squares (d = n = 1); a slip
     planted in each (the residual's sign, lambda/2 -> lambda, + n lambda -> - n lambda, X^T X -> X^T in (105)'s
     denominator) is never reported as matching."""
-    _assert_plants(_S31B_PLANTS)
+    # (#35) at d = n = 1 the steps' points put n = 1 only: a power or factor of n would not show, so (9), (12), (118)
+    # are no longer counted as matches ("not compared", naming n = 1); a slip still never matches
+    _assert_plants(_S31B_PLANTS, pristine=("matches the print", "partly compared", "not compared"))
 
 
-def _assert_plants(plants):
+def _assert_plants(plants, pristine=("matches the print", "partly compared")):
     for label, old, new in plants:
         status, reason = label_status("features-are-fate", label)
-        assert status in ("matches the print", "partly compared"), (label, status, reason)
+        assert status in pristine, (label, status, reason)
         status, reason = label_status("features-are-fate", label, old, new)
         assert status not in ("matches the print", "partly compared"), (label, old, new, status, reason)

@@ -90,8 +90,7 @@ def _step(deriv, label):
 
 
 @pytest.mark.parametrize("label, deriv, prefix", [("(49)", "B3", "(49)"), ("(57)", "B3", "(57)"),
-                                                   ("(66)", "B3", "(66)"), ("(75)", "B4", "(75)"),
-                                                   ("(45)", "B2", "(45) as printed")])
+                                                   ("(66)", "B3", "(66)"), ("(75)", "B4", "(75)")])
 def test_the_print_is_compared_and_a_planted_slip_differs(label, deriv, prefix):
     """The printed display, built of the printed symbols the step's points carry (notation_002_b), matches the step;
     the same step with a side off by a factor (alpha^2 -> alpha, a dropped 2n, ...) does not."""
@@ -106,8 +105,17 @@ def test_the_print_is_compared_and_a_planted_slip_differs(label, deriv, prefix):
 
     def wrong(**p):
         return 1.1 * side(**p) + 0.01
-    # a step with numeric sides is compared by value only: its difference is never decisive, and it is never a match
-    assert compare_step(label, rels, replace(step, rhs=wrong)).verdict == "differs, not decisive"
+    # (#35) a step with numeric sides whose other side is a printed side of the step's is decisively another relation
+    assert compare_step(label, rels, replace(step, rhs=wrong)).verdict in ("differs", "differs, not decisive")
+
+
+def test_45_at_alpha_one_only_is_not_a_match():
+    """(45) as printed is compared at one point with alpha = 1, where (alpha^2 lambda)^{L-1} and (alpha^3
+    lambda)^{L-1} agree: a slip in the power would still match, so it is not a match (#35)."""
+    from theorylab._pipeline.fidelity import compare_step
+
+    c = compare_step("(45)", _printed_relations("(45)"), _step(B.B2, "(45) as printed"))
+    assert c.verdict == "not compared" and "\\alpha = 1" in c.how, c
 
 
 def test_printed_symbols_are_the_printed_quantities():
@@ -164,7 +172,7 @@ def test_matrix_displays_are_compared_and_a_planted_slip_is_not(label, deriv, pr
     assert compare_step(label, planted, step).verdict != "matches"
 
 
-@pytest.mark.parametrize("label", ["(33)", "(34)", "(35)", "(48)", "(58)", "(68)", "(76)", "(77)", "(78)",
+@pytest.mark.parametrize("label", ["(33)", "(34)", "(35)", "(48)", "(68)", "(76)", "(77)", "(78)",
                                    "(80)", "(81)", "(83)"])
 def test_printed_sides_made_of_the_steps_own_values_are_circular_never_compared(label):
     """(33)-(35), (76)-(78), (80)-(81) (dL/dt and the per-layer gradient terms), (37), (58), (83) (quadratic forms), (48), (68)
@@ -176,6 +184,14 @@ def test_printed_sides_made_of_the_steps_own_values_are_circular_never_compared(
 
     status, reason = label_status("features-are-fate", label)
     assert status == "not compared" and "circular" in reason, (status, reason)
+
+
+def test_58_is_rewritten_whole():
+    """(58): the map replaces its printed quadratic form whole by the points' value (#35: its own status)."""
+    from theorylab.testing import label_status
+
+    status, reason = label_status("features-are-fate", "(58)")
+    assert status == "rewritten whole", (status, reason)
 
 
 def test_37_is_not_compared_through_the_circular_sides_of_its_chain():

@@ -74,6 +74,16 @@ def _source(source) -> str:
     return f"{source.paper}, {source.where}"
 
 
+def cmd_parses(args) -> int:
+    """theorylab parses [PAPER ...] [--rebuild] [--jobs N]: fidelity's rebuild or check of the shipped parses."""
+    from ._pipeline import fidelity
+
+    try:
+        return fidelity.main([*args.papers, "--rebuild" if args.rebuild else "--check", "--jobs", str(args.jobs)])
+    except SystemExit as stop:                  # its own argument errors (an unknown paper): their exit status
+        return int(stop.code or 0)
+
+
 def cmd_new(args) -> int:
     from ._tools.scaffold import module_name, scaffold
 
@@ -573,6 +583,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--watch", action="store_true", help="check, then again on every save of the papers' files, "
                    "printing only what changed (Ctrl-C to stop)")
     s.set_defaults(fn=cmd_check)
+    s = command("parses", help="the shipped parses of papers' sources: --rebuild writes <source>.parses.json afresh, "
+                               "--check lists the stale ones (exit 1 if any)")
+    s.add_argument("papers", nargs="*", help="paper names (default: the papers that ship parses)")
+    s.add_argument("--rebuild", action="store_true")
+    s.add_argument("--jobs", type=int, default=1, help="parse in this many processes")
+    s.set_defaults(fn=cmd_parses)
     s = command("verify", help="check plus all evidence of the selected papers, families or entries")
     s.add_argument("select", nargs="*")
     s.add_argument("--profile", choices=("quick", "paper"), default="quick")

@@ -509,7 +509,7 @@ def label_status(paper_name: str, label: str, old: str | None = None, new: str |
     """
     from dataclasses import replace
 
-    from ._sources import sources
+    from ._pipeline import fidelity
 
     derivs, items, context = _printed_paper(paper_name)
     p = next((q for q in items if q.label == label), None)
@@ -520,7 +520,8 @@ def label_status(paper_name: str, label: str, old: str | None = None, new: str |
         if old not in text:
             raise ValueError(f"old: {old!r} does not occur in the printed {label}: {text}")
         text = text.replace(old, new, 1)
-    planted = replace(p, text=text, relations=sources.parse_display(text, context.notation, lead=p.lead))
+    # through the parse cache: a planted display is parsed once per machine (the planted-slip suite reuses it)
+    planted = replace(p, text=text, relations=fidelity.PARSES.parse(text, context.notation, lead=p.lead))
     # the comparison `theorylab coverage` makes (compare_paper's, chains and the errata's misprinted sides included)
     done = context.compare(planted)
     return done.status, done.reason

@@ -757,6 +757,10 @@ def _sample(syms: Sequence[sp.Symbol], domain: Mapping, rng: random.Random, n: i
         pt = {}
         for s in syms:
             lo, hi = _range(s, domain)
+            if s.is_integer and s not in domain:
+                # an integer with no stated domain (a sample size n): 1..13 where positive, not 1..2 (the real
+                # default (0.05, 3) would leave only the values where a printed n - 2 or n - 1 vanishes)
+                lo, hi = (0.5, 13.5) if s.is_positive else (-0.5, 12.5) if s.is_nonnegative else (-6.5, 6.5)
             if s.is_integer:
                 a, b = math.ceil(lo + 1e-9), math.floor(hi - 1e-9)
                 a, b = (a, b) if a <= b else (math.ceil(lo), math.floor(hi))
@@ -998,6 +1002,7 @@ class Comparison:
     links: tuple = ()          # the printed links (relations, as `_link_key`s) a match compares
     all_links: tuple = ()      # every printed link of the relations compared
     substantive: tuple = ()    # the links of `links` that carry printed mathematics (not name = name)
+    cases: tuple = ()          # per printed case distinction of a match: "key#n#reached branches" (`_Comparer.cases`)
 
     @property
     def compared(self) -> bool:
@@ -1012,7 +1017,7 @@ class Comparison:
         return {"label": self.label, "derivation": self.derivation, "step": self.step, "fidelity": self.fidelity,
                 "verdict": self.verdict, "how": self.how, "printed": self.printed, "stated": self.stated,
                 "decisive": self.decisive, "links": list(self.links), "all_links": list(self.all_links),
-                "substantive": list(self.substantive)}
+                "substantive": list(self.substantive), "cases": list(self.cases)}
 
 
 def _fidelity_text(step) -> str:
@@ -1288,6 +1293,7 @@ class _Comparer:
         # printed names the step binds (`Step.binds`): a whole printed side bound to "lhs"/"rhs" takes the values of
         # that side of the step at each point; a name bound to an expression is replaced by it wherever it occurs
         self.bound: dict[int, int] = {}
+        self.bound_names = tuple(bound)
         rep = {e: sp.sympify(v) for e, v in bound if not isinstance(v, str)}
         for e, v in bound:
             if isinstance(v, str):
@@ -1822,6 +1828,16 @@ class _Comparer:
                    (i, j, pop) in self.edges or (j, i, pop) in self.edges, i, j, pop) for i, j, pop in full]
         best = max(scored, key=lambda t: (t[0], t[1], t[2]))
         fresh, same, link, i, j, pop = best
+        if (i in self.implied and _trivial(nodes[j])) or (j in self.implied and _trivial(nodes[i])):
+            self.rejected.append(f"not compared (only a trivial side agrees): the printed side "
+                                 f"{_tex(nodes[j] if i in self.implied else nodes[i])} is a constant or one symbol, "
+                                 f"and the name it defines is the step's by reading only")
+            return None
+        flat = self.degenerate(i) or self.degenerate(j)
+        if flat:
+            self.rejected.append(f"not compared (the step's points put {flat} only: a power or a factor of it would "
+                                 f"not show; a point with another value would)")
+            return None
         if not fresh:
             self.rejected.append(f"circular: the printed side is the step's own value ({_tex(nodes[i])} "
                                  f"{RELATION_TEX[pop]} {_tex(nodes[j])}: each side is made of symbols whose values "
@@ -1835,7 +1851,7 @@ class _Comparer:
         # the printed links of every match as good as the best one (a chain a = b = c of equal values and a step with
         # those values compares each link: a misprint in any of them would change a value)
         ties = [self.found(*t[3:]) for t in scored if t[:3] == best[:3]]
-        return Comparison(**self.base, verdict="matches", how=how,
+        return Comparison(**self.base, verdict="matches", how=how, cases=self.cases(i, j),
                           links=tuple(dict.fromkeys(k for f in ties for k in f["links"])),
                           substantive=tuple(dict.fromkeys(k for f in ties for k in f["substantive"])))
 
@@ -1881,6 +1897,11 @@ class _Comparer:
                                          f"{self.broken(i, j, pop)}, on the way from {_tex(name_tex)} to "
                                          f"{_tex(side_tex)}")
                     continue
+                flat = self.degenerate(k)
+                if flat:
+                    self.rejected.append(f"not compared (the step's points put {flat} only: a power or a factor of "
+                                         f"it would not show; a point with another value would)")
+                    continue
                 if self.own_value(k):
                     self.rejected.append(f"circular: the printed side is the step's own value ({_tex(side_tex)} is "
                                          f"made of symbols whose values the step's points supply; the other printed "
@@ -1910,11 +1931,63 @@ class _Comparer:
                     before = (" before its substitution " + ", ".join(f"{_tex(x)} = {_tex(v)}" for x, v in
                                                                       zip(subs.variables, subs.point)))
                 agrees = "a constant times the step's" if pop == "propto" else "the step's"
-                return Comparison(**self.base, verdict="matches",
+                return Comparison(**self.base, verdict="matches", cases=self.cases(k),
                                   how=f"the printed side {_tex(side_tex)} is {agrees}{before}{self.reading(pop)}; the "
                                       f"other printed side, {_tex(name_tex)}, names what the step computes (symbols "
                                       f"the step does not have); {self.how_points}", **self.found(i, j, pop))
         return None
+
+    def degenerate(self, k: int) -> str:
+        """A printed symbol of side k that a numeric step's points (those compared) set to 0, 1 or -1 only, as
+        "alpha = 1" ('' where none): at such values alpha^2 and alpha^3, or 2 alpha and 2, agree, so a slip in its
+        power or factor would still match (features-are-fate (45), (84) at their one point with alpha = 1)."""
+        if not self.numeric:
+            return ""
+        e = self.nodes[k]
+        # a symbol that is a sum's bound or an index (sum_{k=l}, W_l) at 1 is a place, not a factor
+        places = {s for x in e.atoms(sp.Sum, sp.Product) for lim in x.limits for b in lim[1:]
+                  for s in b.free_symbols} | {s for ix in e.atoms(sp.Indexed) for i in ix.indices
+                                              for s in i.free_symbols}
+        for x in sorted(e.free_symbols - places, key=lambda x: x.name):
+            if not isinstance(x, sp.Symbol):
+                continue
+            vals = {self.point_subs(pt).get(x) for pt in self.used}
+            vals.discard(None)
+            if vals and all(abs(float(v)) in (0.0, 1.0) for v in vals if _scalar(v) is not None) \
+                    and all(_scalar(v) is not None for v in vals):      # (Float(1.0) == 1 is False in SymPy)
+                return f"{_tex(x)} = " + ", ".join(sorted(_fmt(v) for v in vals))
+        return ""
+
+    def cases(self, *ks: int) -> tuple:
+        """The case distinctions of matched printed sides (outermost Piecewise only) and which of their branches
+        the points reached: "key#n#i,j" (key: the case distinction as text, n its branches with a value, i, j those
+        some compared point falls in). A branch no point reaches is not compared: a slip there would still match
+        (features-are-fate (14) at points with gamma > 1 only); `_label_status` asks the matching steps together to
+        reach every branch. A condition that has no truth value at a point leaves the distinction out."""
+        out = []
+        for k in ks:
+            outer = [pw for pw in sp.preorder_traversal(self.nodes[k]) if isinstance(pw, sp.Piecewise)]
+            # a case distinction inside another: its outer one is what is reached
+            outer = [pw for pw in dict.fromkeys(outer) if not any(q is not pw and q.has(pw) for q in outer)]
+            for place, pw in enumerate(outer):
+                branches = [n for n, (e, _) in enumerate(pw.args) if e is not sp.nan]
+                reached: set[int] = set()
+                try:
+                    for index, pt in enumerate(self.used):
+                        subs = self.point_subs(pt) if self.numeric else pt
+                        for n, (e, c) in enumerate(pw.args):
+                            t = c.subs(subs) if isinstance(c, sp.Basic) else c
+                            if t not in (sp.true, sp.false, True, False):
+                                raise TypeError("no truth value")
+                            if bool(t):
+                                reached.add(n)
+                                break
+                except (TypeError, ValueError, AttributeError):
+                    continue
+                # keyed by its place in the print (side k, its place there): the steps' own symbols rename it
+                out.append(f"{k}.{place}|{_short(sp.sstr(pw), 80)}#{len(branches)}#"
+                           + ",".join(str(n) for n in sorted(reached) if n in branches))
+        return tuple(dict.fromkeys(out))
 
     def _bind_defined_names(self) -> None:
         """A printed `t = F` whose left side is one bare symbol the step does not have, and whose F has exactly the
@@ -1994,6 +2067,14 @@ class _Comparer:
         return None
 
     def _difference(self) -> Comparison:
+        sides = [e for e, v in self.bound_names if v in ("lhs", "rhs")]
+        if sides and not self.bound:
+            # the step binds a printed name to its side and the print names none of them: the display is not the
+            # relation the step states (a display replaced by another, true or not, is no longer "as printed")
+            how = ("the step binds " + ", ".join(_tex(e) for e in sides) + " (Step.binds) to its side and the print "
+                   "has none of them: the print does not state what the step computes; decisively; "
+                   + self.how_points)
+            return Comparison(**self.base, verdict="differs", how=how, decisive=True)
         decisive, why = self._decisive()
         if decisive:
             how = (f"the step's relation is not a printed relation nor a composition of them; decisively: {why}; "
@@ -2001,8 +2082,11 @@ class _Comparer:
             return Comparison(**self.base, verdict="differs", how=how, decisive=True)
         if self.rejected:
             return Comparison(**self.base, verdict="not compared", how=f"{self.rejected[0]}; {self.how_points}")
+        names = [_tex(self.nodes[k]) for k in self.foreign if _atomic(self.nodes[k])]
+        hint = (f"; to decide, bind the printed {', '.join(names[:3])} to what the step computes (Step.binds)"
+                if names else "")
         how = ("differs, not decisive: the step states another relation than the print (not a printed relation nor a "
-               "composition of them" + (f"; {why}" if why else "") + "); not counted as machine-compared; "
+               "composition of them" + (f"; {why}" if why else "") + hint + "); not counted as machine-compared; "
                + self.how_points)
         return Comparison(**self.base, verdict="differs, not decisive", how=how)
 
@@ -2273,6 +2357,10 @@ def _label_status(p: Printed, comps: Sequence[Comparison], notation: NotationMap
                                          f"print (every citing 'as printed' step must match its part; step "
                                          f"{hits[0].step!r} matches): {off.how}")
     if hits:
+        unreached = _unreached_cases(hits)
+        if unreached:
+            return "not compared", (f"a printed case no matching step's points reach (a slip there would still "
+                                    f"match): {unreached}; step {hits[0].step!r}: {hits[0].how}")[:400]
         required = _own_links(p, comps)
         covered = [k for k in required if any(k in c.links for c in hits)]
         first = hits[0]
@@ -2294,6 +2382,23 @@ def _label_status(p: Printed, comps: Sequence[Comparison], notation: NotationMap
         return "differs, not decisive", f"step {hit.step!r}: {hit.how}"
     reasons = list(dict.fromkeys(c.how for c in comps))
     return "not compared", "; ".join(reasons)[:400]
+
+
+def _unreached_cases(hits: Sequence[Comparison]) -> str:
+    """The branches of the printed case distinctions the matching steps' points together never reach, as text ('' where
+    they reach every one)."""
+    seen: dict[str, tuple[int, set]] = {}
+    text: dict[str, str] = {}
+    for c in hits:
+        for item in c.cases:
+            key, n, got = item.rsplit("#", 2)
+            key = key.split("|", 1)[0]
+            text[key] = item.split("|", 1)[-1].rsplit("#", 2)[0]
+            total, reached = seen.setdefault(key, (int(n), set()))
+            reached.update(x for x in got.split(",") if x)
+    missing = [f"{len(reached)} of {total} cases of {text[key]}" for key, (total, reached) in seen.items()
+               if len(reached) < total]
+    return "; ".join(missing)
 
 
 def notation_of(paper) -> NotationMap | None:

@@ -1863,10 +1863,24 @@ def _constructs():
     return constructs
 
 
+_THIN_APPLY = re.compile(r"(\\?[A-Za-z]+(?:_\{[^{}]*\}|_[A-Za-z0-9])?)\s*\\[,;:]\s*(?=\()")
+
+
+def _thin_product(m: re.Match, notation: NotationMap) -> str:
+    r"""`b\,(s - a\cdot b)`: a thin space between a name and a parenthesis marks a product (issue #35: it was read as
+    the call b(...)), unless the notation map declares the name a function (a SymPy Function or a callable)."""
+    name = m.group(1)
+    obj = notation.symbols.get(name, notation.symbols.get(name.lstrip("\\")))
+    if isinstance(obj, sp.FunctionClass) or (callable(obj) and not isinstance(obj, sp.Basic)):
+        return name
+    return name + r" \cdot "
+
+
 def _prepare(text: str, notation: NotationMap) -> list[_T]:
     t = _T(text)
     for rx, rep in notation.compiled():
         t = t.sub(rx, rep)
+    t = t.sub(_THIN_APPLY, lambda m: _thin_product(m, notation))
     t = t.sub(_CASES, _cases)
     t = t.sub(re.compile(r"\\\\(?:\[[^\]]*\])?|&"), " ")
     t = _constructs().divergence_bars(t)

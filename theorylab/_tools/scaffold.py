@@ -240,6 +240,31 @@ def draft_code(relations, names: dict | None = None) -> tuple[list[tuple[str, st
     return out, names
 
 
+def _readable_whole(src: Path, text: str, printout) -> None:
+    """DomainError in one line where the source cannot be read whole (issue #35: a .tex with an unterminated
+    environment and unbalanced braces, or with no labelled display, scaffolded with exit 0 and an empty label list):
+    an environment or display never ended, braces that do not balance (outside comments, escaped braces aside), or
+    not one labelled display or numbered statement."""
+    ended = [w for w in getattr(printout, "warnings", ()) if "never ended" in w.message]
+    if ended:
+        w = ended[0]
+        raise DomainError(f"--from: {src.name} cannot be read whole: {w.construct} at line {w.line} {w.message}")
+    if src.suffix.lower() == ".tex":
+        depth = 0
+        for number, line in enumerate(text.splitlines(), 1):
+            line = re.sub(r"(?<!\\)%.*", "", line).replace("\\{", "").replace("\\}", "")
+            for ch in line:
+                depth += (ch == "{") - (ch == "}")
+                if depth < 0:
+                    raise DomainError(f"--from: {src.name} cannot be read whole: a '}}' at line {number} closes no "
+                                      f"brace")
+        if depth:
+            raise DomainError(f"--from: {src.name} cannot be read whole: {depth} brace(s) opened and never closed")
+    if not len(printout):
+        raise DomainError(f"--from: {src.name} has no labelled display or numbered statement (\\label in an equation "
+                          f"or align, \\tag, (k) after a $$ display): nothing to scaffold")
+
+
 def scaffold_from_source(name: str, source: str | Path, folder: str | Path | None = None) -> list[Path]:
     """A paper package from the paper's own .tex or .md source, its coverage pre-filled.
 
@@ -261,6 +286,7 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     module = module_name(name)
     text = src.read_text(encoding="utf-8")
     printout = sources.read_source(src)
+    _readable_whole(src, text, printout)
     items = fidelity.parsed_printout(printout)
     copy_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", src.name)
     names: dict = {}
