@@ -1150,13 +1150,40 @@ def _bindings(step, notation: NotationMap | None) -> tuple:
     return tuple(out)
 
 
+class _Decided:
+    """A step read as the plain relation its relation kind is decided as (lhs ∝ rhs with constant c: lhs = c rhs):
+    every other attribute is the step's own."""
+
+    def __init__(self, step, lhs, relation, rhs):
+        self._step, self.lhs, self.relation, self.rhs = step, lhs, relation, rhs
+
+    def __getattr__(self, name):
+        return getattr(self._step, name)
+
+
+def _as_decided(step):
+    """The step as `_Decided` where its relation is ∝ (the constant brought into the right side), else None."""
+    if type(step.relation).__name__ != "Proportional" or step.numeric:
+        return None
+    lhs, rel, rhs = step.relation.decided_as(step.lhs, step.rhs)
+    return _Decided(step, lhs, rel, rhs)
+
+
 def compare_step(label: str, relations: Any, step, *, derivation: str = "", points: int = POINTS,
                  budget_s: float = 10.0, misprinted: Sequence = (), notation: NotationMap | None = None) -> Comparison:
     """Compare a step with the relations printed at `label` (a tuple from sources.parse_display, a ParseFailure, or
     None for a numbered statement). A comparison of a step made of SymPy expressions is cached on disk beside the
     parses (keyed by its content and this module's code), one that ran out of its budget too (it would again).
     The names the step binds (`Step.binds`: printed LaTeX -> "lhs", "rhs" or a SymPy expression) are parsed with
-    `notation` (the paper's)."""
+    `notation` (the paper's). A step stating lhs ∝ rhs with its constant c is compared as lhs = c rhs (the
+    relation it is decided as): a printed `\\propto` between its sides then holds by its constant ratio."""
+    if getattr(step.relation, "symbol", step.relation) not in _FLIP:
+        plain = _as_decided(step)
+        if plain is None:
+            return Comparison(label=label, derivation=derivation, step=step.label, fidelity=_fidelity_text(step),
+                              verdict="not compared", how=f"the step states {type(step.relation).__name__}, which "
+                              "the comparison with the print does not read yet", stated=_stated(step))
+        step = plain
     try:
         bound = _bindings(step, notation)
     except ValueError as exc:
