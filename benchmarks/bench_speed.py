@@ -114,7 +114,7 @@ def slowest(log: str, n: int = 20) -> dict:
     user = re.search(r"User time \(seconds\): ([\d.]+)", text)
     system = re.search(r"System time \(seconds\): ([\d.]+)", text)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", text)
-    summary = re.findall(r"^=+ (.*(?:passed|failed).*) =+$", text, flags=re.M)
+    summary = re.findall(r"^=*\s*(\d+ (?:passed|failed)\b.*?)\s*=*$", text, flags=re.M)
     return {"slowest": [{"seconds": s, "phase": w, "test": t} for s, w, t in tests[:n]],
             "cpu_s": float(user.group(1)) + float(system.group(1)) if user and system else None,
             "wall": wall.group(1) if wall else None, "summary": summary[-1] if summary else None}
