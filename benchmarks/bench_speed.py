@@ -8,7 +8,7 @@ suite's 20 slowest tests and its CPU time (from `/usr/bin/time -v` at the end of
 Every command runs in a fresh process with its own XDG_CACHE_HOME (cold: empty; warm: after a first run); the figures
 are wall seconds, CPU seconds of the process and its children (user + system: the load-robust figure on a shared
 machine), and the ratio of wall to the target where the issue sets one.
-Run: python benchmarks/bench_speed.py [--skip-verify] [--tests LOG] [--json FILE]
+Run: python benchmarks/bench_speed.py [--skip-verify] [--skip-papers] [--tests LOG] [--json FILE]
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def theorylab(*args: str) -> list[str]:
     return [sys.executable, "-m", "theorylab", *args]
 
 
-def measure(skip_verify: bool) -> list[dict]:
+def measure(skip_verify: bool, skip_papers: bool = False) -> list[dict]:
     rows: list[dict] = []
 
     def row(name, wall, cpu, note=""):
@@ -78,7 +78,7 @@ def measure(skip_verify: bool) -> list[dict]:
             wall, cpu, _ = run(theorylab("verify", "--json", str(tmp / "ev.json"), "--device", "cpu"),
                                tmp / "verify-cold")
             row("verify (quick), warm step cache", wall, cpu)
-        for paper in PAPERS:
+        for paper in () if skip_papers else PAPERS:
             cache = tmp / f"check-{paper}"
             wall, cpu, out = run(theorylab("check", paper), cache)
             row(f"check {paper}, empty caches", wall, cpu, _cache_line(out))
@@ -94,8 +94,9 @@ def measure(skip_verify: bool) -> list[dict]:
         ldyn_paper.write(tmp / "ldyn", edit=1)
         wall, cpu, out = run(theorylab("check", "ldyn", "--paper", str(path)), cache, only)
         row("ldyn: re-check after editing one step", wall, cpu, _cache_line(out))
-        wall, cpu, _ = run(theorylab("coverage"), tmp / "coverage")
-        row("coverage of the four papers, empty caches", wall, cpu)
+        if not skip_papers:
+            wall, cpu, _ = run(theorylab("coverage"), tmp / "coverage")
+            row("coverage of the four papers, empty caches", wall, cpu)
     return rows
 
 
@@ -113,7 +114,7 @@ def slowest(log: str, n: int = 20) -> dict:
     user = re.search(r"User time \(seconds\): ([\d.]+)", text)
     system = re.search(r"System time \(seconds\): ([\d.]+)", text)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", text)
-    summary = re.findall(r"^=+ (.*(?:passed|failed).*) =+$", text, flags=re.M)
+    summary = re.findall(r"^=*\s*(\d+ (?:passed|failed)\b.*?)\s*=*$", text, flags=re.M)
     return {"slowest": [{"seconds": s, "phase": w, "test": t} for s, w, t in tests[:n]],
             "cpu_s": float(user.group(1)) + float(system.group(1)) if user and system else None,
             "wall": wall.group(1) if wall else None, "summary": summary[-1] if summary else None}
@@ -122,13 +123,15 @@ def slowest(log: str, n: int = 20) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-verify", action="store_true", help="leave out verify (quick): about 140 CPU s")
+    ap.add_argument("--skip-papers", action="store_true", help="leave out check and coverage of the four papers "
+                    "(about 250 CPU s with empty caches)")
     ap.add_argument("--tests", default="", help="a pytest log run with --durations=N (and /usr/bin/time -v)")
     ap.add_argument("--only-tests", action="store_true", help="only read the test log")
     ap.add_argument("--json", default="", help="write the figures here")
     args = ap.parse_args(argv)
     out: dict = {}
     if not args.only_tests:
-        out["commands"] = measure(args.skip_verify)
+        out["commands"] = measure(args.skip_verify, args.skip_papers)
     if args.tests:
         out["tests"] = slowest(args.tests)
         t = out["tests"]

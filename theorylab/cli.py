@@ -473,10 +473,7 @@ def cmd_coverage(args) -> int:
     rows = []
     for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
         derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
-        from ._pipeline import fidelity
-
-        rows_p = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
-                                   compared=fidelity.compared_rows(paper, derivs))
+        rows_p = [dict(r) for r in _coverage_rows(paper, labels, derivs, accounts, printed)]
         for r in rows_p:
             r["paper_name"] = paper.name
         rows += rows_p
@@ -498,6 +495,27 @@ def cmd_coverage(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0 if all(r["status"] in coverage.ACCOUNTED for r in rows) else 1
+
+
+def _coverage_rows(paper, labels, derivs, accounts, printed) -> list[dict]:
+    """coverage's rows of one paper, computed once per process for the same records and engine (`coverage P` and
+    `coverage P --json` in one process, as the tests run them, compare the print with the steps once: 5-15 CPU s a
+    paper). The records are frozen, so the same objects give the same rows; the key holds them (their ids stay
+    theirs) and the engine's fingerprint (a replaced deciding function decides again)."""
+    from ._decide import coverage
+    from ._decide.derivation import _engine_fingerprint
+    from ._pipeline import fidelity
+
+    key = (id(paper), tuple(map(id, derivs)), tuple(labels), repr(accounts), _engine_fingerprint())
+    hit = _COVERAGE_ROWS.get(key)
+    if hit is None or hit[0] is not paper or any(a is not b for a, b in zip(hit[1], derivs)):
+        rows = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
+                                 compared=fidelity.compared_rows(paper, derivs))
+        hit = _COVERAGE_ROWS[key] = (paper, tuple(derivs), rows)
+    return hit[2]
+
+
+_COVERAGE_ROWS: dict = {}
 
 
 def cmd_mutate(args) -> int:

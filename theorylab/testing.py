@@ -251,6 +251,8 @@ def _value_matches_reference(entry, max_examples: int | None = None) -> None:
         atol = entry.atol_for(ref)
         assert close(value, ref, entry.rtol, atol=atol), _why(value, ref, entry.rtol, kwargs, atol)
 
+    if callable(max_examples):  # a budget per entry (contract_tests' max_examples)
+        max_examples = max_examples(entry)
     # pinned inputs always run, whatever Hypothesis draws, and so does every miss `theorylab accuracy` found (#34)
     for ex in [*entry.examples, *_accuracy_misses(entry.id)]:
         one(ex)
@@ -432,7 +434,9 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
             paper), or Entry and Derivation records (then pass cli=False unless they are registered). Resolved when
             called, i.e. when pytest imports the test module: an unknown name fails the collection with a one-line
             error.
-        max_examples: Hypothesis examples of the value test (default: the loaded Hypothesis profile's).
+        max_examples: Hypothesis examples of the value test (default: the loaded Hypothesis profile's), or a function
+            entry -> that number or None (e.g. fewer for an entry whose reference takes a second a call; its pinned
+            examples always run).
         cli: include the command-line tests (bad input rule, `eval` round trip).
         torch: include the torch tests (they import torch).
         known_failures: {"test_name[ID]": reason}: tests expected to fail, marked strict xfail (so a fix shows up
