@@ -6,6 +6,8 @@ THEORYLAB_PAPERS. Bad input anywhere exits with status 2 and one stderr line sta
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -13,7 +15,9 @@ import time
 from typing import Any, Sequence
 
 from ._records.status import LedgerStatus, StepStatus
-from ._pipeline import catalogue
+from ._decide.derivation import _engine_fingerprint
+from ._pipeline import catalogue, runner
+from ._pipeline.runner import BOUND_SECONDS
 from ._shared import fmt, write_json
 from ._records.evidence import to_jsonable
 from ._records.params import DomainError
@@ -76,6 +80,7 @@ def _source(source) -> str:
 
 def cmd_parses(args) -> int:
     """theorylab parses [PAPER ...] [--rebuild] [--jobs N]: fidelity's rebuild or check of the shipped parses."""
+    # lazy: the printed-page comparison and its parser (~0.3 s) only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._pipeline import fidelity
 
     try:
@@ -85,10 +90,12 @@ def cmd_parses(args) -> int:
 
 
 def cmd_new(args) -> int:
+    # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._tools.scaffold import module_name, scaffold
 
     folder = args.dir if args.dir is not None else args.name
     if args.source:
+        # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
         from ._tools.scaffold import scaffold_from_source
 
         written = scaffold_from_source(args.name, args.source, folder)
@@ -118,7 +125,6 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from ._pipeline import runner
 
     e = catalogue.get(args.id)
     derivs = [d for d in catalogue.family(e.id.split(".")[0]).derivations if e.id in d.entries]
@@ -157,7 +163,6 @@ def _print_record(r: dict) -> None:
 
 
 def cmd_check(args) -> int:
-    from ._pipeline import runner
 
     if args.watch:
         return _watch(args)
@@ -206,10 +211,7 @@ def _watch(args) -> int:
 
 
 def _watch_loop(args, interval: float) -> None:
-    import contextlib
-    import io
 
-    from ._pipeline import runner
 
     before: dict | None = None
     printed: set[str] = set()  # the print's comparison lines shown so far
@@ -289,9 +291,9 @@ def _stamps(files) -> dict:
 
 
 def cmd_errata(args) -> int:
+    # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._decide import ledger as _ledger
 
-    from ._pipeline import runner
 
     try:
         items = runner.errata(args.select, record=args.record, evaluate=not args.no_eval)
@@ -330,7 +332,6 @@ def cmd_errata(args) -> int:
 
 
 def _print_dry_run(args, d) -> None:
-    from ._pipeline.runner import BOUND_SECONDS
 
     how = {"measured": "", "part": ", from measured parts", "quick": ", from the quick profile's rate",
            "shipped": ", from the shipped timings"}
@@ -399,7 +400,6 @@ def _print_start(s) -> None:
 
 def _verify(args, select, json_path, **kw):
     """Call the engine's verify with the command's options, printing as it goes (verify and report --rerun)."""
-    from ._pipeline import runner
 
     return runner.verify(select, profile=args.profile, device=args.device, seed=args.seed, json_path=json_path,
                          on_start=_print_start, on_task=_print_task(getattr(args, "verbose", False)),
@@ -417,7 +417,6 @@ def _print_summary(record, path) -> None:
 
 
 def cmd_verify(args) -> int:
-    from ._pipeline import runner
 
     if args.dry_run:
         _print_dry_run(args, runner.dry_run(args.select, profile=args.profile, seed=args.seed, sample=args.sample,
@@ -432,8 +431,8 @@ def cmd_verify(args) -> int:
 
 
 def cmd_latex(args) -> int:
+    # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._outputs.latex import from_steps
-    from ._pipeline import runner
 
     tex, errata, n = from_steps(args.select, runner.recorded_steps(args.select, record=args.record, jobs=args.jobs))
     if args.output:
@@ -448,6 +447,7 @@ def cmd_latex(args) -> int:
 
 
 def cmd_report(args) -> int:
+    # lazy: the report loads matplotlib and latex2mathml (~1 s); only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._outputs.report import build
 
     code = 0
@@ -468,6 +468,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_coverage(args) -> int:
+    # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._decide import coverage
 
     rows = []
@@ -502,8 +503,9 @@ def _coverage_rows(paper, labels, derivs, accounts, printed) -> list[dict]:
     `coverage P --json` in one process, as the tests run them, compare the print with the steps once: 5-15 CPU s a
     paper). The records are frozen, so the same objects give the same rows; the key holds them (their ids stay
     theirs) and the engine's fingerprint (a replaced deciding function decides again)."""
+    # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._decide import coverage
-    from ._decide.derivation import _engine_fingerprint
+    # lazy: the printed-page comparison and its parser (~0.3 s) only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._pipeline import fidelity
 
     key = (id(paper), tuple(map(id, derivs)), tuple(labels), repr(accounts), _engine_fingerprint())
@@ -519,6 +521,7 @@ _COVERAGE_ROWS: dict = {}
 
 
 def cmd_mutate(args) -> int:
+    # lazy: mutate loads hypothesis (~0.4 s); only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._tools import mutate
 
     layers = tuple(args.layers.split(",")) if args.layers else mutate.LAYERS
@@ -537,11 +540,13 @@ def cmd_mutate(args) -> int:
 
 
 def cmd_accuracy(args) -> int:
+    # lazy: only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from ._tools import accuracy
 
     ids, _ = catalogue.select(args.select)
     chosen = [e for e in catalogue.entries() if e.id in ids]
     t0 = time.time()
+    # lazy: tqdm (~35 ms) only this subcommand needs it; `theorylab eval` and the other commands do not load it
     from tqdm import tqdm
 
     bar = tqdm(total=len(chosen), desc="accuracy", disable=not sys.stderr.isatty())

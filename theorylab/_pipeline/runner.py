@@ -10,13 +10,20 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from . import catalogue
+from .._decide.derivation import Outcome, StepResult
+from .._records.evidence import Context, Evidence, Finding, to_jsonable
+from .._records.params import DomainError
 from .._records.status import LedgerStatus, StepStatus
+from .._shared import write_json
 
 __all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "resolve_device", "derivations_for",
            "Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
@@ -46,7 +53,6 @@ class Task:
     nparts: int = 0        # how many pieces its check has (0: not a piece)
 
     def params(self, profile: str, device: str, seed: int, threads: int) -> dict:
-        from . import catalogue
 
         p = {"kind": self.kind, "name": self.key, "family": self.family, "profile": profile, "device": device,
              "seed": seed, "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same
@@ -94,8 +100,6 @@ def plan(ids: set[str], ctx: Any = None, sample: int = 0, families: Sequence[str
     `sample` = K > 0: only K parts of each stage of every check declared with parts (the largest by declared cost,
     then others spread over the list), for `verify --sample K`: they run for real and their timings give the
     estimates of the rest (a part whose `after` parts are not sampled runs on a stand-in of its inputs)."""
-    from . import catalogue
-    from .._records.evidence import Context, to_jsonable
 
     ctx = ctx or Context()
     fams = catalogue.families([*dict.fromkeys([*families, *(i.split(".", 1)[0] for i in sorted(ids))])])
@@ -175,12 +179,14 @@ def _set_threads(n: int) -> None:
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
     try:
+        # lazy: threadpoolctl, a module `import theorylab` does not load; only worker processes set threads
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(n)
     except ImportError:  # numpy's BLAS then keeps the env value it read at import
         pass
     if "torch" in sys.modules:
+        # lazy: torch costs ~2 s of start-up; only a worker that trains needs its threads set
         import torch
 
         torch.set_num_threads(n)
@@ -195,13 +201,11 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
     sample whose run left those parts out (`standin`), `part["inputs"]` is None and the check makes a stand-in of
     the same size (its timing, not its data, is what a sample is for). A part's result may carry a "handoff"
     item: what the parts after it get, kept out of combine()."""
-    from . import catalogue
 
     if papers and papers != catalogue.paper_specs():  # in a worker: register the planning process's papers
         os.environ["THEORYLAB_PAPERS"] = papers
     if only:
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
-    from .._records.evidence import Context, to_jsonable
 
     t0 = time.perf_counter()
     if kind == "derivation":
@@ -233,7 +237,6 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
 
 
 def _crashed(check, why: str):
-    from .._records.evidence import Evidence
 
     return Evidence(entry=check.entries[0], check=check.name, kind=check.kind, predicted=None, observed=None,
                     tolerance=0.0, tolerance_source="the check raised", detail=why)
@@ -243,8 +246,6 @@ def combine(task: Task, results: Sequence[dict], ctx: Any, parts: Sequence[Task]
     """The records of a check run as parts, from its parts' results (in plan order); a crashed part or combine
     is a failed record naming it. A sample (fewer results than the check has parts, `verify --sample`) is one
     Finding with the parts' timings: a verdict needs every part."""
-    from . import catalogue
-    from .._records.evidence import Finding
 
     check = next(c for c in catalogue.checks([task.family]) if c.name == task.key)
     seconds = round(sum(r.get("seconds") or 0.0 for r in results), 3)
@@ -282,7 +283,6 @@ def step_record(d, r) -> dict:
 
 def result_from_record(step, rec: Mapping[str, Any]):
     """The StepResult a step record stands for (the verdict as recorded; nothing is decided again)."""
-    from .._decide.derivation import Outcome, StepResult
 
     holds = StepStatus(rec["status"]).step_holds
     return StepResult(step, Outcome(holds, rec.get("method", ""), rec.get("detail", ""),
@@ -302,6 +302,7 @@ def ledger_from_steps(pairs: Iterable[tuple[str, Any]], steps: Iterable[Mapping[
                       strict: bool = False) -> list:
     """The ranked errata ledger (LedgerItems) of (paper name, derivation) pairs, each erratum confirmed or not by its
     step's record (a step with no record: "not evaluated"); no step is decided again. strict: as ledger.collect."""
+    # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path
     from .._decide import ledger
 
     by_step = {(r["derivation"], r["step"]): r for r in steps}
@@ -320,7 +321,7 @@ def ledger_from_steps(pairs: Iterable[tuple[str, Any]], steps: Iterable[Mapping[
 def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
     """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
     is decided again): what the run record stores for `report` and `latex` to read."""
-    from . import catalogue
+    # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path
     from .._decide import coverage
 
     steps = list(steps)
@@ -336,6 +337,7 @@ def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]])
         derivs = [d for f in chosen if f.paper is paper for d in f.derivations]
         results = results_from_steps(derivs, steps)
         derivs = [d for d in derivs if d.key in results]
+        # lazy: the printed-page comparison and its parser, ~0.3 s `import theorylab` does not pay
         from . import fidelity
 
         compared = fidelity.compared_rows(paper, derivs)  # the print against the citing steps, by machine
@@ -371,9 +373,9 @@ class SubmititExecutor(cf.Executor):
 def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slurm: Mapping[str, Any] | None = None
                   ) -> tuple[cf.Executor, Callable[[], None]]:
     """(executor, shutdown) for `--executor SPEC` (local, dask://HOST:PORT, slurm, submitit-local)."""
-    from .._records.params import DomainError
 
     if spec in ("", "local"):
+        # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path (tqdm with it)
         from .._numerics.sweep import InlineExecutor, default_executor
 
         if jobs <= 1:
@@ -382,6 +384,7 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
         return ex, lambda: ex.shutdown(cancel_futures=True)
     if spec.startswith("dask://"):
         try:
+            # lazy: Dask is an optional dependency (the dask extra)
             from distributed import Client
         except ImportError:
             raise DomainError("--executor dask://... needs Dask distributed: pip install 'theorylab[dask]'") from None
@@ -393,6 +396,7 @@ def make_executor(spec: str, jobs: int, *, folder: str = ".theorylab-jobs", slur
         return client.get_executor(pure=False), client.close
     if spec in ("slurm", "submitit-local"):
         try:
+            # lazy: submitit is an optional dependency (the slurm extra)
             import submitit
         except ImportError:
             raise DomainError(f"--executor {spec} needs submitit: pip install 'theorylab[slurm]'") from None
@@ -417,14 +421,13 @@ def execute(tasks: Sequence[Task], *, profile: str, device: str, seed: int, exec
     `on_result` is called in plan order too (a task's output is shown once every task before it has finished).
     A part that is `after` other parts waits for them and gets their handoffs; if they are not in the plan (a
     sample), it runs on a stand-in. `inflight`: at most this many tasks submitted at once (a local pool)."""
+    # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path (tqdm with it)
     from .._numerics.sweep import load_results, run_sweep
 
     if not resume and os.path.exists(journal):
         os.unlink(journal)
-        import shutil
 
         shutil.rmtree(journal + ".handoff", ignore_errors=True)
-    from .._records.evidence import Context
 
     labels = {(t.key, t.pid): i for i, t in enumerate(tasks) if t.pid is not None}
     params = [t.params(profile, device, seed, threads) for t in tasks]
@@ -550,7 +553,6 @@ def _estimates_from(tasks: Sequence[Task], known: Mapping[str, float], profile: 
 def _part_rates(task: Task, known: Mapping[str, float], profile: str, seed: int):
     """A function part -> seconds from the measured parts of the task's check at this profile (None: none
     measured, or the check has no parts)."""
-    from .._records.evidence import Context, to_jsonable
 
     check = _check(task)
     if check is None or check.parts is None:
@@ -601,6 +603,7 @@ def _bottom_levels(tasks: Sequence[Task], est: Sequence[float]) -> list[float]:
 def schedule(tasks: Sequence[Task], est: Sequence[float | None], workers: int) -> float:
     """Wall seconds of the plan on `workers` workers: list scheduling, longest remaining chain first, each task
     started once the parts it is after have finished (what `execute` does); unknown estimates count as 0."""
+    # lazy: only --dry-run's scheduler needs it; `import theorylab` does not load it
     import heapq
 
     e = [x or 0.0 for x in est]
@@ -635,6 +638,7 @@ def cluster_size(spec: str) -> int | None:
     if not spec.startswith("dask://"):
         return None
     try:
+        # lazy: Dask is an optional dependency (the dask extra)
         from distributed import Client
 
         with Client(spec[len("dask://"):], timeout=20) as client:
@@ -644,13 +648,11 @@ def cluster_size(spec: str) -> int | None:
 
 
 def _check(task: Task):
-    from . import catalogue
 
     return next((c for c in catalogue.checks([task.family]) if c.name == task.key), None)
 
 
 def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
-    from .._records.evidence import Context
 
     check = _check(task)
     ctx = Context(profile=profile, seed=seed)
@@ -659,7 +661,6 @@ def _cost(task: Task, profile: str, seed: int, part: Any) -> float:
 
 def _rate(task: Task, known: Mapping[str, float], seed: int) -> float | None:
     """Seconds per unit of declared cost, from the check's quick-profile timings on this machine."""
-    from .._records.evidence import Context, to_jsonable
 
     check = _check(task)
     if check is None or check.cost is None:
@@ -681,7 +682,6 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
     known = _known()
     for t, r in zip(tasks, results):
         known[f"{profile}|{t.kind}|{t.label}"] = r.get("seconds")
-    from .._shared import write_json
 
     try:
         write_json(_TIMINGS, known, indent=0, sort_keys=True, prefix=".timings-")
@@ -695,12 +695,12 @@ def _remember(tasks: Sequence[Task], results: Sequence[dict], profile: str) -> N
 def resolve_device(choice: str) -> str:
     """"auto" (CUDA where torch sees it, else CPU), "cpu" (torch is not imported) or "cuda" (a one-line DomainError
     where there is none): `training.resolve_device`, by its name."""
-    from .._records.params import DomainError
 
     if choice not in ("auto", "cpu", "cuda"):
         raise DomainError(f"--device must be one of auto, cpu, cuda; got --device={choice}")
     if choice == "cpu":
         return choice
+    # lazy: training imports torch (~2 s of start-up)
     from .._numerics.training import resolve_device as torch_device
 
     try:
@@ -710,7 +710,6 @@ def resolve_device(choice: str) -> str:
 
 
 def _nonnegative(name: str, value: int, what: str) -> None:
-    from .._records.params import DomainError
 
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise DomainError(f"--{name} must be {what}; got --{name}={value}")
@@ -743,11 +742,8 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
     there whole (atomically) and the task journal beside it (`json_path + ".tasks.jsonl"`) lets `resume=True`
     continue a killed run; without it the journal lives in a temporary folder. `on_task(task, records)` is called
     in plan order with each task's step or evidence records (typed) and its seconds."""
-    import tempfile
 
-    from . import catalogue
-    from .._records.evidence import Context
-    from .._records.params import DomainError
+    # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path
     from .._records.record import EvidenceItem, EvidenceRecord, StepRecord
 
     ids, fams = catalogue.select(list(select))
@@ -834,7 +830,6 @@ class CheckRun:
 
 def derivations_for(ids: set[str], fams: Sequence[str]) -> list:
     """The derivations of these entries (a family's derivations name only its own entries)."""
-    from . import catalogue
 
     return [d for f in catalogue.families(fams) for d in f.derivations if set(d.entries) & ids or not d.entries]
 
@@ -847,9 +842,8 @@ def check(select: Sequence[str] = (), *, jobs: int = 0,
     `on_derivation(d, step_records, weakest)` is called in order with each derivation's typed step records and its
     weakest link (`Derivation.weakest`, a StepResult or None). keys: only these derivations of the selection.
     The record `latex` and `show` render (`recorded_steps`)."""
-    import tempfile
 
-    from . import catalogue
+    # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path
     from .._records.record import StepRecord
 
     ids, fams = catalogue.select(list(select))
@@ -885,6 +879,7 @@ def check(select: Sequence[str] = (), *, jobs: int = 0,
             shutdown()
     differ = 0
     if fidelity:
+        # lazy: the printed-page comparison and its parser, ~0.3 s `import theorylab` does not pay
         from . import fidelity as _fidelity
 
         papers = {d.key: f.paper for f in catalogue.families(fams) for d in f.derivations}
@@ -897,8 +892,7 @@ def recorded_steps(select: Sequence[str] = (), *, record: str | os.PathLike | No
     """The step records that `latex`, `show` and `errata --record` render: read from a verify record (`record`, a
     JSON file whose families hold the selection; nothing is decided), else decided now by `check` (no fidelity
     section; `jobs` and `keys` as there)."""
-    from . import catalogue
-    from .._records.params import DomainError
+    # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path
     from .._records.record import load
 
     if record is None:
@@ -917,8 +911,6 @@ def errata(select: Sequence[str] = (), *, record: str | os.PathLike | None = Non
     """The ranked errata ledger (LedgerItems) of the selected papers, families or entries (all when empty): each
     erratum confirmed by its step's record in a verify record (`record`: nothing is decided), else by deciding
     that step alone now (`evaluate=False`: none is decided, every erratum "not evaluated")."""
-    from . import catalogue
-    from .._records.params import DomainError
 
     if record is None:
         return catalogue.ledger(select, evaluate=evaluate)
@@ -960,8 +952,6 @@ def dry_run(select: Sequence[str] = (), *, profile: str = "quick", seed: int = 0
             executor: str = "local") -> DryRun:
     """verify's tasks with their estimated times (from timings measured here), the wall time on `jobs` workers
     (0: the Dask cluster's or the usable cores), the critical path and the parts above one CPU-hour; runs nothing."""
-    from . import catalogue
-    from .._records.evidence import Context
 
     ids, fams = catalogue.select(list(select))
     _nonnegative("jobs", jobs, ">= 1 (0: the usable cores)")
