@@ -260,3 +260,47 @@ def test_a_row_with_an_unknown_status_is_refused_in_one_line(tmp_path):
     with pytest.raises(ValueError, match="ledger item 'k': status must be one of 'confirmed'"):
         LedgerItem(key="k", kind="erratum", severity="typo", paper="p", source="s", where="(1)", says="a",
                    truth="b", status="confirmd")
+
+
+# --- the step cache's key: every field of the step, derived from the record (issue #37, item 7) --------------------
+
+def test_the_step_cache_key_changes_with_every_field_of_the_step():
+    """Plant: a key listed by hand that forgets a field (tol, rtol and draft were missing from the hand-made key: a
+    step whose tolerance changed was answered from the cache). Every field of Step has a variant here, and each
+    variant changes the key; a field added to Step without a variant fails the first assertion."""
+    import dataclasses
+
+    import sympy as sp
+
+    from theorylab._decide.cache import content_key
+    from theorylab._records.errata import Amendment, Erratum
+    from theorylab._records.relation import Approx
+    from theorylab._records.step import Step
+
+    x = sp.Symbol("x", positive=True)
+    base = Step("(3) base", lhs=x**2 + 1, rhs=2 * x, relation=">=", cites=("(3)",), fidelity="as printed")
+    err = Erratum(key="k", source="s", where="(3)", says="a", truth="b", severity="typo", at={"x": 2})
+    variants = {
+        "label": dict(label="(3) renamed"), "lhs": dict(lhs=x**2 + 2), "rhs": dict(rhs=3 * x),
+        "why": dict(why="AM-GM"), "domain": dict(domain={x: (1, 2)}), "relation": dict(relation=">"),
+        "erratum": dict(erratum=err, rhs=3 * x),
+        "search": dict(search=lambda: [{"x": 2}]), "tol": dict(tol=1e-9, tol_source="s"),
+        "rtol": dict(rtol=1e-9, tol_source="s"), "tol_source": dict(tol=1e-9, tol_source="rounding"),
+        "symbolic": dict(symbolic=False), "points": dict(points=7), "premises": dict(),
+        "cites": dict(cites=("(4)",)),
+        "fidelity": dict(fidelity=Amendment(key="a", kind="typo fixed", what="w", why="y", severity="typo")),
+        "draft": dict(draft=True), "conditions": dict(conditions=(x < 3,)), "tex": dict(tex=r"x^2 + 1 \\ge 2x"),
+        "binds": dict(binds={"t": "lhs"}),
+    }
+    assert set(variants) == {f.name for f in dataclasses.fields(Step)}
+    key = content_key(base)
+    assert key == content_key(dataclasses.replace(base))  # the same record, the same key
+    for name, change in variants.items():
+        if not change:  # premises name earlier steps of a derivation: the label of one is varied above
+            continue
+        other = dataclasses.replace(base, **change)
+        assert content_key(other) != key, name
+    assert content_key(dataclasses.replace(base, tol=1e-9, tol_source="s")) != \
+        content_key(dataclasses.replace(base, tol=1e-9, tol_source="rounding"))  # the tolerance's source alone
+    assert content_key(dataclasses.replace(base, relation=Approx(rtol=1e-3, source="s"))) != \
+        content_key(dataclasses.replace(base, relation=Approx(rtol=1e-2, source="s")))  # a relation's parameters too

@@ -12,18 +12,19 @@ import json
 import os
 import sys
 import types
-from typing import Any
+from typing import Any, Mapping
 
 import mpmath
 import numpy as np
 import sympy as sp
 
+from .._records.relation import Relation
 from .._records.step import Outcome, Step, _name, _sympify
 from .._shared import write_json
 
 __all__ = ["content_key"]
 
-_CACHE_VERSION = "theorylab-steps-5"  # bump when what a cached verdict means changes (Outcome's fields, the key)
+_CACHE_VERSION = "theorylab-steps-6"  # bump when what a cached verdict means changes (Outcome's fields, the key)
 
 # The code that decides a step. Its source (and the versions of the libraries it calls) is hashed into every cached
 # verdict's key, so a changed engine (a narrower search, another verdict rule, a new budget) decides cached steps
@@ -219,6 +220,24 @@ class _StepCache:
 _STEP_CACHE = _StepCache()
 
 
+def _field_text(value: Any) -> str:
+    """A field's value as stable text for the step cache's key: SymPy by srepr, containers and records (an Erratum,
+    an Amendment) element by element, a relation by its kind and parameters; never a memory address."""
+    if isinstance(value, sp.Basic):
+        return sp.srepr(value)
+    if isinstance(value, Relation):
+        return type(value).__name__ + _field_text(value._params())
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(sorted(f"{_field_text(k)}: {_field_text(v)}" for k, v in value.items())) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(_field_text(v) for v in value) + ")"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__ + _field_text({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
+    if callable(value):
+        return _stable_repr(value)
+    return repr(value)
+
+
 def content_key(step: Step) -> str | None:
     """A hash of everything the verdict depends on, for steps made of SymPy expressions alone: the engine that
     decides it (`_engine_fingerprint`: the source of the deciding code and the libraries' versions), the sides,
@@ -234,13 +253,12 @@ def content_key(step: Step) -> str | None:
         except Exception:  # noqa: BLE001 - points that cannot be written down: not cached
             return None
 
-    parts = [_CACHE_VERSION, _engine_fingerprint(), sp.srepr(_sympify(step.lhs)), sp.srepr(_sympify(step.rhs)),
-             repr(step.relation),
+    # every field of the record, by its name (derived from the dataclass, never listed by hand: a field added to Step
+    # is in the key without an edit here), then the domain the search reads and the points it proposes
+    fields = [f"{f.name}={_field_text(getattr(step, f.name))}" for f in dataclasses.fields(step) if f.name != "search"]
+    parts = [_CACHE_VERSION, _engine_fingerprint(), *fields,
              repr(sorted((sp.srepr(k), repr(v)) for k, v in step.search_domain.items())),
              repr(sorted((sp.srepr(k), repr(v)) for k, v in getattr(step.search_domain, "open", {}).items())),
-             repr(sorted(sp.srepr(r) for r in getattr(step.search_domain, "relations", ()))), repr(step.symbolic),
-             repr(step.points), repr(step.erratum is not None),
-             repr(sorted((str(k), sp.srepr(sp.sympify(v))) for k, v in (step.erratum.at or {}).items()))
-             if step.erratum is not None else "", searched]
+             repr(sorted(sp.srepr(r) for r in getattr(step.search_domain, "relations", ()))), searched]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
