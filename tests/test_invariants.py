@@ -280,27 +280,24 @@ def test_the_step_cache_key_changes_with_every_field_of_the_step():
     x = sp.Symbol("x", positive=True)
     base = Step("(3) base", lhs=x**2 + 1, rhs=2 * x, relation=">=", cites=("(3)",), fidelity="as printed")
     err = Erratum(key="k", source="s", where="(3)", says="a", truth="b", severity="typo", at={"x": 2})
-    variants = {
-        "label": dict(label="(3) renamed"), "lhs": dict(lhs=x**2 + 2), "rhs": dict(rhs=3 * x),
-        "why": dict(why="AM-GM"), "domain": dict(domain={x: (1, 2)}), "relation": dict(relation=">"),
-        "erratum": dict(erratum=err, rhs=3 * x),
-        "search": dict(search=lambda: [{"x": 2}]), "tol": dict(tol=1e-9, tol_source="s"),
-        "rtol": dict(rtol=1e-9, tol_source="s"), "tol_source": dict(tol=1e-9, tol_source="rounding"),
-        "symbolic": dict(symbolic=False), "points": dict(points=7), "premises": dict(),
-        "cites": dict(cites=("(4)",)),
-        "fidelity": dict(fidelity=Amendment(key="a", kind="typo fixed", what="w", why="y", severity="typo")),
-        "draft": dict(draft=True), "conditions": dict(conditions=(x < 3,)), "tex": dict(tex=r"x^2 + 1 \\ge 2x"),
-        "binds": dict(binds={"t": "lhs"}),
+    tolerant = dataclasses.replace(base, tol=1e-9, tol_source="s")  # tol, rtol, tol_source vary from here
+    variants = {  # field -> (the record it varies, the change of that field alone)
+        "label": (base, dict(label="(3) renamed")), "lhs": (base, dict(lhs=x**2 + 2)), "rhs": (base, dict(rhs=3 * x)),
+        "why": (base, dict(why="AM-GM")), "domain": (base, dict(domain={x: (1, 2)})),
+        "relation": (base, dict(relation=">")), "erratum": (base, dict(erratum=err)),
+        "search": (base, dict(search=lambda: [{"x": 2}])), "tol": (tolerant, dict(tol=1e-8)),
+        "rtol": (tolerant, dict(rtol=1e-9)), "tol_source": (tolerant, dict(tol_source="rounding")),
+        "symbolic": (base, dict(symbolic=False)), "points": (base, dict(points=7)),
+        "premises": (None, None),  # premises name earlier steps of a derivation: a field a lone step cannot vary
+        "cites": (base, dict(cites=("(4)",))),
+        "fidelity": (base, dict(fidelity=Amendment(key="a", kind="typo fixed", what="w", why="y", severity="typo"))),
+        "draft": (base, dict(draft=True)), "conditions": (base, dict(conditions=(x < 3,))),
+        "tex": (base, dict(tex=r"x^2 + 1 \ge 2x")), "binds": (base, dict(binds={"t": "lhs"})),
     }
     assert set(variants) == {f.name for f in dataclasses.fields(Step)}
-    key = content_key(base)
-    assert key == content_key(dataclasses.replace(base))  # the same record, the same key
-    for name, change in variants.items():
-        if not change:  # premises name earlier steps of a derivation: the label of one is varied above
-            continue
-        other = dataclasses.replace(base, **change)
-        assert content_key(other) != key, name
-    assert content_key(dataclasses.replace(base, tol=1e-9, tol_source="s")) != \
-        content_key(dataclasses.replace(base, tol=1e-9, tol_source="rounding"))  # the tolerance's source alone
+    assert content_key(base) == content_key(dataclasses.replace(base))  # the same record, the same key
+    for name, (record, change) in variants.items():
+        if record is not None:
+            assert content_key(dataclasses.replace(record, **change)) != content_key(record), name
     assert content_key(dataclasses.replace(base, relation=Approx(rtol=1e-3, source="s"))) != \
         content_key(dataclasses.replace(base, relation=Approx(rtol=1e-2, source="s")))  # a relation's parameters too
