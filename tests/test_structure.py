@@ -420,7 +420,6 @@ LAZY_PENDING = (
     "theorylab/_sources/sources.py",
     "theorylab/_tools/mutate.py",
     "theorylab/cli.py",
-    "theorylab/testing.py",
 )
 LAZY_REASON = "# lazy:"
 
