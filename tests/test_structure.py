@@ -418,7 +418,6 @@ LAZY_PENDING = (
     "theorylab/_pipeline/fidelity.py",
     "theorylab/_pipeline/runner.py",
     "theorylab/_sources/sources.py",
-    "theorylab/_tools/mutate.py",
     "theorylab/cli.py",
 )
 LAZY_REASON = "# lazy:"
