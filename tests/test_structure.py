@@ -417,7 +417,6 @@ def test_one_relation_table_no_sign_rule_spelled_elsewhere_in_the_deciders():
 LAZY_PENDING = (
     "theorylab/_pipeline/fidelity.py",
     "theorylab/_pipeline/runner.py",
-    "theorylab/_sources/sources.py",
     "theorylab/cli.py",
 )
 LAZY_REASON = "# lazy:"
