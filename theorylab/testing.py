@@ -37,9 +37,17 @@ import io
 import json
 import functools
 import logging
+import sys
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+
+from ._decide.derivation import AS_PRINTED, Amendment, Derivation
+from ._decide.entry import Entry
+from ._numerics import kernels
+from ._pipeline import catalogue
+from ._records.params import DomainError
 
 __all__ = ["contract_tests", "module_tests", "contract_entries", "cases", "close", "rel_error", "run_cli",
            "valid_example", "bad_cases", "label_status", "SUBNORMAL_FLOOR"]
@@ -100,8 +108,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     Papers registered in this process with `theorylab._pipeline.catalogue.use([...])` (the `--paper` option) stay
     registered: they are passed on as `--paper` options of the subcommand.
     Example: `code, out, err = run_cli("eval", "mypaper.risk", "n=3")`."""
-    from ._pipeline import catalogue
-    from .cli import main
+    from .cli import main  # lazy: the layer above (ALLOWED in test_structure); only run_cli needs it
 
     extra = [a for spec in catalogue._cli_papers for a in ("--paper", spec)]
     out, err = io.StringIO(), io.StringIO()
@@ -114,6 +121,7 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 # the contract's Hypothesis settings and its generic point live beside the joint neighbourhoods (accuracy), which
 # need them too: the engine then never imports this module (nor, through run_cli, the CLI)
 from ._tools.accuracy import contract_phases as _phases  # noqa: E402
+from ._tools.accuracy import joint_points  # noqa: E402
 from ._tools.accuracy import contract_settings as _settings  # noqa: E402
 from ._tools.accuracy import pinned_misses as _accuracy_misses  # noqa: E402
 from ._tools.accuracy import valid_example as valid_example  # noqa: E402
@@ -131,9 +139,7 @@ def cases(entry, *, pinned: bool = True):
     points where two or more parameters approach their special points together (`accuracy.joint_points`: an
     excluded point, a bound, 0 or an unbounded end each, down to the smallest normal float and one ulp).
     pinned=False leaves the pinned examples out, for a test that runs every one of them itself."""
-    from hypothesis import strategies as st
-
-    from ._tools.accuracy import joint_points
+    from hypothesis import strategies as st  # lazy: hypothesis costs ~0.4 s; importing this module loads none of it
 
     base = entry.strategy()
     branches = [st.sampled_from(list(entry.examples))] if entry.examples and pinned else []
@@ -185,10 +191,6 @@ def contract_entries(*select: Any) -> tuple[list, list]:
 
     Returns: (entries, derivations) in registration order; a derivation is included when it concerns a selected
     entry."""
-    from ._pipeline import catalogue
-    from ._decide.derivation import Derivation
-    from ._decide.entry import Entry
-
     records = [x for x in select if isinstance(x, (Entry, Derivation))]
     names = [x for x in select if not isinstance(x, (Entry, Derivation))]
     entries = [x for x in records if isinstance(x, Entry)]
@@ -216,9 +218,7 @@ def _every_entry_has_an_independent_reference(entry) -> None:
 
 def _stable_form_equals_the_papers_formula(entry) -> None:
     """The float64 kernel (stable form) against the paper's formula in mpmath, wherever the latter is finite."""
-    from hypothesis import given
-
-    from ._numerics import kernels
+    from hypothesis import given  # lazy: hypothesis costs ~0.4 s; importing this module loads none of it
 
     @given(cases(entry))
     @_settings(max_examples=40)
@@ -236,10 +236,9 @@ def _stable_form_equals_the_papers_formula(entry) -> None:
 
 def _value_matches_reference(entry, max_examples: int | None = None) -> None:
     """float64 value vs the independent high-precision reference, relative error <= entry.rtol."""
+    # lazy: pytest (~80 ms) and hypothesis (~0.4 s) only once a suite runs: importing this module loads neither
     import pytest
     from hypothesis import given
-
-    from ._records.params import DomainError
 
     def one(kwargs):
         ref = entry.reference_value(**kwargs)
@@ -262,10 +261,9 @@ def _value_matches_reference(entry, max_examples: int | None = None) -> None:
 
 def _scalar_parameters_broadcast(entry) -> None:
     """Scalar parameters given as arrays (one point per element) give the pointwise values."""
+    # lazy: hypothesis costs ~0.4 s; importing this module loads none of it
     from hypothesis import assume, given
     from hypothesis import strategies as st
-
-    from ._records.params import DomainError
 
     @given(st.lists(entry.strategy(), min_size=2, max_size=4))
     @_settings(max_examples=20)
@@ -284,6 +282,7 @@ def _scalar_parameters_broadcast(entry) -> None:
 
 def _torch_kernel_equals_numpy(entry) -> None:
     """Both kernels evaluate the same stable form in float64: agreement to 1e-12 relative (libm ulps)."""
+    # lazy: torch costs ~1.9 s and hypothesis ~0.4 s; only the torch rule needs them
     import torch as _torch
     from hypothesis import given
 
@@ -302,7 +301,7 @@ def _torch_kernel_equals_numpy(entry) -> None:
 def _torch_kernel_is_differentiable(entry) -> None:
     """Gradients of the torch kernel exist and are finite at a generic valid point, inside every branch's domain
     (torch differentiates through the unused branches of a Piecewise too)."""
-    import torch as _torch
+    import torch as _torch  # lazy: torch costs ~1.9 s; only the torch rule needs it
 
     values = entry.validate(valid_example(entry))  # a generic point: pinned examples sit at boundaries
     args = [_torch.tensor(np.asarray(values[p.name], dtype=float), requires_grad=True)
@@ -314,9 +313,7 @@ def _torch_kernel_is_differentiable(entry) -> None:
 
 def _bad_input_raises_domain_error_naming_the_parameter(entry) -> None:
     """Each bad input raises DomainError; the one-line message names the parameter."""
-    import pytest
-
-    from ._records.params import DomainError
+    import pytest  # lazy: pytest only when a suite is built: importing this module loads none of it
 
     for kwargs, pname in bad_cases(entry):
         with pytest.raises(DomainError) as info:
@@ -346,6 +343,7 @@ def _cli_eval_round_trips(entry) -> None:
 
 def _latex_renders(entry) -> None:
     """The entry's LaTeX is non-empty with balanced braces; its LaTeX block balances its environments."""
+    # lazy: the LaTeX writer (~6 ms, 2 modules) that `theorylab eval` skips: authoring loads this module
     from ._outputs.latex import entry_block
 
     text = entry.latex()
@@ -364,8 +362,7 @@ def _derivation_is_as_recorded(derivation) -> None:
 
 def _derivation_declares_fidelity(derivation, derivations: Sequence = ()) -> None:
     """Each citing step says whether it checks the print or an amendment; the ledger's roots resolve."""
-    from ._decide.derivation import AS_PRINTED, Amendment
-    from ._decide.ledger import collect
+    from ._decide.ledger import collect  # lazy: ~5 ms that `theorylab eval` skips (authoring loads this module)
 
     undeclared = [s.label for s in derivation.steps
                   if s.cites and not (s.fidelity == AS_PRINTED or isinstance(s.fidelity, Amendment))]
@@ -411,7 +408,7 @@ def _bound_test(name: str, helper: Any, arg: str, context: Mapping[str, Any]) ->
 def _parametrize(test: Any, chosen: Sequence, arg: str, known: Mapping[str, str], used: set[str]) -> Any:
     """`test` parametrized over `chosen` by entry ID (or derivation key); an ID in `known` (`test_name[ID]`) is a
     strict xfail with its reason, and recorded in `used`."""
-    import pytest
+    import pytest  # lazy: pytest only when a suite is built: importing this module loads none of it
 
     params = []
     for x in chosen:
@@ -476,8 +473,6 @@ def contract_tests(*select: Any, max_examples: int | None = None, cli: bool = Tr
 
 
 def _caller_module() -> str:
-    import sys
-
     frame = sys._getframe(2)
     return frame.f_globals.get("__name__", __name__)
 
@@ -492,7 +487,7 @@ def module_tests(suite: type) -> dict[str, Any]:
 def _printed_paper(paper_name: str):
     """A registered paper's derivations, its parsed printout and what comparing one of its labels needs (loaded once
     per process)."""
-    from ._pipeline import catalogue, fidelity
+    from ._pipeline import fidelity  # lazy: fidelity + source parser ~0.27 s; only fidelity checks
 
     paper = next((p for p in catalogue.papers() if p.name == paper_name), None)
     if paper is None:
@@ -511,9 +506,7 @@ def label_status(paper_name: str, label: str, old: str | None = None, new: str |
         status, why = label_status("mypaper", "(3)", r"2 x y", r"3 x y")
         assert status != "matches the print", why
     """
-    from dataclasses import replace
-
-    from ._pipeline import fidelity
+    from ._pipeline import fidelity  # lazy: fidelity + source parser ~0.27 s; only fidelity checks
 
     derivs, items, context = _printed_paper(paper_name)
     p = next((q for q in items if q.label == label), None)

@@ -166,7 +166,7 @@ def _engine_fingerprint() -> str:
     """A hash of the deciding code (the modules in `_ENGINE_MODULES`) and of
     the versions of Python, SymPy, mpmath, NumPy and SciPy. Recomputed whenever one of those objects or its code is
     replaced (a monkeypatch, a patched __code__, a reload) or a constant changes, else remembered for the process."""
-    import scipy  # only its version: `import theorylab` does not load SciPy, a cached check need not either
+    import scipy  # lazy: only its version; `import theorylab` does not load SciPy (~0.2 s), a cached check need not
 
     parts = _engine_parts()
     now = [(name, _identity(obj), None if _functions_of(obj) else _stable_repr(obj)) for name, obj in parts]

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from .._records.params import DomainError
 from .derivation import AS_PRINTED, STRENGTHS, Amendment, Derivation, StepResult
 
 __all__ = ["Account", "check_accounts", "labels_in_text", "coverage", "summary", "STATUSES", "ACCOUNTED"]
@@ -39,8 +40,6 @@ class Account:
     reason: str
 
     def __post_init__(self):
-        from .._records.params import DomainError
-
         for arg in ("label", "status", "reason"):
             value = getattr(self, arg)
             if not isinstance(value, str):
@@ -63,8 +62,6 @@ def check_accounts(paper: str, accounts: object, labels: Sequence[str] | None = 
     does not list (`labels`); an account for a label that a step also cites (naming the derivation and the step);
     a step citing a label the paper does not list (naming the derivation, the step and the label: a coverage
     declaration that matches nothing)."""
-    from .._records.params import DomainError
-
     if isinstance(accounts, (str, bytes, Account)) or not isinstance(accounts, (tuple, list)):
         raise DomainError(f"paper {paper}: ACCOUNTS must be a tuple of Account(label, status, reason) records "
                           f"(theorylab.authoring.Account); got the {type(accounts).__name__} {accounts!r}"[:300])

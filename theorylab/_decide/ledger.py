@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .._records.status import LedgerStatus, StepStatus, parse
-from .derivation import SEVERITIES, Amendment, Derivation, Erratum, Step
+from .derivation import SEVERITIES, Amendment, Derivation, Erratum, Outcome, Step, StepResult
 
 __all__ = ["LedgerItem", "collect", "ordered", "summary", "summary_table", "LedgerError"]
 
@@ -65,8 +65,6 @@ Verdict = Callable[[Derivation, Step], "tuple[str, str | None] | None"]
 
 def _evaluate(d: Derivation, step: Step) -> tuple[str, str | None]:
     """The erratum step's own verdict (only that step is decided; symbolic verdicts come from the disk cache)."""
-    from .derivation import Outcome, StepResult
-
     try:
         out = step.check()
     except Exception as exc:  # noqa: BLE001 - a crashing check is reported, never a confirmation

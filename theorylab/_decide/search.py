@@ -360,6 +360,7 @@ def search(lhs: sp.Expr, rhs: sp.Expr, relation: str, coords: Sequence[Coordinat
     """Search the slack of `lhs relation rhs` in float64 over the coordinates' box: probes, differential evolution,
     then Nelder-Mead from several starts. Returns the coverage with the best distinct points (in u). With
     early_stop, differential evolution stops at the first clear float64 violation and the local stage is skipped."""
+    # lazy: SciPy's optimizers cost ~0.55 s of start-up; `import theorylab` and `theorylab eval` never search
     from scipy.optimize import differential_evolution, minimize
 
     cov = Coverage(list(coords))

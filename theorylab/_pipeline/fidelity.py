@@ -36,24 +36,38 @@ name is then the point's own (a penalty omega(z) the step takes as text). A prin
 """
 from __future__ import annotations
 
+import argparse
+import ast
 import functools
 import hashlib
+import importlib
+import itertools
+import json
 import math
+import multiprocessing
 import os
 import pickle
 import random
 import re
+import sys
+import time
+from collections import Counter
+from importlib import metadata
 from pathlib import Path
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
+import mpmath
+import numpy as np
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits as _WithLimits
 
 from .._decide.derivation import RELATION_TEX as _STEP_TEX
+from .._numerics import solvers
 from .._shared import close, fmt, with_timeout, write_json
 from .._sources import sources
 from .._sources.sources import NotationMap, ParseFailure, Printed, notation_key
+from . import catalogue
 
 __all__ = ["Comparison", "LabelComparison", "LABEL_STATUSES", "parsed_printout", "compare_step", "compare_paper",
            "compared_rows", "check_section", "share_report", "notation_of", "printout_of", "relations_latex",
@@ -74,8 +88,6 @@ _SYMMETRIC = ("==", "approx", "propto")      # a op b is b op a
 # -- parses, cached on disk ------------------------------------------------------------------------------------------
 
 def _parser_version(parser: str) -> str:
-    from importlib import metadata
-
     try:
         version = metadata.version(parser) if parser == "latex2sympy2_extended" else "sympy"
     except metadata.PackageNotFoundError:
@@ -86,8 +98,6 @@ def _parser_version(parser: str) -> str:
 
 def _code_of(path: str) -> str:
     """A digest of a module's code (its syntax tree without docstrings: comments and prose never invalidate)."""
-    import ast
-
     with open(path, encoding="utf-8") as fh:
         tree = ast.parse(fh.read())
     for node in ast.walk(tree):
@@ -297,8 +307,6 @@ class _Timeout(Exception):
 
 def _number(x: Any):
     """x as an mpmath number (real), or None when it is not a finite real number."""
-    import mpmath
-
     try:
         if isinstance(x, sp.Basic):
             if x.free_symbols or x in (sp.zoo, sp.nan, sp.oo, -sp.oo):
@@ -324,8 +332,6 @@ def _number(x: Any):
                 return None
             v = mpmath.mpf(str(sp.Float(re_, _DPS)))
         else:
-            import numpy as np
-
             arr = np.asarray(x)
             if arr.dtype == object and arr.ndim == 0:
                 v = mpmath.mpf(arr.item()) if not isinstance(arr.item(), mpmath.mpf) else arr.item()
@@ -342,8 +348,6 @@ def _quad(integral: sp.Integral, failed: list) -> sp.Basic:
     """A definite integral of one variable with numeric bounds as a number: mpmath's tanh-sinh quadrature of the
     integrand at 20 and at 30 digits, kept where the two agree to 1e-12 relative; where they do not (a divergent or
     oscillating integral) it is appended to `failed`. An integral of another form is returned as it is."""
-    import mpmath
-
     if len(integral.limits) != 1 or len(integral.limits[0]) != 3:
         return integral
     var, lo, hi = integral.limits[0]
@@ -524,10 +528,6 @@ def _optimum_value(opt: _Optimum):
     10^-12 .. 10^12 of its finite end, 8 a decade) brackets the best point, golden section refines it; the interval's
     finite ends are candidates. None where it has no value: an empty interval, an objective with no finite real value
     on the grid, or a best point at an unbounded side's last offset (an optimum not attained within 10^12, or none)."""
-    import mpmath
-
-    from .._numerics import solvers
-
     x, lo, hi = opt.limits[0]
     if opt.function.free_symbols - {x} or not (lo.is_number and hi.is_number):
         return None
@@ -633,9 +633,6 @@ def _routine_value(x: Any):
     if v is not None or isinstance(x, (sp.Basic, int, float)):
         return v
     try:
-        import mpmath
-        import numpy as np
-
         arr = np.asarray(x)
         if arr.dtype == object or not np.isrealobj(arr) or arr.ndim not in (1, 2) or arr.size < 2:
             return None
@@ -654,8 +651,6 @@ _OPNORM = "\\|\\cdot\\|_{op}"          # sources._matrix_meaning: the largest si
 def _explicit(e: sp.Basic) -> sp.Basic:
     """A matrix expression whose matrix symbols are replaced by explicit matrices, carried out: products, sums,
     transposes and traces done, an operator norm (`_OPNORM`) its largest singular value (mpmath, 30 digits)."""
-    import mpmath
-
     def opnorm(f):
         m = sp.ImmutableMatrix(f.args[0].doit())
         with mpmath.workdps(_DPS):
@@ -1047,15 +1042,11 @@ def _scalar(v: Any):
     if isinstance(v, float):
         return sp.Float(v, _DPS) if math.isfinite(v) else None
     try:
-        import numpy as np
-
         if isinstance(v, np.generic) and np.ndim(v) == 0:
             return _scalar(v.item())
-        import mpmath
-
         if isinstance(v, mpmath.mpf):
             return sp.Float(str(v), _DPS)
-    except (ImportError, TypeError, ValueError):
+    except (TypeError, ValueError):
         pass
     return None
 
@@ -1064,8 +1055,6 @@ def _array(v: Any) -> tuple | None:
     """A point's vector or matrix (a tuple, list or numpy array of finite numbers) as an ImmutableMatrix-ready nested
     tuple with a `shape` (a vector is a column), or None."""
     try:
-        import numpy as np
-
         arr = np.asarray(v, dtype=float)
     except (TypeError, ValueError):
         return None
@@ -1117,7 +1106,6 @@ def _own_code() -> str:
 def _cached_comparison(key: str | None) -> Comparison | None:
     if key is None or not PARSES.on:
         return None
-    import json
 
     try:
         with open(os.path.join(PARSES.dir, "compared", key[:2], key + ".json")) as fh:
@@ -1237,7 +1225,6 @@ def _compare_cases(base: dict, nodes: list, edges: list, step, points: int, misp
     first = _compare(base, nodes, edges, step, points, misprinted=misprinted, bound=bound)
     if not first.verdict.startswith("differs") or not step.numeric or (step.erratum is not None and step.erratum.at is not None):
         return first
-    import itertools
 
     try:
         # the points themselves: a copy by dict() would drop what a point declares beside its values (state_values,
@@ -1424,8 +1411,6 @@ class _Comparer:
                 if v is None or isinstance(v, _Arr):
                     pt.pop(x, None)
                 else:
-                    import mpmath
-
                     pt[x] = sp.Float(mpmath.nstr(v, _DPS), _DPS)
             self.defined = x
             return
@@ -1441,8 +1426,6 @@ class _Comparer:
                                      for n in _names(str(name)))
                 raw = [dict(step.erratum.at)]
             else:
-                import itertools
-
                 raw = list(itertools.islice(step.search(), 2))
         except Exception as exc:  # noqa: BLE001 - no points: nothing to compare at
             return Comparison(**self.base, verdict="not compared",
@@ -2433,7 +2416,6 @@ def notation_of(paper) -> NotationMap | None:
     n = getattr(paper, "notation", None)
     if n is None or isinstance(n, NotationMap):
         return n
-    import importlib
 
     module, _, attr = str(n).partition(":")
     obj = importlib.import_module(module)
@@ -2443,8 +2425,6 @@ def notation_of(paper) -> NotationMap | None:
 def printout_of(paper) -> list[Printed] | None:
     """The paper's labelled displays and statements, displays parsed with its notation (cached); None without a
     source file."""
-    from . import catalogue
-
     found = catalogue.printed_labels(paper)
     if found is None:
         return None
@@ -2640,8 +2620,6 @@ def compared_rows(paper, derivations: Iterable) -> dict[str, dict]:
 def share_report(paper, derivations: Iterable, comparisons: Mapping[str, LabelComparison] | None = None) -> dict:
     """Item 5's measure for one paper: labelled displays, how many parse, cited labels, how many are machine-compared
     (matches or differs), and the most common reasons a display did not parse or compare."""
-    from collections import Counter
-
     comps = comparisons if comparisons is not None else compare_paper(paper, derivations)
     displays = [c for c in comps.values() if c.kind == "display"]
     parsed = [c for c in displays if c.status != "not parsed"]
@@ -2695,10 +2673,6 @@ def check_section(derivations: Sequence, *, papers: Mapping[str, Any] | None = N
     (unexpected, comparisons): unexpected counts the steps declared "as printed" that decisively differ from the
     print, each shown with both forms. papers: derivation key -> its Paper (default: looked up in the catalogue);
     families: the selected family names."""
-    import sys
-
-    from . import catalogue
-
     write = (out or sys.stdout).write
     if papers is None:
         keys = {d.key for d in derivations}
@@ -2745,8 +2719,6 @@ def _short(text: str, n: int = 150) -> str:
 def parse_requests(paper, items: Sequence[Printed] | None = None) -> list[tuple[str, str, str]]:
     """Every parse the paper's comparisons ask for: (label, text, lead) of each labelled display with text, and of the
     printed chain each continuation display belongs to (label + " chain")."""
-    from . import catalogue
-
     items = list(items if items is not None else catalogue.printed_labels(paper) or ())
     out = []
     for p in items:
@@ -2762,8 +2734,6 @@ def parse_requests(paper, items: Sequence[Printed] | None = None) -> list[tuple[
 def shipped_status(paper) -> dict:
     """Whether a paper's shipped parses are current: {"path", "requests", "missing": [labels whose key the file
     lacks], "extra": number of keys no request asks for}."""
-    from . import catalogue
-
     path = sources.shipped_path(catalogue.source_path(paper))
     have = sources.read_parses(path)
     nk = notation_key(notation_of(paper))
@@ -2790,18 +2760,12 @@ def _parse_request(i: int) -> dict:
 def rebuild(paper, *, jobs: int = 1, log=None) -> str:
     """Parse every display of the paper's source (and each printed chain) afresh and write `<source>.parses.json`
     beside the source; returns its path."""
-    import time
-
-    from . import catalogue
-
     notation = notation_of(paper)
     requests = parse_requests(paper)
     nk = notation_key(notation)
     _REBUILD[:] = [(label, text, lead, notation) for label, text, lead in requests]
     t = time.perf_counter()
     if jobs > 1:
-        import multiprocessing
-
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             entries = pool.map(_parse_request, range(len(requests)), chunksize=1)
     else:
@@ -2820,11 +2784,6 @@ def rebuild(paper, *, jobs: int = 1, log=None) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """python -m theorylab._pipeline.fidelity --rebuild [PAPER ...] [--jobs N]: regenerate the shipped parses (default: the
     registered papers that ship them: the built-in ones); --check: list the papers whose shipped parses are stale (exit 1 if any)."""
-    import argparse
-    import sys
-
-    from . import catalogue
-
     ap = argparse.ArgumentParser(prog="python -m theorylab._pipeline.fidelity", description=main.__doc__)
     ap.add_argument("papers", nargs="*", help="paper names (default: the papers that ship parses)")
     mode = ap.add_mutually_exclusive_group(required=True)
@@ -2856,6 +2815,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

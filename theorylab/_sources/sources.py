@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
+import inspect
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -1051,6 +1055,7 @@ def _component_app(t: _T, j: int, names: _Names, emit, in_integral: bool, at: in
 def _run_placeholder(s: str, j: int, names: _Names, emit, at: int) -> int:
     r"""\dotsrun{A}{first}{last}{T?} (constructs.runs: a product W_1 \dots W_{L-1}) as the placeholder of its one
     name, constructs.run_name (constructs.RUN_TRANSPOSE of it where T marks a run of transposes); the index after it."""
+    # lazy: constructs (~10 ms) only once a display is parsed; `theorylab eval` loads this module and never parses
     from .constructs import RUN_TRANSPOSE, run_name
 
     parts, k = [], j
@@ -1386,12 +1391,14 @@ _NAME_SUP = re.compile(r"(\(\s*[\w+\-]+\s*\)|T|\*+|\\star|\\ast|\\prime|\\perp|\
 
 @functools.lru_cache(maxsize=4096)
 def _parse_lark(s: str):
+    # lazy: SymPy's LaTeX parser only when that backend is chosen; `theorylab eval` never parses
     from sympy.parsing.latex import parse_latex
     return parse_latex(s, backend="lark")
 
 
 @functools.lru_cache(maxsize=4096)
 def _parse_l2s(s: str):
+    # lazy: latex2sympy2 costs ~80 ms; `theorylab eval` loads this module and never parses
     from latex2sympy2_extended import latex2sympy
     from latex2sympy2_extended.latex2sympy2 import ConversionConfig
     return latex2sympy(s, conversion_config=ConversionConfig(lowercase_symbols=False,
@@ -1400,6 +1407,7 @@ def _parse_l2s(s: str):
 
 @functools.lru_cache(maxsize=4096)
 def _parse_antlr(s: str):
+    # lazy: SymPy's LaTeX parser only when that backend is chosen; `theorylab eval` never parses
     from sympy.parsing.latex import parse_latex
     return parse_latex(s, backend="antlr")
 
@@ -1660,6 +1668,7 @@ def _with_matrices(fn: Callable[[str], Any], conv: _T, names: _Names, parser: st
 
 @functools.lru_cache(maxsize=1024)
 def _parse_l2s_matrices(s: str, matrices: tuple[str, ...]):
+    # lazy: latex2sympy2 costs ~80 ms; `theorylab eval` loads this module and never parses
     from latex2sympy2_extended import latex2sympy
     from latex2sympy2_extended.latex2sympy2 import ConversionConfig
     return latex2sympy(s, variable_values={m: sp.zeros(2, 2) for m in matrices},
@@ -1724,6 +1733,7 @@ def _run_symbol(run: tuple[str, str, bool], symbols: Mapping, notation: Notation
     untransposed name the map binds to a matrix (MatrixExpr, noncommutative) is that matrix's transpose; otherwise
     the run is a Symbol of its name, noncommutative where the map declares its factors' base a matrix. A commutative
     run symbol and its transposed name stay two names (never W^T = W for a matrix read as a scalar)."""
+    # lazy: constructs (~10 ms) only once a display is parsed; `theorylab eval` loads this module and never parses
     from .constructs import RUN_TRANSPOSE
 
     name, base, transposed = run
@@ -1859,6 +1869,7 @@ _MATRIX_FUNCTIONS = re.compile(r"(?:\\(det|rank|tr|Tr|diag|sign|sgn)(?![A-Za-z])
 
 
 def _constructs():
+    # lazy: constructs (~10 ms) only once a display is parsed; `theorylab eval` loads this module and never parses
     from . import constructs
     return constructs
 
@@ -2043,9 +2054,6 @@ SHIPPED_SUFFIX = ".parses.json"
 
 
 def _code_digest(obj: Any) -> str:
-    import hashlib
-    import inspect
-
     try:
         return hashlib.sha256(inspect.getsource(obj).encode()).hexdigest()[:16]
     except (OSError, TypeError):
@@ -2083,8 +2091,6 @@ def notation_key(notation: NotationMap | None) -> str:
 @functools.lru_cache(maxsize=8)
 def parser_version(parser: str | None = None) -> str:
     """The parser and its installed version ("latex2sympy2_extended 1.11.0"; SymPy's own backends: SymPy's version)."""
-    from importlib import metadata
-
     parser = parser or DEFAULT_PARSER
     try:
         version = metadata.version(parser) if parser == "latex2sympy2_extended" else "sympy " + sp.__version__
@@ -2098,8 +2104,6 @@ def parse_key(text: str, notation: NotationMap | None = None, *, lead: str = "",
     """The key of a display's parse as data: PARSE_FORMAT, the parser and its version, the text, its lead and the
     notation map (what `parse_display` reads, and the rules that read it); notation_text: notation_key(notation)
     where the caller has it."""
-    import hashlib
-
     nk = notation_key(notation) if notation_text is None else notation_text
     parts = [f"theorylab-parse {PARSE_FORMAT}", parser_version(parser), text, lead, nk]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
@@ -2154,8 +2158,6 @@ def shipped_path(source: str | Path) -> Path:
 def read_parses(path: str | Path) -> dict[str, dict]:
     """A shipped parses file: {key: entry} (entries as `relations_to_json` writes them, with their label and text);
     {} where the file is absent or unreadable (the displays are then parsed)."""
-    import json
-
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -2168,8 +2170,6 @@ def write_parses(path: str | Path, entries: Mapping[str, dict], *, source: str =
                  ) -> None:
     """Write a shipped parses file: {key: {"label", "text", "relations" | "failure"}} in label order, one entry a
     line (diffs stay readable)."""
-    import json
-
     head = {"about": "theorylab's parses of this source's labelled displays (theorylab._sources.sources.parse_display), keyed "
                      "by sources.parse_key; regenerate with `python -m theorylab._pipeline.fidelity --rebuild`",
             "format": PARSE_FORMAT, "parser": parser_version(parser), "source": source}

@@ -9,16 +9,25 @@ ends, down to the smallest normal float), and a Hypothesis search that maximizes
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
+import itertools
+import json
 import math
+import multiprocessing as mp
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+import mpmath
 import numpy as np
+import sympy as sp
 
-from .._shared import SUBNORMAL_FLOOR, fmt
+from .._shared import SUBNORMAL_FLOOR, fmt, with_timeout, write_json
 from .._decide.entry import Entry
-from .._records.params import DomainError, Param
+from .._numerics import kernels
+from .._pipeline import catalogue
+from .._records.params import DomainError, Param, generic_values
 
 __all__ = ["Row", "EntryMap", "measure", "regions", "joint_points", "PROFILES"]
 
@@ -34,8 +43,6 @@ def _with_budget(fn: Callable[[], Any], seconds: float) -> Any:
     """fn() within a budget of CPU seconds of this process: TimeoutError past it (`_shared.with_timeout` on the CPU
     clock). CPU time (ITIMER_PROF), not wall time, so that which points are 'slow' does not depend on the machine's
     load (a wall-clock budget on a loaded machine skipped half of relu's points)."""
-    from .._shared import with_timeout
-
     return with_timeout(fn, seconds, clock="cpu")
 
 
@@ -154,6 +161,7 @@ def _scaled_regions(base: np.ndarray, n: int) -> dict[str, list[np.ndarray]]:
 
 
 def _bulk(entry: Entry, n: int) -> list[dict]:
+    # lazy: hypothesis costs ~0.4 s; `theorylab eval` loads this module and never draws
     from hypothesis import HealthCheck, given, settings
 
     found: list[dict] = [dict(e) for e in entry.examples]
@@ -170,6 +178,7 @@ def _bulk(entry: Entry, n: int) -> list[dict]:
 # -- inputs: the contract's Hypothesis settings and its generic point (theorylab.testing re-exports them) -------
 def contract_phases():
     """The contract's Hypothesis phases: pinned examples, then generated ones (no shrinking of a found failure)."""
+    # lazy: hypothesis costs ~0.4 s; `theorylab eval` loads this module and never draws
     from hypothesis import Phase
 
     return [Phase.explicit, Phase.generate]
@@ -177,6 +186,7 @@ def contract_phases():
 
 def contract_settings(max_examples: int | None = None, **kw: Any):
     """The current Hypothesis settings with no deadline and the too-slow and filter-too-much health checks off."""
+    # lazy: hypothesis costs ~0.4 s; `theorylab eval` loads this module and never draws
     from hypothesis import HealthCheck, settings
 
     current = settings.default
@@ -192,9 +202,8 @@ def valid_example(entry) -> dict:
     (the unused ones too, which torch differentiates through) and the value are finite.
 
     Example: `entry(**valid_example(entry))` returns a value."""
+    # lazy: hypothesis costs ~0.4 s; `theorylab eval` loads this module and never draws
     from hypothesis import given
-
-    from .._records.params import generic_values
 
     found: list[dict] = []
 
@@ -212,11 +221,6 @@ def valid_example(entry) -> dict:
 
 def inside_every_branch(entry, kwargs: dict) -> bool:
     """Every branch of every Piecewise in the entry's kernel expression, and the value, finite at this point."""
-    import sympy as sp
-
-    from .._numerics import kernels
-    from .._records.params import DomainError
-
     try:
         values = entry.validate(kwargs)
         with np.errstate(all="ignore"):
@@ -252,8 +256,6 @@ def joint_points(entry: Entry, levels: int = 3, cap: int = 120, base: Mapping[st
     named "joint: lam -> 0+, gamma -> 1+".
 
     Returns {region name: [keyword arguments]}: what the accuracy map measures and the contract's value test draws."""
-    import itertools
-
     if base is None:
         try:
             base = valid_example(entry)
@@ -367,8 +369,6 @@ def errors(value: Any, reference: Any, *, largest: bool = False) -> dict[str, tu
 
 def _reference(entry: Entry, kw: Mapping[str, Any]) -> tuple[Any, str | None]:
     """Reference (a) at rising working precision until two precisions agree to 1e-14 relative."""
-    import mpmath
-
     prev = None
     for dps in _PRECISIONS:
         with mpmath.workdps(dps):
@@ -383,8 +383,6 @@ def _reference(entry: Entry, kw: Mapping[str, Any]) -> tuple[Any, str | None]:
 
 def _formula_route(entry: Entry, kw: Mapping[str, Any]) -> Any:
     """Route (b): the paper's formula in mpmath, where the entry's reference is a different route."""
-    from .._numerics import kernels
-
     if entry.formula is None or entry.reference is None or entry.compute is not None:
         return None
     values = entry.validate(kw)
@@ -494,6 +492,7 @@ def measure(entry: Entry, profile: str = "quick", progress: Callable[[str], None
 
 def _search(entry: Entry, one: Callable, n: int) -> list[Row]:
     """A Hypothesis search that maximizes the log relative error with target()."""
+    # lazy: hypothesis costs ~0.4 s; `theorylab eval` loads this module and never draws
     from hypothesis import HealthCheck, given, settings, target
 
     worst: dict[str, tuple[float, float, str]] = {}
@@ -528,8 +527,6 @@ def _plain(kw: Mapping[str, Any]) -> dict:
 def misses_path() -> str:
     """The local store of misses ($XDG_CACHE_HOME/theorylab/accuracy-misses.json): entry ID -> points, as
     Hypothesis keeps its example database, so a miss found once is tested again on every run."""
-    import os
-
     return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
                         "accuracy-misses.json")
 
@@ -537,8 +534,6 @@ def misses_path() -> str:
 def pinned_misses(entry_id: str) -> list[dict]:
     """The points where `accuracy` (or an author's run) found this entry missing its bound: every one is tested again
     by the contract on every run (theorylab.testing), until it is fixed and moved into the entry's `examples`."""
-    import json
-
     try:
         with open(misses_path()) as fh:
             return list(json.load(fh).get(entry_id, []))
@@ -549,10 +544,6 @@ def pinned_misses(entry_id: str) -> list[dict]:
 def record_misses(maps: Sequence[EntryMap]) -> int:
     """Add the maps' misses to the local store (never removed here: a fixed miss keeps passing). Returns how many
     new points were stored."""
-    import json
-
-    from .._shared import write_json
-
     try:
         with open(misses_path()) as fh:
             store = json.load(fh)
@@ -585,8 +576,6 @@ def measure_all(entries: Sequence[Entry], profile: str = "quick", jobs: int | No
 
 def _measure_all(entries: Sequence[Entry], profile: str, jobs: int | None,
                  progress: Callable[[EntryMap], None] | None) -> list[EntryMap]:
-    import os
-
     if not jobs:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if jobs <= 1 or len(entries) <= 1:
@@ -596,8 +585,6 @@ def _measure_all(entries: Sequence[Entry], profile: str, jobs: int | None,
             if progress:
                 progress(out[-1])
         return out
-    import concurrent.futures as cf
-    import multiprocessing as mp
 
     with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
         futures = {pool.submit(_measure_id, e.id, profile): i for i, e in enumerate(entries)}
@@ -610,8 +597,6 @@ def _measure_all(entries: Sequence[Entry], profile: str, jobs: int | None,
 
 
 def _measure_id(entry_id: str, profile: str) -> EntryMap:
-    from .._pipeline import catalogue
-
     return measure(catalogue.get(entry_id), profile)
 
 

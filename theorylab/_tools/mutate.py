@@ -18,15 +18,24 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
+import importlib
 import math
+import sys
 import time
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import sympy as sp
+from hypothesis import HealthCheck, given, settings  # each campaign draws its sample points (samples())
 
+from .._decide.derivation import StepResult
 from .._decide.entry import Entry
+from .._numerics import kernels
+from .._pipeline import catalogue
+from .._records.evidence import Context, Evidence, needed_resolution
 from .._records.params import DomainError
 from .._shared import close, fmt
 from .._shared import representable as _representable  # one definition: the contract suite's too
@@ -193,8 +202,6 @@ def applied(entry: Entry, overrides: dict) -> Iterator[None]:
 
 def samples(entry: Entry, n: int) -> list[dict]:
     """Pinned examples plus n points drawn (derandomized) from the entry's own strategy."""
-    from hypothesis import HealthCheck, given, settings
-
     found: list[dict] = [dict(e) for e in entry.examples]
 
     @settings(max_examples=n, database=None, derandomize=True, deadline=None,
@@ -245,7 +252,6 @@ def _contract(entry: Entry, points: Sequence[dict]) -> str | None:
             vals = entry.validate(kw)
             args = [vals[p.name] for p in entry.kernel_params]
             try:
-                from .._numerics import kernels
                 paper = kernels.mp_reference_array(entry.mpmath, args)
             except Exception:  # noqa: BLE001 - the paper's form is singular here: not evidence
                 continue
@@ -317,9 +323,6 @@ def _expr_mentions(side: Any, targets: Sequence[tuple[sp.Basic, bool]]) -> bool:
 def _code_mentions(fn: Any, entry: Entry, depth: int = 0, seen: set | None = None) -> bool:
     """A numeric side calls the entry: its code (or that of the functions of its module it calls, three levels
     deep) names the entry's ID as a constant (theorylab.get("id"), a lookup by ID) or holds the Entry object."""
-    import functools
-    import types
-
     seen = set() if seen is None else seen
     if isinstance(fn, functools.partial):
         return any(v is entry for v in (*fn.args, *fn.keywords.values())) or _code_mentions(fn.func, entry, depth, seen)
@@ -365,8 +368,6 @@ def steps_using(entry: Entry, derivations: Sequence[Any] | None = None) -> list[
     """(derivation, step) pairs in which the entry's value appears: a SymPy side containing its formula or stable
     form as a subexpression, or a numeric side that calls it. A step that states a hand-typed copy of the formula
     in other symbols does not count: a mistake in the entry would not reach it."""
-    from .._pipeline import catalogue
-
     targets = _targets(entry)
     out = []
     for d in (catalogue.derivations() if derivations is None else derivations):
@@ -422,8 +423,6 @@ class _Baselines:
         return self.using[entry.id]
 
     def step_ok(self, step: Any) -> bool:
-        from .._decide.derivation import StepResult
-
         if id(step) not in self.steps:
             try:
                 self.steps[id(step)] = StepResult(step, step.check()).ok
@@ -441,8 +440,6 @@ class _Baselines:
     def usable(self, check: Any) -> tuple[bool, str]:
         """Whether the check can tell a mutant: it passes unperturbed, asserts something (an Evidence record), and
         (quick) is cheap enough."""
-        from .._records.evidence import Evidence
-
         if check.kind in self.cfg["kinds_skipped"]:
             return False, f"not run in this profile: a {check.kind} check (run --profile full)"
         b = self.check(check)
@@ -466,8 +463,6 @@ class _CheckBaseline:
 def _run_check(check: Any) -> tuple[str | None, tuple]:
     """The check's records in verify's quick profile, and why it fails (its first failing record, or what it
     raised; None when every record passes)."""
-    from .._records.evidence import Context, Evidence
-
     try:
         recs = tuple(check.evaluate(Context(profile="quick", device="cpu", seed=0)))
     except Exception as exc:  # noqa: BLE001 - a mutant that crashes a check is caught by it
@@ -486,8 +481,6 @@ def derivation_layer(entry: Entry, subs: dict | None = None, baselines: _Baselin
     """Re-check the steps in which the entry's value appears, as the (mutated) entry makes them; the first step
     whose verdict is not what the ledger expects, or None. Call with the mutant applied, `subs` from
     `_substitutions` (taken before), and baselines computed before (`_layer_ran`)."""
-    from .._decide.derivation import StepResult
-
     baselines = baselines or _Baselines()
     for d, step in baselines.steps_for(entry):
         if not baselines.step_ok(step):
@@ -504,8 +497,6 @@ def derivation_layer(entry: Entry, subs: dict | None = None, baselines: _Baselin
 
 def evidence_layer(entry: Entry, profile: str = "quick", baselines: _Baselines | None = None) -> str | None:
     """Run the checks that name the entry (those usable in this profile); the first failure, or None."""
-    from .._pipeline import catalogue
-
     baselines = baselines or _Baselines(profile)
     for check in catalogue.checks():
         if entry.id not in check.entries or not baselines.usable(check)[0]:
@@ -518,8 +509,6 @@ def evidence_layer(entry: Entry, profile: str = "quick", baselines: _Baselines |
 
 def _layer_ran(layer: str, entry: Entry, baselines: _Baselines) -> bool:
     """Whether the layer has anything to run on this entry's mutants (steps using it, usable checks naming it)."""
-    from .._pipeline import catalogue
-
     if layer == "contract":
         return True
     if layer == "derivation":  # every baseline now, before any mutant is applied
@@ -529,8 +518,6 @@ def _layer_ran(layer: str, entry: Entry, baselines: _Baselines) -> bool:
 
 def _formula_values(entry: Entry, kw: dict) -> Any:
     """The paper's formula (not the kernel) at a point, in float64: what a formula mutant changes."""
-    from .._numerics import kernels
-
     try:
         values = entry.validate(kw)
         f = kernels.build("numpy", entry.formula, tuple(p.symbol for p in entry.kernel_params))
@@ -645,12 +632,8 @@ def layer_scores(results: Sequence[MutantResult], layers: Sequence[str] = LAYERS
 def delta_for(kind: str, check: Any = None) -> float:
     """The relative error delta a check is perturbed by: twice the resolution its records need (at most 1), so a
     check whose records have the resolution they need must see it."""
-    from .._records.evidence import needed_resolution
-
     module = None
     if check is not None:
-        import sys
-
         fn = getattr(check.run, "__wrapped__", check.run)
         module = sys.modules.get(getattr(fn, "__module__", "") or "")
     return min(2 * needed_resolution(kind, check, module), 1.0)
@@ -749,8 +732,6 @@ def sensitivity(checks: Sequence[Any], *, profile: str = "quick",
     """Rerun each check with each entry it names perturbed: first by the relative error delta (`delta_for`), then
     by each standard mutant (and, for a solver with a dict output, delta on each component); quick stops at the
     first perturbation of an entry that the check catches, full tries them all."""
-    from .._pipeline import catalogue
-
     cfg = PROFILES[profile]
     baselines = baselines or _Baselines(profile)
     out: list[CheckSensitivity] = []
@@ -796,8 +777,6 @@ def component_coverage(checks: Sequence[Any], *, profile: str = "quick", baselin
                        ) -> dict[str, list[str]]:
     """For solvers with a dict output: the components whose relative error delta no usable check naming the entry
     catches ({entry: [component, ...]})."""
-    from .._pipeline import catalogue
-
     baselines = baselines or _Baselines(profile)
     out: dict[str, list[str]] = {}
     for entry in sorted({catalogue.get(e) for c in checks for e in c.entries}, key=lambda e: e.id):
@@ -860,10 +839,6 @@ class EntryCoverage:
 def coverage(entries: Sequence[Entry]) -> list[EntryCoverage]:
     """Per entry: the steps in which its value appears and the checks that name it, with the reasons a paper
     states for none (NO_STEP / NO_EVIDENCE, dicts {entry ID: reason} in the family's entries module)."""
-    import importlib
-
-    from .._pipeline import catalogue
-
     checks = catalogue.checks()
     out = []
     for e in entries:
@@ -882,8 +857,6 @@ def campaign(select: Sequence[str] = (), *, profile: str = "quick", layers: Sequ
     layer's score, per-check sensitivity, coverage), each line of the account given to `say` as it comes; returns
     (exit status: 1 when a mutant survives, a check is insensitive, or, with `require_coverage`, an entry is
     uncovered; the JSON record of `mutate --json`)."""
-    from .._pipeline import catalogue
-
     ids, fams = catalogue.select(list(select))
     chosen = [e for f in catalogue.families(fams) for e in f.entries if e.id in ids]
     layers, views = tuple(layers), tuple(views)
