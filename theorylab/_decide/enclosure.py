@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -30,6 +31,17 @@ CERTIFY_PREC = 64   # bits on a box: bisection, not precision, narrows a cell's 
 
 class NoEnclosure(TypeError):
     """An operation with no ball-arithmetic rule (the function is named in the message)."""
+
+
+def _folded(fs: list, op: Any) -> Any:
+    """The compiled terms (or factors) of a sum (or product) combined left to right by `op`, in the backend's own
+    arithmetic (Arb balls or mpmath intervals)."""
+    def run(v):
+        out = fs[0](v)
+        for f in fs[1:]:
+            out = op(out, f(v))
+        return out
+    return run
 
 
 @contextlib.contextmanager
@@ -180,21 +192,7 @@ def compile_arb(exprs: Sequence[sp.Expr], syms: Sequence[sp.Symbol]) -> Callable
             c = _const(e)
             return lambda v: c()
         if e.is_Add or e.is_Mul:
-            fs = [comp(a) for a in e.args]
-            if e.is_Add:
-                def add(v):
-                    out = fs[0](v)
-                    for f in fs[1:]:
-                        out = out + f(v)
-                    return out
-                return add
-
-            def mul(v):
-                out = fs[0](v)
-                for f in fs[1:]:
-                    out = out * f(v)
-                return out
-            return mul
+            return _folded([comp(a) for a in e.args], operator.add if e.is_Add else operator.mul)
         if e.is_Pow:
             base, ex = e.args
             fb = comp(base)
@@ -354,21 +352,7 @@ def _iv_compile(expr: sp.Expr, syms: Sequence[sp.Symbol]) -> Callable[[Sequence[
             val = sp.N(e, 40)
             return const(iv.mpf([str(val - sp.Float(10, 40) ** -35), str(val + sp.Float(10, 40) ** -35)]))
         if e.is_Add or e.is_Mul:
-            fs = [comp(a) for a in e.args]
-            if e.is_Add:
-                def add(v):
-                    out = fs[0](v)
-                    for f in fs[1:]:
-                        out = out + f(v)
-                    return out
-                return add
-
-            def mul(v):
-                out = fs[0](v)
-                for f in fs[1:]:
-                    out = out * f(v)
-                return out
-            return mul
+            return _folded([comp(a) for a in e.args], operator.add if e.is_Add else operator.mul)
         if e.is_Pow:
             base, ex = e.args
             fb = comp(base)
