@@ -158,3 +158,19 @@ def test_an_entry_states_what_its_rtol_is_relative_to():
         dataclasses.replace(e, error_scale="norm")
     with pytest.raises(ValueError, match="error_scale='largest' needs reference_rtol_note"):
         dataclasses.replace(e, reference_rtol_note="")
+
+
+def test_a_closed_form_that_leaves_the_reals_is_a_one_line_domain_error():
+    """A scaffolded entry (new --from) keeps placeholder domains: t* = tau/s log(s/u0 - 1) is complex where u0 > s.
+    The reference said `TypeError: float() argument must be ... not 'mpc'` from inside mpmath; it now names the entry,
+    the point and what to do."""
+    from theorylab.authoring import DomainError
+
+    s_p, u_p = scalar("s", "target", low=0.5, high=2.0), scalar("u0", "start", low=0.5, high=2.0)
+    e = Entry(id="x.t_star", title="t*", source=Source("p.tex", "(8)"), doc="d", params=(s_p, u_p),
+              formula=sp.log(s_p.symbol / u_p.symbol - 1))
+    with pytest.raises(DomainError, match=r"x.t_star: the closed form is not real at .* s=0.5, u0=0.7; restrict the "
+                                          r"parameters' domains") as exc:
+        e.reference_value(s=0.5, u0=0.7)
+    assert "\n" not in str(exc.value)
+    assert e.reference_value(s=2.0, u0=0.7) == pytest.approx(np.log(2.0 / 0.7 - 1), rel=1e-15)

@@ -313,7 +313,12 @@ class Entry:
             return self.reference(**values)
         if self.formula is None or self.compute is not None:
             return None
-        out = kernels.mp_reference_array(self.mpmath, [values[p.name] for p in self.kernel_params])
+        try:
+            out = kernels.mp_reference_array(self.mpmath, [values[p.name] for p in self.kernel_params])
+        except ValueError as exc:  # a complex closed form: name the entry, its point and what to do, in one line
+            point = ", ".join(f"{k}={values[k]!r}" for k in values)
+            raise DomainError(f"{self.id}: {str(exc).split(': the declared')[0]} at {point}; restrict the parameters' "
+                              "domains (low=, high=) or add a Constraint where the paper's formula is real") from None
         if self.reduce == "sum":
             out = np.sum(out, axis=-1)
         return float(out) if np.ndim(out) == 0 else out

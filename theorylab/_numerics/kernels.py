@@ -285,7 +285,11 @@ def mp_reference(kernel: Callable, values: Sequence[float], digits: int = 20) ->
     starts at 30 + 3 digits per decade of the largest input exponent and doubles until two successive
     values agree to `digits` digits. `kernel` may be an `AdaptiveMpmath` (its raw kernel is driven).
     """
-    return float(_adaptive(getattr(kernel, "raw", kernel), [mpmath.mpf(float(v)) for v in values], digits))
+    value = _adaptive(getattr(kernel, "raw", kernel), [mpmath.mpf(float(v)) for v in values], digits)
+    if isinstance(value, mpmath.mpc):  # the closed form leaves the reals there: say so, never float()'s TypeError
+        raise ValueError(f"the closed form is not real at {[float(v) for v in values]} (it is "
+                         f"{mpmath.nstr(value, 6)}): the declared domain holds points where it is complex")
+    return float(value)
 
 
 def _adaptive(kernel: Callable, values: Sequence, digits: int):
