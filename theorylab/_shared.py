@@ -66,6 +66,13 @@ def write_json(path: str | os.PathLike, data: Any, *, indent: int | None = 1, pr
         raise
 
 
+# -- the cache folder ---------------------------------------------------------------------------------------------
+def cache_path(*parts: str) -> str:
+    """A path under theorylab's cache folder, $XDG_CACHE_HOME/theorylab (~/.cache/theorylab), read at call time so a
+    changed XDG_CACHE_HOME (a test's, a user's) is followed: the step cache, parses, timings, accuracy misses."""
+    return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab", *parts)
+
+
 # -- timeouts ------------------------------------------------------------------------------------------------------
 def with_timeout(fn: Callable[[], Any], seconds: float, *, clock: str = "wall",
                  error: type[BaseException] = TimeoutError) -> Any:

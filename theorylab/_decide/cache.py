@@ -20,7 +20,7 @@ import sympy as sp
 
 from .._records.relation import Relation
 from .._records.step import Outcome, Step, _name, _sympify
-from .._shared import write_json
+from .._shared import cache_path, write_json
 
 __all__ = ["content_key"]
 
@@ -191,7 +191,7 @@ class _StepCache:
 
     @property
     def dir(self) -> str:
-        return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab", "steps")
+        return cache_path("steps")
 
     @property
     def on(self) -> bool:

@@ -64,7 +64,7 @@ from sympy.concrete.expr_with_limits import ExprWithLimits as _WithLimits
 
 from .._decide.derivation import RELATION_TEX as _STEP_TEX
 from .._numerics import solvers
-from .._shared import close, fmt, with_timeout, write_json
+from .._shared import cache_path, close, fmt, with_timeout, write_json
 from .._sources import sources
 from .._sources.sources import NotationMap, ParseFailure, Printed, notation_key
 from . import catalogue
@@ -140,7 +140,7 @@ class _ParseCache:
 
     @property
     def dir(self) -> str:
-        return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab", "parses")
+        return cache_path("parses")
 
     @property
     def on(self) -> bool:

@@ -23,7 +23,7 @@ from .._decide.derivation import Outcome, StepResult
 from .._records.evidence import Context, Evidence, Finding, to_jsonable
 from .._records.params import DomainError
 from .._records.status import LedgerStatus, StepStatus
-from .._shared import write_json
+from .._shared import cache_path, write_json
 
 __all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "resolve_device", "derivations_for",
            "Task", "plan", "run_task", "make_executor", "execute", "usable_cores", "estimate", "estimates",
@@ -36,8 +36,7 @@ __all__ = ["verify", "check", "dry_run", "RunStart", "CheckRun", "DryRun", "reso
 POOL_START_S = 3.0
 BOUND_SECONDS = 3600.0  # no task should take more than one CPU-hour: a check whose part does is named by --dry-run
 
-_TIMINGS = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
-                        "timings.json")
+_TIMINGS = cache_path("timings.json")
 # The timings `verify --profile paper --sample 1` measured for the built-in papers (the README's "Reproduce the papers"
 # table is made from them; benchmarks/paper_plan.py --snapshot writes it), shipped as package data: a machine that has
 # measured nothing yet plans from them instead of from the quick profile's rates (which put a part of Fig. 1c at 3 h).

@@ -23,7 +23,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .._shared import SUBNORMAL_FLOOR, fmt, with_timeout, write_json
+from .._shared import SUBNORMAL_FLOOR, cache_path, fmt, with_timeout, write_json
 from .._decide.entry import Entry
 from .._numerics import kernels
 from .._pipeline import catalogue
@@ -527,8 +527,7 @@ def _plain(kw: Mapping[str, Any]) -> dict:
 def misses_path() -> str:
     """The local store of misses ($XDG_CACHE_HOME/theorylab/accuracy-misses.json): entry ID -> points, as
     Hypothesis keeps its example database, so a miss found once is tested again on every run."""
-    return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "theorylab",
-                        "accuracy-misses.json")
+    return cache_path("accuracy-misses.json")
 
 
 def pinned_misses(entry_id: str) -> list[dict]:
