@@ -561,3 +561,22 @@ def test_a_thin_space_before_a_parenthesis_is_a_product_unless_the_name_is_a_dec
     assert rel.rhs == sp.Function("b")(s - a * b), rel
     (rel,) = sources.parse_display(r"y = b(s - a\cdot b)")
     assert rel.rhs == sp.Function("b")(s - a * b), rel
+
+
+def test_the_source_layer_is_single_role_modules_behind_one_facade():
+    """#35 item 6: sources.py (2,181 lines) split into single-role modules of at most ~600 lines; the facade
+    `theorylab._sources.sources` defines nothing, it re-exports each name from the one module that defines it."""
+    import ast
+
+    from theorylab._sources import sources
+
+    folder = Path(sources.__file__).parent
+    sizes = {p.name: len(p.read_text().splitlines()) for p in folder.glob("*.py")}
+    assert len(sizes) >= 10 and all(n <= 620 for n in sizes.values()), sizes
+    tree = ast.parse((folder / "sources.py").read_text())
+    defined = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Assign))
+               and not (isinstance(n, ast.Assign) and n.targets[0].id == "__all__")]
+    assert not defined, [getattr(n, "name", None) for n in defined]
+    for name in sources.__all__:                 # each public name is the defining module's own object
+        obj = getattr(sources, name)
+        assert getattr(obj, "__module__", "theorylab._sources.x").startswith("theorylab._sources."), name
