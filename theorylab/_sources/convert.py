@@ -290,6 +290,13 @@ class _Converter:
                 continue
             # a name-like superscript (^{ft}, ^{(1)}, ^T, ^*) joins the name; letters followed by an argument
             # (e^{nf(t)}) or over the exponential's e (e^{nt}) are a power
+            label = re.fullmatch(r"(\d+)\s*(T?)", content)
+            if label and base != "e" and (base in names.labels or len(label.group(1)) >= 2
+                                          or f"{base}^{{{label.group(1)}}}" in names.declared):
+                # a superscript label (#35: W^{21}, \Sigma^{31}, a declared W^{2}) joins the name, never a power
+                sups += [label.group(1)] + (["T"] if label.group(2) else [])
+                i = j
+                continue
             sm = _NAME_SUP.fullmatch(content)
             if sm and base == "e" and re.fullmatch(r"[A-Za-z]{2,}", sm.group(1)):
                 sm = None
@@ -309,8 +316,10 @@ class _Converter:
             i = j
         name = _tidy(base + (f"_{{{','.join(subs)}}}" if subs else "") + "".join(f"^{{{p}}}" for p in sups))
         m = re.match(r"\s*\(", s[i:])
-        if m and name not in names.plain and base not in names.plain and not re.search(r"[\^_]\s*$", s[:start]) \
-                and not (sups and sups[-1] == "T"):         # x^T (A + B): a transpose times a group, never applied
+        # x^T (A + B): a transpose times a group, never applied; b(s - a b) with b a bare value here: a product
+        full = name + (f"_{{{','.join(indices)}}}" if indices else "")
+        if m and name not in names.plain and base not in names.plain and full not in names.values \
+                and not re.search(r"[\^_]\s*$", s[:start]) and not (sups and sups[-1] == "T"):
             k = i + m.end() - 1
             j = _match_close(s, k, "(", ")")
             if j > k + 1 and s[k + 1:j].strip():

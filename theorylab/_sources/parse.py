@@ -15,7 +15,7 @@ from .matrices import _is_matrix, _matrices_back, _run_symbol, _with_matrices
 from .notation import _NO_NOTATION, NotationMap
 from .printed import Printed, Printout
 from .relations import _APPROXIMATE, _REL_RX, _RELATIONS, relation
-from .scan import _APPLIED, _Names
+from .scan import _APPLIED, _bare_letters, _bound_indices, _Names
 from .prepare import _prepare
 from .text import ParseFailure, _Fail, _match_close, _T, _top_level
 
@@ -145,19 +145,34 @@ def _back(e, names: _Names, notation: NotationMap):
             s = s + off if m.group(2) == "+" else s - off
         return s
 
+    def indexed(name: str, idx: tuple) -> bool:
+        # #35: a subscript is an index only where declared (NotationMap.indexed) or summed/quantified over
+        top = _top_level(name, re.compile(r"\^"))
+        return (name in names.indexed or (bool(top) and name[:top[0].start()] in names.indexed)     # W covers W^{T}
+                or any(re.match(r"\\[a-z]+|[A-Za-z]", i).group(0) in names.bound for i in idx))
+
+    def subscripted(name: str, idx: tuple):
+        if indexed(name, idx):
+            return sp.IndexedBase(name)[tuple(index(i) for i in idx)]
+        sub = f"_{{{','.join(idx)}}}"
+        top = _top_level(name, re.compile(r"\^"))
+        if "_" in name or not top:
+            return sp.Symbol(name + sub)                                # u_f: one name, "u_{f}"
+        return sp.Symbol(name[:top[0].start()] + sub + name[top[0].start():])      # W_{l}^{T}, never W^{T}_{l}
+
     def symbol(key: str):
         name, idx = names.table[key]
         o, idx = obj(key)
         if o is None and key in names.runs:
             return _run_symbol(names.runs[key], symbols, notation)
         if o is None:
-            return sp.IndexedBase(name)[tuple(index(i) for i in idx)] if idx else sp.Symbol(name)
+            return subscripted(name, idx) if idx else sp.Symbol(name)
         if idx:
             if isinstance(o, sp.IndexedBase):
                 return o[tuple(index(i) for i in idx)]
             if callable(o) and not isinstance(o, sp.Expr):
                 return o(*[index(i) for i in idx])
-            return sp.IndexedBase(name)[tuple(index(i) for i in idx)]   # a value for the bare name only
+            return subscripted(name, idx)                               # a value for the bare name only
         return o if isinstance(o, sp.Basic) else sp.Symbol(name)
 
     def key_of(nm: str) -> str | None:
@@ -220,7 +235,16 @@ def parse_display(text: str, notation: NotationMap | None = None, *, lead: str =
     application; \\left| x \\right| an absolute value; an optimum with constraints, \\min_{S} f \\text{ s.t. } g = c,
     as "\\min_{S}\\text{ s.t. }"(f, Eq(g, c), ...) (quantified constraints, \\forall i, and several values on the
     left are reported). A side whose parentheses do not balance says so; a continuation whose previous display is
-    only a label ($$\\tag{89}$$) takes the display before that as its lead."""
+    only a label ($$\\tag{89}$$) takes the display before that as its lead.
+
+    PARSE_FORMAT 7 (#35) reads: a name with letter subscripts, u_f, N_l, as one Symbol "u_{f}" unless its base is
+    declared indexed (NotationMap.indexed, or mapped to an IndexedBase or a callable) or the display sums or
+    quantifies over the index (\\sum_{i=1}^n x_i is a Sum of x[i]); a superscript label, W^{21}, \\Sigma^{31} (two or
+    more digits, or any superscript of a base in NotationMap.labels) and W^{(2)}, as part of the name, x^{2} a
+    power; the operator forms \\frac{d}{dt} X, \\frac{d^2}{dt^2}(X), \\frac{\\partial}{\\partial x}(X) as
+    Derivative(X, ...) where X is one group or one symbol ending its product; a one-letter name followed by a group
+    as a factor where the display also prints it as a bare value (b(s - a b)) or a thin space separates them
+    (b\\,(s - a b)), unless the notation map declares it a function."""
     notation = notation or _NO_NOTATION
     parser = parser or DEFAULT_PARSER
     try:
@@ -251,6 +275,12 @@ def _parse(text: str, notation: NotationMap, lead: str, parser: str) -> tuple:
     names.plain = {k for k, v in notation.symbols.items() if isinstance(v, sp.Expr) and not isinstance(v, sp.Indexed)}
     names.matrices = {k for k, v in notation.symbols.items() if _is_matrix(v)}
     names.plain |= names.matrices
+    names.indexed = set(notation.indexed) | {k for k, v in notation.symbols.items() if isinstance(v, sp.IndexedBase)}
+    names.bound = _bound_indices(text + " " + lead)
+    names.labels = set(notation.labels)
+    names.declared = set(notation.symbols)
+    functions = {k for k, v in notation.symbols.items() if callable(v) and not isinstance(v, sp.Basic)}
+    names.values = _bare_letters(text) - functions
     rels: list = []
     for k, st in enumerate(statements):
         ops = _top_level(st.s, _REL_RX)

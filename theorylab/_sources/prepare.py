@@ -8,7 +8,7 @@ import sympy as sp
 
 from .notation import NotationMap
 from .relations import _CONDITION, _REL_RX, _SEPARATORS
-from .scan import _GREEK
+from .scan import _GREEK, _operand_end
 from .text import _brace_arg, _Fail, _match_close, _match_open, _split_top, _T, _top_level
 
 
@@ -195,8 +195,9 @@ _DERIV_VAR = r"(\\[A-Za-z]+|[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)"
 
 def _derivatives(t: _T) -> _T:
     r"""\frac{\partial^k X}{\partial v^k} and \frac{d^k X}{d v^k} (\mathrm{d} is d after cleanup) as \pdiff{k}{v}{X}: a
-    derivative of X in v (SymPy's Derivative; a partial one holds every other symbol fixed). The operator forms
-    (\frac{d}{dv} X, \partial_v X) are left as they are (then reported)."""
+    derivative of X in v (SymPy's Derivative; a partial one holds every other symbol fixed). The operator form
+    \frac{d}{dv} X, \frac{\partial}{\partial v}(X) is the same where its operand is one group or one symbol
+    (`_derivative_operator`); \partial_v X and an operator before a product are left as they are (then reported)."""
     rx = re.compile(r"\\frac\s*\{")
     start = 0
     for _ in range(50):
@@ -217,9 +218,15 @@ def _derivatives(t: _T) -> _T:
             start = m.end()
             continue
         num, den = s[a + 1:ca], s[b + 1:cb]
-        op = r"\\partial(?![A-Za-z])" if num.lstrip().startswith("\\partial") else r"d(?=[\s\\^A-Z]|[a-z](?![A-Za-z]))"
+        op = r"\\partial(?![A-Za-z])" if num.lstrip().startswith("\\partial") else r"d(?=[\s\\^A-Z]|[a-z](?![A-Za-z])|$)"
         mn = re.match(r"\s*(?:" + op + r")\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*", num)
         md = re.fullmatch(r"\s*(?:" + op + r")\s*" + _DERIV_VAR + r"\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*", den)
+        if mn and md and not num[mn.end():].strip() and (mn.group(1) or "1") == (md.group(2) or "1"):
+            operator = _derivative_operator(t, m.start(), cb + 1, mn.group(1) or "1", b + 1 + md.start(1),
+                                            b + 1 + md.end(1))
+            if operator is not None:
+                t, start = operator
+                continue
         if not mn or not md or not num[mn.end():].strip() or (mn.group(1) or "1") != (md.group(2) or "1"):
             start = m.end()
             continue
@@ -230,6 +237,30 @@ def _derivatives(t: _T) -> _T:
              + _T("}{", [t.at(b)] * 2) + t[x0:ca] + _T("}", [t.at(cb)]) + t[cb + 1:])
         start = m.start() + len(head)
     return t
+
+
+# what may follow an operator's operand: the end, a sum's sign, a relation, a separator (never a further factor,
+# whose place inside or outside the derivative the print leaves open)
+_OPERAND_ENDS = re.compile(r"\s*(?:$|[+\-=<>,;)]|\\(?:le|ge|ne|lt|gt|approx|simeq|sim|propto|quad|qquad|text|implies|"
+                           r"to|in)(?![A-Za-z]))")
+
+
+def _derivative_operator(t: _T, at: int, after: int, k: str, v0: int, v1: int):
+    r"""\frac{d}{dt} X, \frac{d^2}{dt^2}(X), \frac{\partial}{\partial x}(X) (#35: the operator applied to an expression) as
+    \pdiff{k}{v}{X}: (the rewritten text, where to read on), or None where the operand is not one parenthesized group
+    or one symbol (with its scripts and an applied group, W^{21}, u_f(t)) ending its product, as in \frac{d}{dt} a b."""
+    s = t.s
+    a = after
+    while a < len(s) and s[a] == " ":
+        a += 1
+    end = _operand_end(s, a)
+    if end is None or not _OPERAND_ENDS.match(s, end):
+        return None
+    body = t[a + 1:end - 1] if s[a] == "(" and _match_close(s, a, "(", ")") == end - 1 else t[a:end]
+    head = "\\pdiff{" + k + "}{"
+    out = (t[:at] + _T(head, [t.at(at)] * len(head)) + t[v0:v1] + _T("}{", [t.at(v1)] * 2) + body
+           + _T("}", [t.at(end - 1)]) + t[end:])
+    return out, at + len(head)
 
 
 _MATRIX_FUNCTIONS = re.compile(r"(?:\\(det|rank|tr|Tr|diag|sign|sgn)(?![A-Za-z])|\\mathrm\s*\{\s*(tr|Tr|vec|diag|rank|"

@@ -26,7 +26,8 @@ def read_source(path_or_text: str | Path, *, fmt: str | None = None, extra_patte
     closing `$$` or after it, `(k)` alone on the next line(s), an inline `$ … $ (k)`, or a line of an HTML
     conversion ending in `\\displaystyle … (k)`; statements are lines starting "Theorem 3.6", "Lemma B.1",
     "Proposition 3", "Corollary 2". LaTeX: see `_read_tex`. Returns a Printout (a list of Printed) whose
-    `warnings` list what was not read (unknown environments, labels on no display, unclosed displays).
+    `warnings` list what was not read (unknown environments, labels on no display, unclosed displays,
+    braces that do not balance, no label at all).
     """
     text, suffix = None, ""
     if isinstance(path_or_text, Path) or ("\n" not in path_or_text and len(path_or_text) < 4096
@@ -42,11 +43,14 @@ def read_source(path_or_text: str | Path, *, fmt: str | None = None, extra_patte
         else:
             fmt = "tex" if re.search(r"\\begin\{(?:equation|align|gather|multline|document)\*?\}|\\section\*?\{",
                                      text) and "$$" not in text else "md"
-    if fmt == "tex":
-        return _read_tex(text)
-    if fmt == "md":
-        return _read_md(text, extra_patterns)
-    raise ValueError(f"read_source: fmt must be 'tex' or 'md'; got fmt={fmt!r}")
+    if fmt not in ("tex", "md"):
+        raise ValueError(f"read_source: fmt must be 'tex' or 'md'; got fmt={fmt!r}")
+    out = _read_tex(text) if fmt == "tex" else _read_md(text, extra_patterns)
+    if not len(out):
+        # #35: a source with no label read is said so, never an empty list that looks like a read
+        out.warnings.append(SourceWarning(1, "the source", "no labelled display or numbered statement was read (\\label "
+                                          "in an equation or align, \\tag, (k) after a $$ display): nothing to compare"))
+    return out
 
 
 # -- reading: Markdown -----------------------------------------------------------------------------------------------

@@ -18,6 +18,11 @@ class _Names:
         self.apps: dict[str, tuple[str, list]] = {}      # application key -> (function placeholder, argument texts)
         self.plain: set[str] = set()                      # names the notation maps to a value: never applied
         self.runs: dict[str, tuple[str, str, bool]] = {}  # placeholder key -> (run name, factor base, transposed)
+        self.indexed: set[str] = set()                   # base names declared indexed (NotationMap.indexed)
+        self.bound: set[str] = set()                     # letters the display sums or quantifies over (indices)
+        self.labels: set[str] = set()                    # base names whose superscripts are labels
+        self.declared: set[str] = set()                  # the notation's names ("W^{21}": a label, not a power)
+        self.values: set[str] = set()                    # one-letter names the display also prints as a bare value
 
     def placeholder(self, name: str, indices: tuple[str, ...] = ()) -> str:
         key = (name, indices)
@@ -236,3 +241,40 @@ def _run_placeholder(s: str, j: int, names: _Names, emit, at: int) -> int:
 
 
 _OPTIMA = ("min", "max", "inf", "sup", "argmin", "argmax", "minimize", "maximize")
+
+
+_BOUND = re.compile(r"\\(?:sum|prod)\s*_\s*(\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z])|\\forall\s*((?:[A-Za-z]|\\[a-z]+)(?:\s*,\s*"
+                    r"(?:[A-Za-z]|\\[a-z]+))*)|\\text\s*\{\s*for(?:\s+(?:all|each|every))?\s*\}\s*((?:[A-Za-z]|\\[a-z]+)"
+                    r"(?:\s*,\s*(?:[A-Za-z]|\\[a-z]+))*)\s*(?:=|\\in|<|\\le)")
+_LETTER = re.compile(r"\\(?!in(?![a-z]))[a-z]+|[A-Za-z]")
+
+
+def _bound_indices(text: str) -> set[str]:
+    r"""The letters a display sums, multiplies or quantifies over (#35, PARSE_FORMAT 7): \sum_{i=1}^n, \prod_{l},
+    \sum_{i \in A}, \forall i, \text{for } i = 1, ..., n. A subscript of one of them is an index (x_i in \sum_i x_i is
+    x[i]), where an undeclared subscript is part of a name (u_f is the Symbol "u_{f}")."""
+    out: set[str] = set()
+    for m in _BOUND.finditer(text):
+        if m.group(1):
+            sub = m.group(1).strip("{}")
+            sub = re.split(r"=|\\in(?![A-Za-z])|<|\\le(?![A-Za-z])", sub)[0]
+            out |= set(_LETTER.findall(sub))
+        else:
+            out |= set(_LETTER.findall(m.group(2) or m.group(3)))
+    return out
+
+
+_BARE = re.compile(r"(?<![\\A-Za-z_^{])(?<![_^]\{)([A-Za-z])(?![A-Za-z])(?:\s*_\s*(\{[^{}]*\}|[A-Za-z0-9]))?(?!\s*[(_^'])"
+                   r"|(?<=[\s{(+\-=,*/])([A-Za-z])(?:\s*_\s*(\{[^{}]*\}|[A-Za-z0-9]))?(?=\s*[)}])")
+
+
+def _bare_letters(text: str) -> set[str]:
+    r"""One-letter names, with a subscript or without, the display prints as a bare value, b in b(s - a \cdot b) and
+    u_f in \ln u_f(s - u_f) (#35): not applied, not superscripted, not an index ("u", "u_{f}"). Such a name followed
+    by a group is a product, b(...) = b \cdot (...), unless the notation declares it a function: a name is a value or
+    a function within one display, never both."""
+    out = set()
+    for m in _BARE.finditer(text):
+        letter, sub = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out.add(letter + (f"_{{{sub.strip('{}').strip()}}}" if sub else ""))
+    return out

@@ -20,12 +20,13 @@ from .text import ParseFailure
 
 # -- parse results as data: keyed, written and read (the built-in papers ship theirs) --------------------------------
 
-PARSE_FORMAT = 6
+PARSE_FORMAT = 7
 """The version of the parsing rules: what this module makes of a display's LaTeX (reading, cleanup, placeholders,
 relations). Bump it with any change that can change a parse. Shipped parses (`<source>.parses.json` beside a paper's
 source, e.g. derivations/sources/) are keyed by it, by the parser and its version, the display's text and lead and
 the notation map, never by this module's code: an edit that changes no parse keeps them; a bump makes them stale, and
-tests/test_sources.py asks for them to be regenerated (`python -m theorylab._pipeline.fidelity --rebuild`)."""
+tests/test_sources.py asks for them to be regenerated (`theorylab parses --rebuild`). 7 (#35): subscripted names
+are symbols unless declared indexed, superscript labels, derivative operators, bare values before a group."""
 SHIPPED_SUFFIX = ".parses.json"
 
 
@@ -53,7 +54,8 @@ def _object_text(v: Any) -> str:
 
 
 def notation_key(notation: NotationMap | None) -> str:
-    """A stable text of a notation map: its rewrites (patterns, replacements, a callable's code) and symbols."""
+    """A stable text of a notation map: its rewrites (patterns, replacements, a callable's code), symbols, and its
+    declared indexed and label names."""
     if notation is None:
         return "none"
     parts = []
@@ -61,6 +63,7 @@ def notation_key(notation: NotationMap | None) -> str:
         p = f"re/{pat.pattern}/{pat.flags}" if hasattr(pat, "pattern") else f"str/{pat}"
         parts.append(p + "->" + (rep if isinstance(rep, str) else _object_text(rep)))
     parts += [f"{k}={_object_text(v)}" for k, v in sorted(notation.symbols.items())]
+    parts += [f"{what}:{','.join(getattr(notation, what))}" for what in ("indexed", "labels") if getattr(notation, what)]
     return "\x00".join(parts)
 
 
@@ -147,7 +150,7 @@ def write_parses(path: str | Path, entries: Mapping[str, dict], *, source: str =
     """Write a shipped parses file: {key: {"label", "text", "relations" | "failure"}} in label order, one entry a
     line (diffs stay readable)."""
     head = {"about": "theorylab's parses of this source's labelled displays (theorylab._sources.sources.parse_display), keyed "
-                     "by sources.parse_key; regenerate with `python -m theorylab._pipeline.fidelity --rebuild`",
+                     "by sources.parse_key; regenerate with `theorylab parses --rebuild`",
             "format": PARSE_FORMAT, "parser": parser_version(parser), "source": source}
     lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()] + ['  "parses": {']
     body = [f"    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in entries.items()]

@@ -124,7 +124,27 @@ class _TexReader:
                     self.counters["equation"] = int(m.group("sc_value"))
             elif g in ("bracket", "dollars"):
                 pos = self.math(m, g, pos)
+        self.braces()
         return Printout(self.out, warnings=sorted(self.warnings, key=lambda w: w.line), refs=self.refs, fmt="tex")
+
+    def braces(self):
+        """#35: a source whose braces do not balance (comments and escaped braces aside) cannot be read whole: the first
+        '}' that closes nothing, or the first '{' never closed, is a warning (scaffolding then stops, never silent)."""
+        text, opened = self.text, []
+        for m in re.finditer(r"\\[{}]|[{}]", text):
+            c = m.group(0)
+            if c == "{":
+                opened.append(m.start())
+            elif c == "}":
+                if not opened:
+                    self.warnings.append(SourceWarning(self.lines(m.start()), "}", "closes no brace: the source's "
+                                                       "braces do not balance, so it cannot be read whole"))
+                    return
+                opened.pop()
+        if opened:
+            self.warnings.append(SourceWarning(self.lines(opened[0]), "{", f"never closed ({len(opened)} brace(s) "
+                                               f"open at the end): the source's braces do not balance, so it cannot "
+                                               f"be read whole"))
 
     # -- numbering ---------------------------------------------------------------------------------------------------
 
