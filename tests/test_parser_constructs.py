@@ -118,10 +118,11 @@ def test_a_source_that_cannot_be_read_whole_says_so():
     msgs = [str(w) for w in broken.warnings]
     assert any("never ended" in m for m in msgs) and any("braces do not balance" in m and "line 5" in m
                                                            for m in msgs), msgs
-    closing = read_source("\\documentclass{article}\n\\begin{document}\n\\begin{equation}\\label{a} x = 1 \\end{equation}"
-                          "\n}\n\\end{document}\n")
+    closing = read_source("\\documentclass{article}\n\\begin{document}\n\\begin{equation}\\label{a} x = 1 "
+                          "\\end{equation}\n}\n\\end{document}\n")
     assert closing.labels == ["(1)"] and any("closes no brace" in str(w) for w in closing.warnings), closing.warnings
-    empty = read_source("\\documentclass{article}\n\\begin{document}\n\\section{A}\nText and $x = 1$.\n\\end{document}\n")
+    empty = read_source("\\documentclass{article}\n\\begin{document}\n\\section{A}\nText and $x = 1$.\n"
+                        "\\end{document}\n")
     assert empty.labels == [] and any("no labelled display" in str(w) for w in empty.warnings), empty.warnings
     whole = read_source(DYNAMICS)
     assert whole.warnings == [], whole.warnings                                # the paper below reads whole
@@ -230,7 +231,7 @@ def test_the_dynamics_paper_scaffolds_with_its_parses_and_its_drafts_stay_drafts
         for st in steps:
             by_label.setdefault(st.cites[0], []).append(st)
         want = _expected()
-        for label, rels in want.items():        # the drafts state exactly the parses (names as the scaffold spells them)
+        for label, rels in want.items():        # the drafts state exactly the parses (names as scaffold spells them)
             drafted = by_label[label]
             assert len(drafted) == len(rels), label
             for st, rel in zip(drafted, rels):

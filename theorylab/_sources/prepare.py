@@ -218,7 +218,8 @@ def _derivatives(t: _T) -> _T:
             start = m.end()
             continue
         num, den = s[a + 1:ca], s[b + 1:cb]
-        op = r"\\partial(?![A-Za-z])" if num.lstrip().startswith("\\partial") else r"d(?=[\s\\^A-Z]|[a-z](?![A-Za-z])|$)"
+        op = (r"\\partial(?![A-Za-z])" if num.lstrip().startswith("\\partial")
+              else r"d(?=[\s\\^A-Z]|[a-z](?![A-Za-z])|$)")
         mn = re.match(r"\s*(?:" + op + r")\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*", num)
         md = re.fullmatch(r"\s*(?:" + op + r")\s*" + _DERIV_VAR + r"\s*(?:\^\s*\{?\s*(\d)\s*\}?)?\s*", den)
         if mn and md and not num[mn.end():].strip() and (mn.group(1) or "1") == (md.group(2) or "1"):
@@ -246,8 +247,8 @@ _OPERAND_ENDS = re.compile(r"\s*(?:$|[+\-=<>,;)]|\\(?:le|ge|ne|lt|gt|approx|sime
 
 
 def _derivative_operator(t: _T, at: int, after: int, k: str, v0: int, v1: int):
-    r"""\frac{d}{dt} X, \frac{d^2}{dt^2}(X), \frac{\partial}{\partial x}(X) (#35: the operator applied to an expression) as
-    \pdiff{k}{v}{X}: (the rewritten text, where to read on), or None where the operand is not one parenthesized group
+    r"""\frac{d}{dt} X, \frac{d^2}{dt^2}(X), \frac{\partial}{\partial x}(X) (#35: the operator applied to an
+    expression) as \pdiff{k}{v}{X}: (the rewritten text, where to read on), or None where the operand is not one parenthesized group
     or one symbol (with its scripts and an applied group, W^{21}, u_f(t)) ending its product, as in \frac{d}{dt} a b."""
     s = t.s
     a = after

@@ -48,8 +48,9 @@ def read_source(path_or_text: str | Path, *, fmt: str | None = None, extra_patte
     out = _read_tex(text) if fmt == "tex" else _read_md(text, extra_patterns)
     if not len(out):
         # #35: a source with no label read is said so, never an empty list that looks like a read
-        out.warnings.append(SourceWarning(1, "the source", "no labelled display or numbered statement was read (\\label "
-                                          "in an equation or align, \\tag, (k) after a $$ display): nothing to compare"))
+        out.warnings.append(SourceWarning(1, "the source", "no labelled display or numbered statement was read "
+                                          "(\\label in an equation or align, \\tag, (k) after a $$ display): "
+                                          "nothing to compare"))
     return out
 
 

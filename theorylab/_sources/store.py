@@ -63,7 +63,8 @@ def notation_key(notation: NotationMap | None) -> str:
         p = f"re/{pat.pattern}/{pat.flags}" if hasattr(pat, "pattern") else f"str/{pat}"
         parts.append(p + "->" + (rep if isinstance(rep, str) else _object_text(rep)))
     parts += [f"{k}={_object_text(v)}" for k, v in sorted(notation.symbols.items())]
-    parts += [f"{what}:{','.join(getattr(notation, what))}" for what in ("indexed", "labels") if getattr(notation, what)]
+    parts += [f"{what}:{','.join(getattr(notation, what))}" for what in ("indexed", "labels")
+              if getattr(notation, what)]
     return "\x00".join(parts)
 
 
