@@ -335,7 +335,7 @@ TESTS_OF = {
     "theorylab._decide.ledger": ("test_ledger",),
     "theorylab._pipeline.catalogue": ("test_papers",),
     "theorylab._pipeline.runner": ("test_runner", "test_parts_plan"),
-    "theorylab._pipeline.fidelity": ("test_fidelity",),
+    "theorylab._pipeline.fidelity": ("test_fidelity", "test_fidelity_structure"),
     "theorylab._fidelity.thresholds": ("test_fidelity_structure", "test_fidelity_rules"),
     "theorylab._fidelity.parses": ("test_fidelity",),
     "theorylab._fidelity.names": ("test_fidelity",),
