@@ -481,6 +481,14 @@ def cmd_coverage(args) -> int:
         if not args.json:
             print(f"{paper.name} ({paper.source})")
             for r in rows_p:
+                if r.get("kind") == "sentence":  # a claim in prose a step quotes (#35): always shown, it has no label
+                    print(f"  {r['status']:13s} {r['label']}: \u201c{_clip(r['printed'], 200)}\u201d")
+                    print(f"  {'':13s} {'':16s} {r['how']}")
+                    if args.verbose:
+                        for c in r["checks"]:
+                            print(f"  {'':13s} {'':16s} theorylab checks ({c['fidelity']}; {c['status']}): "
+                                  f"{(c['latex'] or c['statement'])[:300]}")
+                    continue
                 if r["status"] not in ("as printed",) or args.verbose:
                     print(f"  {r['status']:13s} {r['label']:16s} {r['how'] or r['reason']}")
                     if args.verbose:
@@ -511,13 +519,23 @@ def _coverage_rows(paper, labels, derivs, accounts, printed) -> list[dict]:
     key = (id(paper), tuple(map(id, derivs)), tuple(labels), repr(accounts), _engine_fingerprint())
     hit = _COVERAGE_ROWS.get(key)
     if hit is None or hit[0] is not paper or any(a is not b for a, b in zip(hit[1], derivs)):
+        path = catalogue.source_path(paper)  # its sentences: the claims in prose that steps quote (#35)
         rows = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
-                                 compared=fidelity.compared_rows(paper, derivs))
+                                 compared=fidelity.compared_rows(paper, derivs),
+                                 text=path.read_text(encoding="utf-8") if path is not None else None)
         hit = _COVERAGE_ROWS[key] = (paper, tuple(derivs), rows)
     return hit[2]
 
 
 _COVERAGE_ROWS: dict = {}
+
+
+def _clip(text: str, n: int) -> str:
+    """`text` cut at a word to about n characters."""
+    if len(text) <= n:
+        return text
+    cut = text.rfind(" ", 0, n)
+    return text[:cut if cut > n // 2 else n] + " …"
 
 
 def cmd_mutate(args) -> int:
