@@ -42,7 +42,7 @@ def _derivation(*steps: Step) -> Derivation:
     return Derivation(key="toy.d", title="toy", source="toy.tex", where="Sec. 2", entries=(), steps=steps)
 
 
-# -- finding a quoted fragment ----------------------------------------------------------------------------------------
+# -- finding a quoted fragment -----------------------------------------------------------------------------------------
 
 def test_a_fragment_copied_from_the_tex_or_the_pdf_names_its_sentence():
     """Plant: comparing raw text. The PDF copy has θ-style letters, the printed equation number for \\eqref, a
@@ -83,7 +83,7 @@ def test_comments_and_the_preamble_are_never_quoted():
         prose.find_quote(TEX, "newtheorem claim theorem Claim")
 
 
-# -- the Step record ----------------------------------------------------------------------------------------------------
+# -- the Step record ---------------------------------------------------------------------------------------------------
 
 def test_a_quoting_step_declares_its_fidelity_and_quotes_strings():
     """Plant: a quote without fidelity accepted silently (the rule labels follow holds for sentences too)."""
@@ -97,7 +97,7 @@ def test_a_quoting_step_declares_its_fidelity_and_quotes_strings():
         Step("bounded", lhs=t, rhs=t + 1, relation="<", fidelity="as printed")
 
 
-# -- coverage -----------------------------------------------------------------------------------------------------------
+# -- coverage ----------------------------------------------------------------------------------------------------------
 
 def _quoting(fragment: str, **kw) -> Step:
     return Step("the flow is bounded", lhs=s / (1 + sp.exp(-2 * s * t)), rhs=s, relation="<",
@@ -167,7 +167,7 @@ def test_the_report_shows_a_cited_sentence_as_text():
     assert "sentence, line 12 (Results)" in html and "It follows from" in html and "as printed" in html
 
 
-# -- theorylab new --from proposes candidate claims ---------------------------------------------------------------------
+# -- theorylab new --from proposes candidate claims --------------------------------------------------------------------
 
 def test_new_from_a_tex_proposes_statements_and_asserting_sentences_as_commented_candidates(tmp_path):
     """Plant: no candidates, a candidate written as live code (counted as checked), a claim from a comment, a sentence
@@ -230,3 +230,35 @@ def test_quotes_is_a_recorded_addition_of_the_author_api():
         assert version <= API_VERSION and what.replace('\\"', '"').split("(")[0] in guide
     assert "`Step(..., quotes=(\"a fragment of a sentence\",), fidelity=...)`" in guide
     assert Step("plain", lhs=t, rhs=t + 1, relation="<").quotes == ()
+
+
+PAPER_FILE = '''
+import sympy as sp
+from theorylab.authoring import AS_PRINTED, Derivation, Family, Paper, Step
+
+t, sigma = sp.symbols("t sigma", positive=True)
+ENTRIES = ()
+DERIVATIONS = (Derivation(key="quoting.flow", title="the flow", source="paper.tex", where="Sec. 2", entries=(),
+    steps=(Step("the flow stays below sigma", lhs=sigma / (1 + sp.exp(-2 * sigma * t)), rhs=sigma, relation="<",
+                quotes=(QUOTE,), fidelity=AS_PRINTED, domain={t: (0, 5), sigma: (0.1, 3)}),)),)
+PAPER = Paper(name="quoting", title="quoting", source="paper.tex", source_file=SOURCE,
+              families=(Family(name="quoting", entries=MODULE, doc="the flow"),))
+'''
+
+
+@pytest.mark.parametrize("quote, code, says", [
+    ("it follows from (1) that u(t) converges to σ", 0, "1 hold"),
+    ("it follows from (2) that u(t) converges to σ", 2, "step 'the flow stays below sigma' of quoting.flow: quote"),
+])
+def test_check_refuses_a_misquote_before_deciding_anything(tmp_path, quote, code, says):
+    """Plant: a misquote ((2) for (1)) that `check` passes with exit 0 because only `coverage` reads the source."""
+    (tmp_path / "paper.tex").write_text(TEX, encoding="utf-8")
+    module = f"quoting_paper_{code}"  # one module name per case: an imported module is not imported again
+    path = tmp_path / f"{module}.py"
+    path.write_text(f"QUOTE = {quote!r}\nSOURCE = {str(tmp_path / 'paper.tex')!r}\nMODULE = {module!r}\n" + PAPER_FILE,
+                    encoding="utf-8")
+    got, out, err = run_cli("check", "quoting", "--paper", str(path))
+    assert got == code and says in out + err, out + err
+    if code == 0:
+        got, out, err = run_cli("coverage", "quoting", "--paper", str(path))
+        assert "as printed    sentence, line 12 (Results): \u201cIt follows from" in out, out + err

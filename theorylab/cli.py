@@ -174,9 +174,27 @@ def cmd_check(args) -> int:
         if weakest is not None:
             print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
 
+    _check_quotes(args.select)
     run = runner.check(args.select, jobs=args.jobs, on_derivation=show)
     _print_check_summary(run)
     return 1 if run.unexpected else 0
+
+
+def _check_quotes(select) -> None:
+    """A step quoting a sentence its paper does not print (or prints twice) is a one-line error before anything is
+    decided (#35 item 4: `coverage` lists the sentences; `check` is what an author runs after writing a quote)."""
+    _, fams = catalogue.select(list(select))
+    quoting: dict = {}
+    for f in catalogue.families(fams):
+        ds = [d for d in f.derivations if any(s.quotes for s in d.steps)]
+        if ds:
+            quoting.setdefault(f.paper, []).extend(ds)
+    if quoting:
+        from ._decide import coverage  # lazy: only papers whose steps quote their prose need it
+
+        for paper, ds in quoting.items():
+            path = catalogue.source_path(paper)
+            coverage.quoted_sentences(paper.name, path.read_text(encoding="utf-8") if path else None, ds)
 
 
 _CACHED = " [cached]"  # what a verdict read from the step cache adds to its method (theorylab._decide.derivation)
