@@ -262,3 +262,19 @@ def test_check_refuses_a_misquote_before_deciding_anything(tmp_path, quote, code
     if code == 0:
         got, out, err = run_cli("coverage", "quoting", "--paper", str(path))
         assert "as printed    sentence, line 12 (Results): \u201cIt follows from" in out, out + err
+
+
+def test_theorem_like_environments_that_are_not_numbered_are_candidates_whatever_their_words():
+    """Plant: only sentences with a cue word proposed, so an unnumbered theorem*, an undeclared conjecture and a
+    \\newtheorem* environment (none of them a numbered statement) are lost; a definition is not a claim."""
+    text = TEX.replace("\\begin{document}", "\\newtheorem*{remarkable}{Remarkable}\n\\begin{document}").replace(
+        "\\end{document}", "\\begin{conjecture}\nThe escape time is $\\log(s)/s$.\n\\end{conjecture}\n"
+        "\\begin{theorem*}\nGradient flow finds the minimum norm solution.\n\\end{theorem*}\n"
+        "\\begin{remarkable}\nThe rank drops by one.\n\\end{remarkable}\n\\begin{definition}\nThe rank is the number "
+        "of nonzero singular values.\n\\end{definition}\n\\end{document}")
+    found = {s.text: cue for s, cue in prose.candidate_claims(text)}
+    assert found["The escape time is $\\log(s)/s$."] == "\\begin{conjecture}"
+    assert found["Gradient flow finds the minimum norm solution."] == "\\begin{theorem*}"
+    assert found["The rank drops by one."] == "\\begin{remarkable}"
+    assert not any("nonzero singular values" in t for t in found)
+    assert found["We show that the loss is bounded by $\\sigma^2$ for every $t \\ge 0$."] == "we show"

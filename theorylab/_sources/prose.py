@@ -49,6 +49,9 @@ _PARAGRAPH_BREAK = re.compile(
     + r")\*?\}")
 _TEX_HEADING = re.compile(r"\\(section|subsection|subsubsection|paragraph)\*?\s*(?:\[[^\]]*\])?\s*\{")
 _MD_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+)$", re.M)
+# environments that state a claim whatever their words (numbered or not: theorem*, an undeclared claim); with every
+# environment a \newtheorem declares
+_CLAIM_ENVS = {"theorem", "lemma", "proposition", "corollary", "claim", "conjecture", "fact", "observation"}
 _LINE_NUMBERS = re.compile(r"^[ \t]*\d{2,4}(?:[ \t]+\d{2,4})*[ \t]*$", re.M)  # a PDF's margin line numbers
 
 
@@ -66,6 +69,7 @@ class Sentence:
     section: str
     start: int
     end: int
+    env: str = ""  # the theorem-like environment it stands in (a .tex's theorem, claim, \newtheorem'd ones), or ""
 
     @property
     def where(self) -> str:
@@ -240,11 +244,19 @@ def _index(text: str) -> _Index:
     normal, offsets = _normalized(prepared, refs)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     heads = _headings(prepared, tex)
+    envs = []
+    if tex:
+        # the declarations are in the preamble, which `prepared` blanks
+        names = _CLAIM_ENVS | set(re.findall(r"\\newtheorem\*?\s*\{([^}]*)\}", _prepared(text, False)))
+        envs = [(m.start(), m.end(), m.group(1)) for m in
+                re.finditer(r"\\begin\s*\{([A-Za-z]+\*?)\}(.*?)\\end\s*\{\1\}", prepared, re.S)
+                if m.group(1).rstrip("*") in names]
     found = []
     for a, b in _split(prepared, tex):
         k = bisect.bisect_right([h[0] for h in heads], a) - 1
+        env = next((name for x, y, name in envs if x <= a < y), "")
         found.append(Sentence(text=" ".join(prepared[a:b].split()), line=bisect.bisect_right(starts, a),
-                              section=heads[k][1] if k >= 0 else "", start=a, end=b))
+                              section=heads[k][1] if k >= 0 else "", start=a, end=b, env=env))
     return _Index(prepared=prepared, normal=normal, offsets=offsets, sentences=tuple(found), refs=refs)
 
 
@@ -317,9 +329,11 @@ def _after(ix: _Index, k: int, n: int = 40) -> str:
 
 def candidate_claims(text: str, skip: tuple[str, ...] = ()) -> list[tuple[Sentence, str]]:
     """The sentences of the source that assert something: (sentence, the cue found: 'we show', 'it follows',
-    'for every', 'is bounded', 'converges', 'holds', ...), in order. Sentences of prose only: a display, a heading
-    or a line of LaTeX commands is none (fewer than four words outside math). A sentence inside one of the texts of
-    `skip` (a numbered statement's text, proposed by its label), compared without markup, is left out."""
+    'for every', 'is bounded', 'converges', 'holds', ...; or the theorem-like environment it stands in, as
+    '\\begin{claim}', whatever its words), in order. Sentences of prose only: a display, a heading or a line of LaTeX
+    commands is none (fewer than four words outside math, two in a theorem-like environment). A sentence inside one
+    of the texts of `skip` (a numbered statement's text, proposed by its label), compared without markup, is left
+    out."""
     ix = _index(text)
     skipped = [_normalized(t, ix.refs)[0] for t in skip]
     out = []
@@ -328,9 +342,9 @@ def candidate_claims(text: str, skip: tuple[str, ...] = ()) -> list[tuple[Senten
         if mine and any(mine in t for t in skipped):
             continue
         prose = re.sub(r"\$[^$]*\$|\\\(.*?\\\)|\\[A-Za-z]+\*?(?:\{[^{}]*\})?", " ", s.text)
-        if len(re.findall(r"[A-Za-z]{2,}", prose)) < 4 or s.text == s.section:
+        if len(re.findall(r"[A-Za-z]{2,}", prose)) < (2 if s.env else 4) or s.text == s.section:
             continue
         m = CLAIM_CUES.search(prose)
-        if m:
-            out.append((s, m.group(0).lower()))
+        if m or s.env:
+            out.append((s, f"\\begin{{{s.env}}}" if s.env else m.group(0).lower()))
     return out
