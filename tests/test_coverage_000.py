@@ -59,3 +59,20 @@ def test_the_sentences_its_steps_quote_are_listed_with_their_verdicts():
     sentences = [r for r in json.loads(out) if r["kind"] == "sentence"]
     assert [(r["line"], r["status"]) for r in sentences] == [(93, "erratum"), (95, "as printed"), (117, "erratum")]
     assert sentences[1]["checks"][0]["derivation"] == "l12.reduction" and "000-B-eq35-norm" in sentences[2]["how"]
+
+
+def test_claims_lists_the_asserting_sentences_no_step_quotes_and_never_counts_them():
+    """`coverage 000 --claims`: the sentences that assert and that no step quotes, as 'uncited claim' (opt-in: 25 of
+    the seed's 187 sentences). Plant: a quoted sentence listed as uncited, or the candidates failing the exit status
+    or entering the labels' count."""
+    import json
+
+    code, out, err = run_cli("coverage", "000", "--claims")
+    assert code == 0, out + err
+    assert f"{len(coverage_000.LABELS)}/{len(coverage_000.LABELS)} accounted" in out
+    assert "uncited claims in the prose (listed, not counted)" in out
+    assert "uncited claim sentence, line 210 (G ANALYSIS" in out  # "We show that this description holds ..."
+    code, out, err = run_cli("coverage", "000", "--claims", "--json")
+    candidates = [r for r in json.loads(out) if r["kind"] == "candidate"]
+    assert candidates and all(r["status"] == "uncited claim" for r in candidates)
+    assert 95 not in {r["line"] for r in candidates if "one output minimizes" in r["printed"]}

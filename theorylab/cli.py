@@ -493,16 +493,18 @@ def cmd_coverage(args) -> int:
     for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
         derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
         rows_p = [dict(r) for r in _coverage_rows(paper, labels, derivs, accounts, printed)]
+        if args.claims:
+            rows_p += _uncited_claims(paper, rows_p)
         for r in rows_p:
             r["paper_name"] = paper.name
         rows += rows_p
         if not args.json:
             print(f"{paper.name} ({paper.source})")
             for r in rows_p:
-                if r.get("kind") == "sentence":  # a claim in prose a step quotes (#35): always shown, it has no label
+                if r.get("kind") in ("sentence", "candidate"):  # claims in prose (#35): always shown (no label)
                     print(f"  {r['status']:13s} {r['label']}: \u201c{_clip(r['printed'], 200)}\u201d")
                     print(f"  {'':13s} {'':16s} {r['how']}")
-                    if args.verbose:
+                    if args.verbose and r["kind"] == "sentence":
                         for c in r["checks"]:
                             print(f"  {'':13s} {'':16s} theorylab checks ({c['fidelity']}; {c['status']}): "
                                   f"{(c['latex'] or c['statement'])[:300]}")
@@ -521,7 +523,29 @@ def cmd_coverage(args) -> int:
             print(coverage.summary(rows_p))
     if args.json:
         print(json.dumps(rows, indent=1))
-    return 0 if all(r["status"] in coverage.ACCOUNTED for r in rows) else 1
+    return 0 if all(r["status"] in coverage.ACCOUNTED for r in rows if r.get("kind") != "candidate") else 1
+
+
+def _uncited_claims(paper, rows: list[dict]) -> list[dict]:
+    """`coverage --claims`: the sentences of the paper's prose that assert (theorylab._sources.prose.candidate_claims)
+    and that no step quotes, outside its numbered statements, as rows {kind: "candidate", status: "uncited claim",
+    label, printed, where, line, section, how: the cue}; listed, never counted (the exit status ignores them)."""
+    from ._sources import prose  # lazy: only --claims reads the prose
+
+    path = catalogue.source_path(paper)
+    if path is None:
+        return []
+    quoted = {(r["line"], r["printed"]) for r in rows if r.get("kind") == "sentence"}
+    statements = tuple(r["printed"] for r in rows if r.get("kind") == "label" and r["label"][:1].isalpha())
+    out = []
+    for s, cue in prose.candidate_claims(path.read_text(encoding="utf-8"), skip=statements):
+        if (s.line, s.trimmed()) in quoted:
+            continue
+        out.append({"paper": paper.source, "paper_name": paper.name, "label": f"sentence, {s.where}",
+                    "kind": "candidate", "status": "uncited claim", "how": f"asserts ({cue}); no step quotes it",
+                    "reason": "", "printed": s.trimmed(), "where": s.where, "line": s.line, "section": s.section,
+                    "checks": [], "compared": None})
+    return out
 
 
 def _coverage_rows(paper, labels, derivs, accounts, printed) -> list[dict]:
@@ -705,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "compared: {status, reason, steps}}")
     s.add_argument("-v", "--verbose", action="store_true",
                    help="every label, with what the paper prints beside what theorylab checks")
+    s.add_argument("--claims", action="store_true",
+                   help="also the sentences of the prose that assert (we show, it follows, for every, is bounded, "
+                        "converges, holds, ...) and that no step quotes: 'uncited claim' (listed, never counted)")
     s.set_defaults(fn=cmd_coverage)
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")

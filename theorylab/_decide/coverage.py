@@ -220,10 +220,12 @@ def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation
 
 def summary(rows: Sequence[dict]) -> str:
     """`paper: N/M accounted (k as printed, k amended, k erratum, ...)` over the labels, then `; S cited sentences (k
-    as printed, ...)` where steps quote sentences of the prose."""
+    as printed, ...)` where steps quote sentences of the prose, and `; U uncited claims in the prose (listed, not
+    counted)` for the rows `coverage --claims` adds."""
     paper = rows[0]["paper"] if rows else "?"
     sentences = [r for r in rows if r.get("kind") == "sentence"]
-    rows = [r for r in rows if r.get("kind") != "sentence"]
+    candidates = sum(r.get("kind") == "candidate" for r in rows)  # `coverage --claims`: listed, never counted
+    rows = [r for r in rows if r.get("kind") not in ("sentence", "candidate")]
     by = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
     accounted = sum(by[s] for s in ACCOUNTED)
     out = (f"{paper}: {accounted}/{len(rows)} accounted (" + ", ".join(f"{v} {k}" for k, v in by.items() if v)
@@ -232,4 +234,6 @@ def summary(rows: Sequence[dict]) -> str:
         by = {s: sum(r["status"] == s for r in sentences) for s in STATUSES}
         out += (f"; {len(sentences)} cited sentence{'s' * (len(sentences) != 1)} ("
                 + ", ".join(f"{v} {k}" for k, v in by.items() if v) + ")")
+    if candidates:
+        out += f"; {candidates} uncited claim{'s' * (candidates != 1)} in the prose (listed, not counted)"
     return out
