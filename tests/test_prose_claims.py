@@ -281,7 +281,7 @@ def test_theorem_like_environments_that_are_not_numbered_are_candidates_whatever
 
 
 def test_every_sentence_of_the_built_in_sources_is_found_where_it_is_by_a_fragment_of_itself():
-    """Self-consistency over the four built-in sources (995 sentences of 10 words or more; measured: 956 found in
+    """Self-consistency over the four built-in sources (978 sentences of 10 words or more; measured: 939 found in
     their own sentence, 32 ambiguous (repeated text), 7 too short, 0 missed or misplaced). Plant: the fragment and the
     source normalized differently (a command's name kept in one), or a match mapped to the wrong sentence."""
     from pathlib import Path
@@ -302,4 +302,4 @@ def test_every_sentence_of_the_built_in_sources_is_found_where_it_is_by_a_fragme
             except prose.QuoteError as exc:
                 assert "ambiguous" in str(exc) or "at least" in str(exc), str(exc)
                 tally["ambiguous" if "ambiguous" in str(exc) else "short"] += 1
-    assert tally["found"] >= 950 and tally["ambiguous"] <= 40, tally
+    assert tally["found"] >= 930 and tally["ambiguous"] <= 40, tally

@@ -208,12 +208,11 @@ def _split(prepared: str, tex: bool) -> list[tuple[int, int]]:
     """The [start, end) spans of the sentences of the prepared source: paragraphs cut at blank lines, headings,
     environments and displays, then at '.', '?' or '!' followed by a space and a capital (not after an abbreviation,
     not inside inline math)."""
-    masked = _mask_inline_math(prepared)
-    breaks = [(m.start(), m.end()) for m in _PARAGRAPH_BREAK.finditer(masked)]
+    breaks = [(m.start(), m.end()) for m in _PARAGRAPH_BREAK.finditer(prepared)]
     if tex:  # a heading's title is no sentence: the break runs to its closing brace
-        breaks += [(m.start(), _closing(masked, m.end())) for m in _TEX_HEADING.finditer(masked)]
+        breaks += [(m.start(), _closing(prepared, m.end())) for m in _TEX_HEADING.finditer(prepared)]
     else:
-        breaks += [(m.start(), m.end()) for m in re.finditer(r"^[ \t]*#{1,6}[^\n]*$", masked, re.M)]
+        breaks += [(m.start(), m.end()) for m in re.finditer(r"^[ \t]*#{1,6}[^\n]*$", prepared, re.M)]
     cuts, at = [0], 0  # the gaps between the breaks, as (start, end) pairs flattened
     for x, y in sorted(breaks):
         if x > at:
@@ -223,14 +222,15 @@ def _split(prepared: str, tex: bool) -> list[tuple[int, int]]:
     cuts.append(len(prepared))
     spans = []
     for a, b in zip(cuts[::2], cuts[1::2]):
-        start = a
-        for m in re.finditer(r"[.?!][)\"'”’]*\s+(?=[A-Z\\$(“\"'])", masked[a:b]):
-            end = a + m.start() + 1
+        start = 0
+        masked = _mask_inline_math(prepared[a:b])  # within the span: a $$ display is a break, never math
+        for m in re.finditer(r"[.?!][)\"'”’]*\s+(?=[A-Z\\$(“\"'])", masked):
+            end = m.start() + 1
             if _ABBREVIATIONS.search(masked[max(start, end - 12):end]):
                 continue
-            spans.append((start, end))
-            start = a + m.end()
-        spans.append((start, b))
+            spans.append((a + start, a + end))
+            start = m.end()
+        spans.append((a + start, b))
     return [(a + len(prepared[a:b]) - len(prepared[a:b].lstrip()), b) for a, b in spans if prepared[a:b].strip()]
 
 
