@@ -303,3 +303,22 @@ def test_every_sentence_of_the_built_in_sources_is_found_where_it_is_by_a_fragme
                 assert "ambiguous" in str(exc) or "at least" in str(exc), str(exc)
                 tally["ambiguous" if "ambiguous" in str(exc) else "short"] += 1
     assert tally["found"] >= 930 and tally["ambiguous"] <= 40, tally
+
+
+def test_an_amended_sentence_needs_its_printed_statement_and_shows_as_amended():
+    """The rule labels follow, for sentences: an Amendment of a quoted claim needs the printed claim as a step of the
+    same derivation quoting it (plant: an amendment alone, the print never checked)."""
+    from theorylab._records.errata import Amendment
+
+    fragment = "the loss is bounded by σ2 for every t ≥ 0"
+    amended = Step("the flow is below sigma (amended)", lhs=s / (1 + sp.exp(-2 * s * t)), rhs=s, relation="<",
+                   quotes=(fragment,), domain={t: (0, 5), s: (0.1, 3)},
+                   fidelity=Amendment(key="toy-a", kind="statement replaced", what="u < sigma for the loss bound",
+                                      why="the flow's bound gives the loss's", severity="typo"))
+    with pytest.raises(FidelityError, match="toy-a.*no step of the derivation states it as printed"):
+        _derivation(amended)
+    printed = Step("the loss is bounded (as printed)", lhs=(s / (1 + sp.exp(-2 * s * t)) - s)**2, rhs=s**2,
+                   relation="<=", quotes=(fragment,), fidelity="as printed", domain={t: (0, 5), s: (0.1, 3)})
+    rows = coverage("toy.tex", [], [_derivation(printed, amended)], text=TEX)
+    assert [(r["line"], r["status"]) for r in rows] == [(11, "amended")]
+    assert len(rows[0]["checks"]) == 2 and rows[0]["quotes"] == [fragment]
