@@ -318,6 +318,7 @@ TESTS_OF = {
     "theorylab._sources.sources": ("test_sources",),
     "theorylab._sources.constructs": ("test_sources",),
     "theorylab._sources.text": ("test_sources",),
+    "theorylab._sources.prose": ("test_prose_claims",),
     "theorylab._decide.search": ("test_search",),
     "theorylab._records.errata": ("test_ledger", "test_engine"),
     "theorylab._records.step": ("test_engine", "test_reprs"),
