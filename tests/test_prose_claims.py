@@ -322,3 +322,9 @@ def test_an_amended_sentence_needs_its_printed_statement_and_shows_as_amended():
     rows = coverage("toy.tex", [], [_derivation(printed, amended)], text=TEX)
     assert [(r["line"], r["status"]) for r in rows] == [(11, "amended")]
     assert len(rows[0]["checks"]) == 2 and rows[0]["quotes"] == [fragment]
+    # the ledger says where the amended statement is printed: the quoted sentence (plant: only `cites` joined, "")
+    from theorylab._decide import ledger
+
+    item = next(it for it in ledger.collect([("toy", _derivation(printed, amended))], verdict=None)
+                if it.key == "toy-a")
+    assert fragment[:30] in item.where, item.where
