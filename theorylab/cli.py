@@ -241,6 +241,7 @@ def _watch_loop(args, interval: float) -> None:
         found: list = []
         fidelity = io.StringIO()
         try:
+            _check_quotes(args.select)  # a misquote saved is one error line, as in a one-shot check
             with contextlib.redirect_stdout(fidelity):  # the print's comparison: shown where its lines changed
                 run = runner.check(args.select, jobs=1, on_derivation=lambda d, recs, weakest: found.append(
                     (d, recs, weakest)))
