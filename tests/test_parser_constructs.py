@@ -63,8 +63,8 @@ def test_the_declarations_are_checked_and_keyed():
 
 
 def test_a_superscript_label_is_a_name_and_a_power_stays_a_power():
-    r"""\Sigma^{31}, W^{21} (two or more digits) and W^{(2)} are names (plant: \Sigma**31, W**21); x^{2}, e^{10} are
-    powers; a base declared in `labels` takes any superscript, W^{2}, as a label, and a declared full name too."""
+    r"""\Sigma^{31}, W^{21} (two or more digits on a capital) and W^{(2)} are names (plant: \Sigma**31, W**21); x^{2},
+    x^{10}, e^{10} are powers; a base declared in `labels` takes any superscript, W^{2}, as a label, and a declared full name too."""
     _parser()
     x = S("x")
     assert _one(r"y = \Sigma^{31}").rhs == S(r"\Sigma^{31}")
@@ -76,6 +76,8 @@ def test_a_superscript_label_is_a_name_and_a_power_stays_a_power():
     assert rel.rhs == S("W^{2}") + x**2, rel
     assert _one(r"y = W^{2}", NotationMap(symbols={"W^{2}": S("W2")})).rhs == S("W2")
     assert _one(r"y = W^{2}").rhs == S("W") ** 2                               # undeclared: a power
+    assert _one(r"y = x^{10}").rhs == x**10                                   # a lower-case letter's: a power
+    assert _one(r"y = x^{10}", NotationMap(labels=("x",))).rhs == S("x^{10}")  # ... unless declared a label
 
 
 def test_a_derivative_operator_applies_to_its_operand():

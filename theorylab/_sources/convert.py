@@ -291,9 +291,10 @@ class _Converter:
             # a name-like superscript (^{ft}, ^{(1)}, ^T, ^*) joins the name; letters followed by an argument
             # (e^{nf(t)}) or over the exponential's e (e^{nt}) are a power
             label = re.fullmatch(r"(\d+)\s*(T?)", content)
-            if label and base != "e" and (base in names.labels or len(label.group(1)) >= 2
-                                          or f"{base}^{{{label.group(1)}}}" in names.declared):
-                # a superscript label (#35: W^{21}, \Sigma^{31}, a declared W^{2}) joins the name, never a power
+            if label and base != "e" and (base in names.labels or f"{base}^{{{label.group(1)}}}" in names.declared
+                                          or (len(label.group(1)) >= 2 and base.lstrip("\\")[:1].isupper())):
+                # a superscript label (#35: W^{21}, \Sigma^{31}, a declared W^{2}) joins the name, never a power; an
+                # undeclared lower-case letter's x^{10} stays a power (layer labels go on capitals: weights, covariances)
                 sups += [label.group(1)] + (["T"] if label.group(2) else [])
                 i = j
                 continue

@@ -52,7 +52,7 @@ class NotationMap:
         covers its superscripted names: "W" makes W_l^{T} the IndexedBase "W^{T}" at l).
     labels: base names ("W", "\\Sigma") whose superscripts are labels, never powers: W^{21}, W^{2} are the names
         "W^{21}", "W^{2}". Undeclared, a parenthesized superscript (W^{(2)}) and one of two or more digits on a
-        letter (\\Sigma^{31}, W^{21}: layer labels, PARSE_FORMAT 7) are labels; x^{2} is a power.
+        capital (\\Sigma^{31}, W^{21}: layer labels, PARSE_FORMAT 7) are labels; x^{2} and x^{10} are powers.
 
     Example::
 
