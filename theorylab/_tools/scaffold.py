@@ -245,21 +245,13 @@ def _readable_whole(src: Path, text: str, printout) -> None:
     environment and unbalanced braces, or with no labelled display, scaffolded with exit 0 and an empty label list):
     an environment or display never ended, braces that do not balance (outside comments, escaped braces aside), or
     not one labelled display or numbered statement."""
-    ended = [w for w in getattr(printout, "warnings", ()) if "never ended" in w.message]
-    if ended:
-        w = ended[0]
+    # the reader's own account of what it could not read (theorylab._sources: an environment or display never
+    # ended, braces that do not balance), so the scaffold and `coverage` apply one rule
+    whole = [w for w in getattr(printout, "warnings", ()) if "never ended" in w.message or "never closed" in w.message
+             or "do not balance" in w.message]
+    if whole:
+        w = whole[0]
         raise DomainError(f"--from: {src.name} cannot be read whole: {w.construct} at line {w.line} {w.message}")
-    if src.suffix.lower() == ".tex":
-        depth = 0
-        for number, line in enumerate(text.splitlines(), 1):
-            line = re.sub(r"(?<!\\)%.*", "", line).replace("\\{", "").replace("\\}", "")
-            for ch in line:
-                depth += (ch == "{") - (ch == "}")
-                if depth < 0:
-                    raise DomainError(f"--from: {src.name} cannot be read whole: a '}}' at line {number} closes no "
-                                      f"brace")
-        if depth:
-            raise DomainError(f"--from: {src.name} cannot be read whole: {depth} brace(s) opened and never closed")
     if not len(printout):
         raise DomainError(f"--from: {src.name} has no labelled display or numbered statement (\\label in an equation "
                           f"or align, \\tag, (k) after a $$ display): nothing to scaffold")
