@@ -435,8 +435,10 @@ from theorylab.authoring import NotationMap
 
 # How the source's LaTeX maps to the SymPy symbols of your steps: rewrites of macros and printed sub-expressions, and
 # names -> SymPy objects (symbols unify by name already: a parsed \\gamma is your Symbol("gamma")). See
-# theorylab.authoring.NotationMap.
-NOTATION = NotationMap(rewrites=(), symbols={})
+# theorylab.authoring.NotationMap. A subscripted name (u_f) is one symbol unless its base is declared indexed
+# (indexed=("x",) makes x_i the IndexedBase x at i); a capital's two-digit superscript (W^{21}) is a label, and
+# labels=("W",) makes every superscript of W one (W^{2} too).
+NOTATION = NotationMap(rewrites=(), symbols={}, indexed=(), labels=())
 
 PAPER = Paper(
     name="__NAME__",
