@@ -44,6 +44,8 @@ _GROUPS = {
                "test_regular_install"),
     # the scaffold docs/authoring.md's section 1 installs (the `guide_scaffold` fixture below) is made once
     "scaffold": ("test_guide_scaffold_runs", "test_scaffolded_paper_installs_and_passes_its_checks"),
+    # ... and the example it pip-installs (`guide_example`)
+    "guide-example": ("test_guide_example_runs", "test_example_installs_and_registers_by_its_entry_point"),
 }
 _MODULE_GROUPS = {"test_coverage_000": "derivations", "test_coverage_001": "derivations",
                   "test_coverage_002": "derivations", "test_coverage_003": "derivations",
@@ -61,6 +63,8 @@ def pytest_collection_modifyitems(config, items):
             group = "shadow"
         elif name in _GROUPS["scaffold"]:
             group = "scaffold"
+        elif name in _GROUPS["guide-example"]:
+            group = "guide-example"
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
 
@@ -81,7 +85,7 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
-# -- session fixtures of the process and install tests (tests/test_guide.py, tests/test_scaffold.py) ------------------
+# -- session fixtures of the process and install tests (tests/test_guide.py, test_scaffold.py, test_examples.py) ------
 
 
 @pytest.fixture(scope="session")
@@ -92,3 +96,14 @@ def guide_scaffold(tmp_path_factory):
     from guide_run import GuideRun
 
     return GuideRun("scaffold", tmp_path_factory.mktemp("guide-scaffold"))
+
+
+@pytest.fixture(scope="session")
+def guide_example(tmp_path_factory):
+    """docs/authoring.md's commands on examples/minnorm run once (tests/guide_run.py): `pip install -e
+    examples/minnorm` into a throw-away environment, then list, show, eval, check, verify, report, latex and its
+    pytest. tests/test_guide.py asserts what they print and write; tests/test_examples.py asserts from the same
+    install that the paper registers by its entry point alone, and uninstalls it."""
+    from guide_run import GuideRun
+
+    return GuideRun("example", tmp_path_factory.mktemp("guide-example"))

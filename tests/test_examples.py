@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,38 +59,30 @@ def test_example_own_tests(tmp_path):
     assert re.search(r"^hypothesis profile 'smoke' -> .*max_examples=20\b", run.stdout, flags=re.M), run.stdout[:2000]
 
 
-def test_example_installs_and_registers_by_its_entry_point(tmp_path):
-    """`pip install --no-deps -e examples/minnorm` into a throw-away virtual environment (on top of this one's
-    packages, so nothing outside tmp_path changes; built by this environment's setuptools where it can, else in pip's
-    isolation, never by the base interpreter's: tests/helpers.py): the paper is found by its entry point alone, with no
-    THEORYLAB_PAPERS and no PYTHONPATH; uninstalled in the end."""
-    from helpers import builds_in_place, throwaway_venv
-
-    python = throwaway_venv(tmp_path / "venv")
-    pip = [sys.executable, "-m", "pip", "--python", str(python)]
-    in_place = builds_in_place()
-    pip_env = {k: v for k, v in os.environ.items() if in_place or k != "PIP_NO_BUILD_ISOLATION"}
-    example = tmp_path / "minnorm"  # a copy: an editable install writes its egg-info beside the package
-    shutil.copytree(EXAMPLE, example, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
-    run = subprocess.run([*pip, "install", "-q", "--no-deps", *(["--no-build-isolation"] if in_place else []), "-e",
-                          str(example)], env=pip_env, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
+def test_example_installs_and_registers_by_its_entry_point(guide_example):
+    """`pip install --no-deps -e examples/minnorm` (a copy: an editable install writes its egg-info beside the package)
+    into a throw-away virtual environment (on top of this one's packages, so nothing outside it changes; built by this
+    environment's setuptools where it can, else in pip's isolation, never by the base interpreter's): the guide's own
+    install of the example, run once for the session (the `guide_example` fixture, tests/guide_run.py). The paper is
+    found by its entry point alone, with no THEORYLAB_PAPERS and no PYTHONPATH; uninstalled in the end, it is gone."""
+    assert guide_example.ok(), guide_example.why()
+    python = guide_example.python
+    listed = guide_example.outputs["theorylab list"]  # the guide's `theorylab list`, run in that environment
+    assert "paper minnorm:" in listed and "minnorm.inverse_moment" in listed
+    cwd = guide_example.work.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
+    env["THEORYLAB_ONLY_FAMILIES"] = "minnorm"
     try:
-        env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
-        env["THEORYLAB_ONLY_FAMILIES"] = "minnorm"
-        got = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, env=env, capture_output=True,
-                             text=True, timeout=600)
-        assert got.returncode == 0, got.stderr
-        assert "paper minnorm:" in got.stdout and "minnorm.inverse_moment" in got.stdout
         origin = subprocess.run([str(python), "-c", "from theorylab._pipeline import catalogue; "
-                                 "print([w for w, _ in catalogue._entry_points()])"], cwd=tmp_path, env=env,
+                                 "print([w for w, _ in catalogue._entry_points()])"], cwd=cwd, env=env,
                                 capture_output=True, text=True, timeout=600)
         assert "minnorm" in origin.stdout, origin.stderr
     finally:
+        pip = [sys.executable, "-m", "pip", "--python", str(python)]
         subprocess.run([*pip, "uninstall", "-q", "-y", "theorylab-minnorm"], capture_output=True, timeout=600)
-    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
-    gone = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, capture_output=True, text=True,
-                          env={**env, "THEORYLAB_ONLY_FAMILIES": "minnorm"}, timeout=600)
+    gone = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert gone.returncode == 0, gone.stderr
     assert "paper minnorm:" not in gone.stdout
 
 

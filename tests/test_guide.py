@@ -46,8 +46,8 @@ def test_guide_python_blocks_run(tmp_path):
     _ran(GuideRun("python", tmp_path))
 
 
-def test_guide_example_runs(tmp_path):
-    run = GuideRun("example", tmp_path)
+def test_guide_example_runs(guide_example):
+    run = guide_example
     _ran(run)
     out, work = run.outputs, run.work
     # the example paper, registered by its entry point alone (the guide pip-installs it): listed, evaluated, checked
