@@ -4,7 +4,6 @@ reports and writes LaTeX once pip-installed is asserted by the run of docs/autho
 which does exactly that."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -12,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minnorm"
@@ -29,13 +30,15 @@ def _theorylab(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
                           text=True, timeout=900)
 
 
-def test_example_bad_input_is_one_line(tmp_path):
+def test_example_bad_input_is_one_line(monkeypatch):
     """Registered by THEORYLAB_PAPERS (the guide's run, tests/test_guide.py, registers it by its entry point and
     asserts list, eval, check, verify, report and latex): a bad input is a one-line error naming the parameter."""
-    env = _env(THEORYLAB_PAPERS="theorylab_minnorm")
-    run = _theorylab("eval", "minnorm.risk", "gamma=1", "r=1", "sigma=1", cwd=tmp_path, env=env)
-    assert run.returncode == 2 and run.stderr.startswith("error: gamma must not be 1") and run.stderr.count("\n") == 1
-    assert run.stdout == ""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.setenv("THEORYLAB_PAPERS", "theorylab_minnorm")
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "minnorm")
+    code, out, err = run_cli("eval", "minnorm.risk", "gamma=1", "r=1", "sigma=1")  # in-process: one interpreter less
+    assert code == 2 and err.startswith("error: gamma must not be 1") and err.count("\n") == 1
+    assert out == ""
 
 
 def test_example_by_file_path(tmp_path):
@@ -110,16 +113,17 @@ def test_example_uses_an_entry_as_a_function(monkeypatch):
 DYNAMICS = ROOT / "examples" / "dynamics"
 
 
-def test_the_dynamics_paper_is_under_300_lines_and_checks_its_two_errors(tmp_path):
+def test_the_dynamics_paper_is_under_300_lines_and_checks_its_two_errors(monkeypatch):
     """examples/dynamics: a learning-dynamics paper scaffolded from its .tex (new --from) and written up, evidence and
     tests included, in at most 300 lines; `check` confirms its two planted errors and flags nothing true."""
     lines = sum(len(p.read_text().splitlines()) for p in DYNAMICS.rglob("*.py"))
     assert lines <= 300, lines
-    env = {**_env(THEORYLAB_PAPERS="sigmoid_paper"), "THEORYLAB_ONLY_FAMILIES": "sigmoid_paper",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(DYNAMICS), os.environ.get("PYTHONPATH", "")]))}
-    run = _theorylab("check", "sigmoid-paper", cwd=tmp_path, env=env)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "11 hold (11 proved" in run.stdout and "2 errata of the paper confirmed, 0 unexpected" in run.stdout
+    monkeypatch.syspath_prepend(str(DYNAMICS))
+    monkeypatch.setenv("THEORYLAB_PAPERS", "sigmoid_paper")
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "sigmoid_paper")
+    code, out, err = run_cli("check", "sigmoid-paper")  # in-process: one interpreter less
+    assert code == 0, out[-2000:] + err[-2000:]
+    assert "11 hold (11 proved" in out and "2 errata of the paper confirmed, 0 unexpected" in out
 
 
 def test_the_dynamics_papers_evidence_uses_the_helpers_and_passes(monkeypatch):
