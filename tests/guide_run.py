@@ -17,7 +17,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from helpers import builds_in_place, throwaway_venv
+from helpers import builds_in_place, shared_step_cache, throwaway_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "authoring.md"
@@ -100,7 +100,9 @@ class GuideRun:
                                                                    "PIP_NO_BUILD_ISOLATION", "PIP_NO_INDEX")}
         env.update(PATH=os.pathsep.join([str(bin_dir), env.get("PATH", "")]),
                    THEORYLAB_ONLY_FAMILIES="my_paper,minnorm",      # the built-in papers are not needed here
-                   XDG_CACHE_HOME=str(tmp_path / "cache"),           # steps are checked, not read from a cache
+                   # its own caches, but the session's step cache: minnorm's steps are decided once for the guide,
+                   # the example's own tests and the notebook, not cold by each
+                   XDG_CACHE_HOME=str(shared_step_cache(tmp_path / "cache")),
                    PIP_NO_DEPS="1", MPLBACKEND="Agg")
         if builds_in_place():  # offline, nothing downloaded: this environment's setuptools builds the guide's packages
             env.update(PIP_NO_BUILD_ISOLATION="0", PIP_NO_INDEX="1")  # (pip reads "0" here as: no build isolation)
