@@ -106,4 +106,7 @@ NOTATION = NotationMap(rewrites=(
             # - weights", the sentence after (26)) are its wm1, wm2_o; o stays the print's output index
             "w_{-,d}^{(1)}": sp.Symbol("wm1", real=True),
             "w_{-,o,d}^{(2)}": sp.Piecewise((sp.Symbol("wm2_1", real=True), sp.Eq(sp.Symbol("o"), 1)),
-                                            (sp.Symbol("wm2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))})
+                                            (sp.Symbol("wm2_2", real=True), sp.Eq(sp.Symbol("o"), 2)), (sp.nan, True))},
+    # #35 (PARSE_FORMAT 7): an undeclared letter subscript is part of a name (u_f is "u_{f}"); these bases are read
+    # indexed as before, x_i = x[i] (the steps and the shipped parses use them so)
+    indexed=("\\beta", "\\theta", "m", "w^{(1)}", "w^{(2)}"))

@@ -39,6 +39,9 @@ NOTATION = NotationMap(rewrites=(
             # names are the paper's, so every display printing them is read in that instance: today only (1) (the
             # shipped parses of (7)-(11) have neither name); a vector display printing them needs a rewrite instead
             "(\\cdot)_{+}": lambda a: sp.Max(a, 0),
-            "\\langle\\cdot,\\cdot\\rangle": lambda a, b: a * b})
+            "\\langle\\cdot,\\cdot\\rangle": lambda a, b: a * b},
+    # #35 (PARSE_FORMAT 7): an undeclared letter subscript is part of a name (u_f is "u_{f}"); these bases are read
+    # indexed as before, x_i = x[i] (the steps and the shipped parses use them so)
+    indexed=("\\hat{w}", "w^{(1)}", "w^{(2)}"))
 
 

@@ -253,4 +253,9 @@ NOTATION = NotationMap(rewrites=notation_002_b.REWRITES + (
     **notation_002_b.SYMBOLS,
     **_H1_SYMBOLS,           # the App. B.1, B.5-B.8 block above
     **_SYMBOLS_C,            # the App. C block above
-})
+},
+    # #35 (PARSE_FORMAT 7): an undeclared letter subscript is part of a name (u_f is "u_{f}"); these bases are read
+    # indexed as before, x_i = x[i] (the steps and the shipped parses use them so)
+    indexed=("D", "P", "W", "W^{T}", "\\Theta", "\\bar{W}", "\\beta^{T}", "\\hat{W}", "\\mathbb{E}", "\\mathcal{L}",
+             "\\nu", "\\sigma", "c", "c^{*}", "c_psi", "froW", "froWbar", "lam_psi", "p", "r", "u", "v", "v^{T}", "w^{*}",
+             "w^{T}", "z"))

@@ -81,4 +81,8 @@ NOTATION = NotationMap(rewrites=(
     # I_P the P x P identity ("I_P" of Theorem 1) at P = 2, theta_0 the initial parameters (a P-vector, the step's
     # (theta_01, theta_02)); M-hat, theta-hat, the solution (8) names, stay names (theta-hat a P-vector)
     "\\hat{\\beta}": sp.ImmutableMatrix(sp.symbols("beta_1 beta_2", real=True)), "I_{P}": sp.ImmutableMatrix(sp.eye(2)),
-    "\\theta_{0}": sp.ImmutableMatrix(sp.symbols("theta_01 theta_02", real=True)), "\\hat{\\theta}": sp.MatrixSymbol("\\hat{\\theta}", 2, 1)})
+    "\\theta_{0}": sp.ImmutableMatrix(sp.symbols("theta_01 theta_02", real=True)), "\\hat{\\theta}": sp.MatrixSymbol("\\hat{\\theta}", 2, 1)},
+    # #35 (PARSE_FORMAT 7): an undeclared letter subscript is part of a name (u_f is "u_{f}"); these bases are read
+    # indexed as before, x_i = x[i] (the steps and the shipped parses use them so)
+    indexed=("C", "I", "M^{(1)}", "M^{(2)}", "P", "Q", "S^{(1)}", "S^{(2)}", "U", "U^{T}", "V", "V^{T}", "W",
+             "\\Sigma", "\\hat{M}^{(1)}", "\\hat{M}^{(2)}", "\\hat{W}", "s^{(1)}", "s^{(2)}", "x", "y"))

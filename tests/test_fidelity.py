@@ -380,15 +380,17 @@ def test_a_misprinted_display_is_skipped_in_chains_and_is_never_a_name():
 
 def test_a_name_is_atomic_never_a_compound_expression():
     """Rule 1: a printed side the step cannot evaluate names what the step computes only when it is atomic (a symbol,
-    an undefined function of symbols, a derivative of one); a compound expression (K x^2 - 2, p(p - 1) read as an
+    an undefined function of symbols, a derivative of one); a compound expression (K x^2 - 2, q(p - 1) an
     application) is not compared, however well the other side agrees."""
     step = _step((x + 1) ** 2, x**2 + 2 * x + 1)
     assert _compare(r"F(x) = x^2 + 2x + 1", step).verdict == "matches"
     c = _compare(r"K x^2 - 2 = x^2 + 2x + 1", step)             # K is foreign: the left side is no name
     assert c.verdict == "not compared" and "not a name the step computes" in c.how, c
     p = sp.Symbol("p", positive=True)
-    c = _compare(r"p(p-1) = p^2 - p", _step(p**2 - p, p * (p - 1)))
+    c = _compare(r"q(p-1) = p^2 - p", _step(p**2 - p, p * (p - 1)))
     assert c.verdict == "not compared" and "not a name" in c.how, c
+    # p(p-1) with p printed as a value is the product (PARSE_FORMAT 7, #35), which the step states
+    assert _compare(r"p(p-1) = p^2 - p", _step(p**2 - p, p * (p - 1))).verdict == "matches"
 
 
 def test_a_constant_or_single_symbol_side_alone_is_not_a_match():
@@ -784,11 +786,13 @@ def test_a_numeric_steps_point_binds_a_printed_entry_at_its_integer_index():
     step = Step(label="s", lhs=lambda b, psi, l, x: 2.0 * b[int(l) - 1] * psi[int(l) - 1] * 0.5,
                 rhs=lambda b, psi, l, x: b[int(l) - 1] * psi[int(l) - 1], search=lambda: pts, cites=("(1)",),
                 fidelity=AS_PRINTED)
-    assert _compare(r"T = b_l \psi_l", step).verdict == "matches"
-    assert _compare(r"T = b_l^3 \psi_l", step).verdict != "matches"
-    assert _compare(r"T = b_l \psi_2", step).verdict != "matches"
+    indexed = sources.NotationMap(indexed=("b", "\\psi"))      # PARSE_FORMAT 7: b_l is a name unless declared indexed
+    assert _compare(r"T = b_l \psi_l", step, indexed).verdict == "matches"
+    assert _compare(r"T = b_l \psi_l", step).verdict != "matches"
+    assert _compare(r"T = b_l^3 \psi_l", step, indexed).verdict != "matches"
+    assert _compare(r"T = b_l \psi_2", step, indexed).verdict != "matches"
     half = [dict(p, l=1.5) for p in pts]
-    assert _compare(r"T = b_l \psi_l", replace(step, search=lambda: half)).verdict != "matches"
+    assert _compare(r"T = b_l \psi_l", replace(step, search=lambda: half), indexed).verdict != "matches"
     total = Step(label="t", lhs=lambda b, psi, l, x: float(sum(b)) * 1.0, rhs=lambda b, psi, l, x: float(sum(b)),
                  search=lambda: pts, cites=("(1)",), fidelity=AS_PRINTED)
     assert _compare(r"S = \sum_{l=1}^{3} b_l", total).verdict == "matches"

@@ -238,7 +238,7 @@ x = \frac{1}{2}
 \end{equation}
 Some {text.
 \end{document}
-""", "brace(s) opened and never closed"),
+""", "braces do not balance"),
     (r"""\documentclass{article}
 \begin{document}
 We show that $x = 1$ for every $y$.
