@@ -42,6 +42,10 @@ _GROUPS = {
                     "test_check_lists_every_step_with_its_method"),
     "shadow": ("test_user_verify_and_derivations_shadow_nothing", "test_source_checkout_without_install",
                "test_regular_install"),
+    # the scaffold docs/authoring.md's section 1 installs (the `guide_scaffold` fixture below) is made once
+    "scaffold": ("test_guide_scaffold_runs", "test_scaffolded_paper_installs_and_passes_its_checks"),
+    # ... and the example it pip-installs (`guide_example`)
+    "guide-example": ("test_guide_example_runs", "test_example_installs_and_registers_by_its_entry_point"),
 }
 _MODULE_GROUPS = {"test_coverage_000": "derivations", "test_coverage_001": "derivations",
                   "test_coverage_002": "derivations", "test_coverage_003": "derivations",
@@ -57,6 +61,10 @@ def pytest_collection_modifyitems(config, items):
             group = "derivations"
         elif name in _GROUPS["shadow"]:
             group = "shadow"
+        elif name in _GROUPS["scaffold"]:
+            group = "scaffold"
+        elif name in _GROUPS["guide-example"]:
+            group = "guide-example"
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
 
@@ -75,3 +83,27 @@ def pytest_collection_finish(session):
 
     gc.collect()
     gc.freeze()
+
+
+# -- session fixtures of the process and install tests (tests/test_guide.py, test_scaffold.py, test_examples.py) ------
+
+
+@pytest.fixture(scope="session")
+def guide_scaffold(tmp_path_factory):
+    """docs/authoring.md's section 1 run once (tests/guide_run.py): `theorylab new my-paper`, `pip install -e`, `check`
+    and the scaffold's pytest in a throw-away environment. tests/test_guide.py asserts the run; tests/test_scaffold.py
+    goes on from the same installed scaffold (verify, latex, report) instead of scaffolding and installing it again."""
+    from guide_run import GuideRun
+
+    return GuideRun("scaffold", tmp_path_factory.mktemp("guide-scaffold"))
+
+
+@pytest.fixture(scope="session")
+def guide_example(tmp_path_factory):
+    """docs/authoring.md's commands on examples/minnorm run once (tests/guide_run.py): `pip install -e
+    examples/minnorm` into a throw-away environment, then list, show, eval, check, verify, report, latex and its
+    pytest. tests/test_guide.py asserts what they print and write; tests/test_examples.py asserts from the same
+    install that the paper registers by its entry point alone, and uninstalls it."""
+    from guide_run import GuideRun
+
+    return GuideRun("example", tmp_path_factory.mktemp("guide-example"))

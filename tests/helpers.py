@@ -20,7 +20,7 @@ from pathlib import Path
 from theorylab.cli import main
 from theorylab.testing import SUBNORMAL_FLOOR, close, rel_error
 
-__all__ = ["SUBNORMAL_FLOOR", "builds_in_place", "close", "rel_error", "run_cli", "throwaway_venv"]
+__all__ = ["SUBNORMAL_FLOOR", "builds_in_place", "close", "rel_error", "run_cli", "shared_step_cache", "throwaway_venv"]
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -82,3 +82,16 @@ def builds_in_place() -> bool:
     own; older ones need the wheel package). Otherwise pip must build it in isolation, fetching setuptools."""
     setuptools = _version("setuptools")
     return setuptools >= (68,) and (setuptools >= (70, 1) or importlib.util.find_spec("wheel") is not None)
+
+
+def shared_step_cache(cache_home: Path) -> Path:
+    """cache_home (a test's own $XDG_CACHE_HOME: its timings, parses and Matplotlib's caches stay its own) with the
+    session's step cache linked in as theorylab/steps, so the verdicts one test's processes decide serve the others
+    instead of each deciding every step of its paper cold. Verdicts are keyed by the step's content and the engine
+    (theorylab._decide.cache), so a shared one is the verdict this engine gives that step; returns cache_home."""
+    cache_home = Path(cache_home)
+    shared = Path(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache"))) / "theorylab" / "steps"
+    shared.mkdir(parents=True, exist_ok=True)
+    (cache_home / "theorylab").mkdir(parents=True, exist_ok=True)
+    (cache_home / "theorylab" / "steps").symlink_to(shared, target_is_directory=True)
+    return cache_home

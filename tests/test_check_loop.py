@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import ldyn_paper  # noqa: E402
+from helpers import run_cli  # noqa: E402
 
 DISPLAYS = 3  # 12 steps: enough for a cache and an edit, cheap to decide cold
 
@@ -49,7 +50,7 @@ class _Lines:
         raise AssertionError(f"no line with {text!r} within {timeout} s: {''.join(self.seen)[-3000:]}")
 
 
-def test_watch_rechecks_on_save_and_prints_only_what_changed(tmp_path):
+def test_watch_rechecks_on_save_and_prints_only_what_changed(tmp_path, monkeypatch):
     path = ldyn_paper.write(tmp_path / "paper", displays=DISPLAYS)
     n = 4 * DISPLAYS
     proc = subprocess.Popen([sys.executable, "-m", "theorylab", "check", "ldyn", "--paper", str(path), "--watch"],
@@ -76,13 +77,17 @@ def test_watch_rechecks_on_save_and_prints_only_what_changed(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    # a one-shot check after the edit decides the edited step alone and says so
+    # a one-shot check after the edit decides the edited step alone and says so (in-process, with the watcher's cache:
+    # the step cache's folder is read from $XDG_CACHE_HOME at each use; one interpreter and SymPy less)
     ldyn_paper.write(path.parent, edit=2, displays=DISPLAYS)
-    run = subprocess.run([sys.executable, "-m", "theorylab", "check", "ldyn", "--paper", str(path)], cwd=tmp_path,
-                         env=_env(tmp_path), capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert f"{n} steps in {DISPLAYS} derivations: {n} hold" in run.stdout
-    assert f"{n} steps: {n - 1} from the step cache, 1 decided" in run.stdout, run.stdout[-2000:]
+    for name, value in _env(tmp_path).items():
+        if name.startswith(("XDG_", "THEORYLAB_")):
+            monkeypatch.setenv(name, value)
+    monkeypatch.delenv("THEORYLAB_PAPERS", raising=False)
+    code, out, err = run_cli("check", "ldyn", "--paper", str(path))
+    assert code == 0, out[-3000:] + err[-3000:]
+    assert f"{n} steps in {DISPLAYS} derivations: {n} hold" in out
+    assert f"{n} steps: {n - 1} from the step cache, 1 decided" in out, out[-2000:]
 
 
 def test_watch_refuses_a_misquote_as_one_line_and_goes_on(monkeypatch, capsys):

@@ -4,15 +4,15 @@ reports and writes LaTeX once pip-installed is asserted by the run of docs/autho
 which does exactly that."""
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minnorm"
@@ -30,13 +30,15 @@ def _theorylab(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
                           text=True, timeout=900)
 
 
-def test_example_bad_input_is_one_line(tmp_path):
+def test_example_bad_input_is_one_line(monkeypatch):
     """Registered by THEORYLAB_PAPERS (the guide's run, tests/test_guide.py, registers it by its entry point and
     asserts list, eval, check, verify, report and latex): a bad input is a one-line error naming the parameter."""
-    env = _env(THEORYLAB_PAPERS="theorylab_minnorm")
-    run = _theorylab("eval", "minnorm.risk", "gamma=1", "r=1", "sigma=1", cwd=tmp_path, env=env)
-    assert run.returncode == 2 and run.stderr.startswith("error: gamma must not be 1") and run.stderr.count("\n") == 1
-    assert run.stdout == ""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.setenv("THEORYLAB_PAPERS", "theorylab_minnorm")
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "minnorm")
+    code, out, err = run_cli("eval", "minnorm.risk", "gamma=1", "r=1", "sigma=1")  # in-process: one interpreter less
+    assert code == 2 and err.startswith("error: gamma must not be 1") and err.count("\n") == 1
+    assert out == ""
 
 
 def test_example_by_file_path(tmp_path):
@@ -60,38 +62,30 @@ def test_example_own_tests(tmp_path):
     assert re.search(r"^hypothesis profile 'smoke' -> .*max_examples=20\b", run.stdout, flags=re.M), run.stdout[:2000]
 
 
-def test_example_installs_and_registers_by_its_entry_point(tmp_path):
-    """`pip install --no-deps -e examples/minnorm` into a throw-away virtual environment (on top of this one's
-    packages, so nothing outside tmp_path changes; built by this environment's setuptools where it can, else in pip's
-    isolation, never by the base interpreter's: tests/helpers.py): the paper is found by its entry point alone, with no
-    THEORYLAB_PAPERS and no PYTHONPATH; uninstalled in the end."""
-    from helpers import builds_in_place, throwaway_venv
-
-    python = throwaway_venv(tmp_path / "venv")
-    pip = [sys.executable, "-m", "pip", "--python", str(python)]
-    in_place = builds_in_place()
-    pip_env = {k: v for k, v in os.environ.items() if in_place or k != "PIP_NO_BUILD_ISOLATION"}
-    example = tmp_path / "minnorm"  # a copy: an editable install writes its egg-info beside the package
-    shutil.copytree(EXAMPLE, example, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
-    run = subprocess.run([*pip, "install", "-q", "--no-deps", *(["--no-build-isolation"] if in_place else []), "-e",
-                          str(example)], env=pip_env, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
+def test_example_installs_and_registers_by_its_entry_point(guide_example):
+    """`pip install --no-deps -e examples/minnorm` (a copy: an editable install writes its egg-info beside the package)
+    into a throw-away virtual environment (on top of this one's packages, so nothing outside it changes; built by this
+    environment's setuptools where it can, else in pip's isolation, never by the base interpreter's): the guide's own
+    install of the example, run once for the session (the `guide_example` fixture, tests/guide_run.py). The paper is
+    found by its entry point alone, with no THEORYLAB_PAPERS and no PYTHONPATH; uninstalled in the end, it is gone."""
+    assert guide_example.ok(), guide_example.why()
+    python = guide_example.python
+    listed = guide_example.outputs["theorylab list"]  # the guide's `theorylab list`, run in that environment
+    assert "paper minnorm:" in listed and "minnorm.inverse_moment" in listed
+    cwd = guide_example.work.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
+    env["THEORYLAB_ONLY_FAMILIES"] = "minnorm"
     try:
-        env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
-        env["THEORYLAB_ONLY_FAMILIES"] = "minnorm"
-        got = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, env=env, capture_output=True,
-                             text=True, timeout=600)
-        assert got.returncode == 0, got.stderr
-        assert "paper minnorm:" in got.stdout and "minnorm.inverse_moment" in got.stdout
         origin = subprocess.run([str(python), "-c", "from theorylab._pipeline import catalogue; "
-                                 "print([w for w, _ in catalogue._entry_points()])"], cwd=tmp_path, env=env,
+                                 "print([w for w, _ in catalogue._entry_points()])"], cwd=cwd, env=env,
                                 capture_output=True, text=True, timeout=600)
         assert "minnorm" in origin.stdout, origin.stderr
     finally:
+        pip = [sys.executable, "-m", "pip", "--python", str(python)]
         subprocess.run([*pip, "uninstall", "-q", "-y", "theorylab-minnorm"], capture_output=True, timeout=600)
-    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "PYTHONPATH")}
-    gone = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=tmp_path, capture_output=True, text=True,
-                          env={**env, "THEORYLAB_ONLY_FAMILIES": "minnorm"}, timeout=600)
+    gone = subprocess.run([str(python), "-m", "theorylab", "list"], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert gone.returncode == 0, gone.stderr
     assert "paper minnorm:" not in gone.stdout
 
 
@@ -119,16 +113,17 @@ def test_example_uses_an_entry_as_a_function(monkeypatch):
 DYNAMICS = ROOT / "examples" / "dynamics"
 
 
-def test_the_dynamics_paper_is_under_300_lines_and_checks_its_two_errors(tmp_path):
+def test_the_dynamics_paper_is_under_300_lines_and_checks_its_two_errors(monkeypatch):
     """examples/dynamics: a learning-dynamics paper scaffolded from its .tex (new --from) and written up, evidence and
     tests included, in at most 300 lines; `check` confirms its two planted errors and flags nothing true."""
     lines = sum(len(p.read_text().splitlines()) for p in DYNAMICS.rglob("*.py"))
     assert lines <= 300, lines
-    env = {**_env(THEORYLAB_PAPERS="sigmoid_paper"), "THEORYLAB_ONLY_FAMILIES": "sigmoid_paper",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(DYNAMICS), os.environ.get("PYTHONPATH", "")]))}
-    run = _theorylab("check", "sigmoid-paper", cwd=tmp_path, env=env)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "11 hold (11 proved" in run.stdout and "2 errata of the paper confirmed, 0 unexpected" in run.stdout
+    monkeypatch.syspath_prepend(str(DYNAMICS))
+    monkeypatch.setenv("THEORYLAB_PAPERS", "sigmoid_paper")
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "sigmoid_paper")
+    code, out, err = run_cli("check", "sigmoid-paper")  # in-process: one interpreter less
+    assert code == 0, out[-2000:] + err[-2000:]
+    assert "11 hold (11 proved" in out and "2 errata of the paper confirmed, 0 unexpected" in out
 
 
 def test_the_dynamics_papers_evidence_uses_the_helpers_and_passes(monkeypatch):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import shared_step_cache
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minnorm"
 
@@ -18,7 +20,9 @@ def test_notebook_runs_headless_and_renders(monkeypatch, tmp_path):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(EXAMPLE), os.environ.get("PYTHONPATH", "")])))
     monkeypatch.setenv("THEORYLAB_PAPERS", "theorylab_minnorm")
     monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", "minnorm")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))   # the derivation is checked here, not read from a cache
+    # its own caches, but the session's step cache (tests/helpers.py: verdicts keyed by content and engine): the
+    # derivation's verdicts are the engine's, decided once for the guide, the example's tests and this notebook
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared_step_cache(tmp_path / "cache")))
     nb = nbformat.read(EXAMPLE / "notebook.ipynb", as_version=4)
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
                             ).execute()

@@ -66,7 +66,26 @@ def paper(tmp_path):
             return subprocess.Popen(argv, env=e, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=300, cwd=tmp_path)
 
-    run.tmp = tmp_path
+    def cli(*extra, sleep=0.0):
+        """The same verify in-process (the CLI's main) for what is not about the process boundary: the plan and a
+        sample run on --jobs 1 (one interpreter and SymPy less each). The module reads CHAINED_SLEEP when it is first
+        imported, and runner its timings file's path (from $XDG_CACHE_HOME) when it is: both set as a process gets
+        them."""
+        from helpers import run_cli
+        from theorylab._shared import cache_path
+
+        with pytest.MonkeyPatch.context() as mp:
+            for name in ("THEORYLAB_ONLY_FAMILIES", "XDG_CACHE_HOME"):
+                mp.setenv(name, env[name])
+            mp.delenv("THEORYLAB_PAPERS", raising=False)
+            mp.setenv("CHAINED_SLEEP", str(sleep))
+            mp.setattr(runner, "_TIMINGS", cache_path("timings.json"))
+            mp.chdir(tmp_path)
+            code, out, err = run_cli("verify", "chained", "--paper", str(path), "--json", str(tmp_path / "ev.json"),
+                                     *extra)
+        return subprocess.CompletedProcess(["theorylab", "verify", *extra], code, out, err)
+
+    run.tmp, run.cli = tmp_path, cli
     return run
 
 
@@ -101,14 +120,15 @@ def test_a_chain_killed_midway_resumes_from_the_last_handoff(paper):
 
 
 def test_sample_measures_a_part_per_stage_and_the_plan_uses_it(paper):
-    before = paper("--dry-run", "--profile", "paper")
+    # sleep=0.3 throughout: the paper module reads it once, when the first run imports it (dry runs run no part)
+    before = paper.cli("--dry-run", "--profile", "paper", sleep=0.3)
     assert before.returncode == 0 and "5 not yet measured" in before.stdout, before.stdout
-    sample = paper("--profile", "paper", "--sample", "1", "--jobs", "1", sleep=0.3)
+    sample = paper.cli("--profile", "paper", "--sample", "1", "--jobs", "1", sleep=0.3)
     assert sample.returncode == 0, sample.stdout + sample.stderr
     ev = _evidence(paper.tmp)
     assert len(ev) == 1 and ev[0]["record"] == "finding" and "sampled 2 of 5 parts" in ev[0]["check"]
     assert [p["part"]["stage"] for p in ev[0]["values"]["parts"]] == ["segment", "final"]
-    plan = paper("--dry-run", "--profile", "paper", "--jobs", "2")
+    plan = paper.cli("--dry-run", "--profile", "paper", "--jobs", "2", sleep=0.3)
     assert plan.returncode == 0, plan.stderr
     out = plan.stdout
     assert "5 estimated from timings here, 0 not yet measured" in out and "from measured parts" in out, out
@@ -120,7 +140,7 @@ def test_the_plan_names_a_check_whose_part_exceeds_one_cpu_hour(paper):
     cache.mkdir(parents=True)
     label = 'chained [{"after": [], "id": "s0", "stage": "segment", "steps": 0}]'
     (cache / "timings.json").write_text(json.dumps({f"paper|check|{label}": 5000.0}))
-    out = paper("--dry-run", "--profile", "paper").stdout
+    out = paper.cli("--dry-run", "--profile", "paper").stdout
     assert "OVER ONE CPU-HOUR: check 'chained'" in out and "~5000 s" in out, out
 
 

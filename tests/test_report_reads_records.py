@@ -9,6 +9,11 @@ import textwrap
 
 
 def test_reporting_from_a_record_imports_no_torch_and_runs_no_check(tmp_path):
+    """Every paper's figures are drawn from the record (an empty one: theory curves only, from the entry modules) with
+    every step decider refusing, and the process imports no torch and no check module. Each drawn figure is closed,
+    not serialised to SVG: matplotlib's SVG rendering of the 14 figures was half of this test's CPU time and decides
+    nothing here; that every figure renders to an SVG is asserted by tests/test_report.py
+    (test_report_has_every_entry_figure_record_and_erratum)."""
     record = {"schema_version": 3, "profile": "quick", "device": "cpu", "seed": 0, "families": [],
               "derivation_steps": [], "evidence": [], "unexpected_steps": 0, "failed_evidence": 0, "seconds": 0.0}
     path = tmp_path / "ev.json"
@@ -21,6 +26,13 @@ def test_reporting_from_a_record_imports_no_torch_and_runs_no_check(tmp_path):
             raise AssertionError("a derivation step was decided while reporting")
 
         d.Step.check = d.Derivation.check = refuse
+        import theorylab._outputs.report as report
+
+        def drawn_not_rendered(fig):
+            report.pyplot().close(fig)
+            return '<svg xmlns="http://www.w3.org/2000/svg"/>'
+
+        report._svg = drawn_not_rendered
         from theorylab.cli import main
         rc = main(["report", "-o", {str(tmp_path / "out")!r}, "--evidence", {str(path)!r}])
         checks = sorted(m for m in sys.modules if m.startswith("theorylab.verify.")

@@ -14,6 +14,8 @@ import pytest
 from theorylab._records.record import SCHEMA_VERSION
 from theorylab._numerics.sweep import load_results
 
+from helpers import run_cli
+
 FAMILY = "measure"  # two tasks (a derivation, a check), seconds each: enough to kill between them
 # THEORYLAB_STEP_CACHE=0: every run checks its steps itself. With the on-disk step cache a run after the reference
 # reads the reference's verdicts back and words their method "... [cached]" where the reference says e.g.
@@ -76,15 +78,20 @@ def test_submitit_local_executor_gives_the_same_record(tmp_path, reference):
     assert "tasks on submitit-local" in out and _records(path) == reference
 
 
-def test_dry_run_lists_the_tasks_and_runs_nothing(tmp_path):
-    out = _verify(tmp_path / "ev.json", "--dry-run")
+# In-process (helpers.run_cli, the CLI's main): neither test is about the process boundary, and a process costs an
+# interpreter, SymPy and the catalogue each time (2-4 CPU s); the killed and cluster runs above stay processes.
+def test_dry_run_lists_the_tasks_and_runs_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", FAMILY)
+    code, out, err = run_cli("verify", FAMILY, "--json", str(tmp_path / "ev.json"), "--dry-run")
+    assert code == 0, err
     assert "2 tasks, profile quick" in out and not (tmp_path / "ev.json").exists()
 
 
-def test_bad_executor_is_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "theorylab", "verify", FAMILY, "--json", str(tmp_path / "e.json"),
-                           "--executor", "nowhere"], capture_output=True, text=True, env=ENV, timeout=120)
-    assert done.returncode == 2 and done.stderr.startswith("error: --executor must be") and done.stdout == ""
+def test_bad_executor_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("THEORYLAB_ONLY_FAMILIES", FAMILY)
+    code, out, err = run_cli("verify", FAMILY, "--json", str(tmp_path / "e.json"), "--executor", "nowhere")
+    assert code == 2 and err.startswith("error: --executor must be") and err.count("\n") == 1 and out == ""
+    assert not (tmp_path / "e.json").exists()
 
 
 def test_check_names_are_unique_across_the_catalogue():

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers import builds_in_place, throwaway_venv
 from theorylab.testing import run_cli
 
 
@@ -48,32 +47,21 @@ def test_new_writes_a_package_with_every_piece(tmp_path):
     assert "contract_tests(\"tiny-paper\")" in (root / "tests" / "test_tiny_paper.py").read_text()
 
 
-@pytest.fixture
-def environment(tmp_path):
-    """A virtual environment that sees this one's packages (theorylab included) and installs into its own folder:
-    the scaffolded paper is registered there only, never in the environment other processes share."""
-    return throwaway_venv(tmp_path / "venv")
-
-
-def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
-    """The issue's flow, offline: pip install -e DIR, then check, verify --json, latex and report. (`pytest DIR` on
-    the same scaffold, installed the same way, is the first block of docs/authoring.md, run by tests/test_guide.py.)"""
-    folder = tmp_path / "my-paper"
-    code, _, err = run_cli("new", "my-paper", str(folder))
-    assert code == 0, err
-    python = str(environment)
-    # built offline by this environment's setuptools where it can; otherwise in pip's isolation, never by whatever
-    # setuptools the base interpreter happens to have
-    in_place = builds_in_place()
-    pip_env = {k: v for k, v in os.environ.items() if in_place or k != "PIP_NO_BUILD_ISOLATION"}
-    install = subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
-                              *(["--no-build-isolation"] if in_place else []), "-e", str(folder)], env=pip_env,
-                             capture_output=True, text=True, timeout=300)
-    assert install.returncode == 0, install.stderr[-2000:]
+def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, guide_scaffold):
+    """The issue's flow, offline: `theorylab new`, pip install -e DIR (into a throw-away virtual environment that sees
+    this one's packages, so the paper is registered there only), then check, verify --json, latex and report. The
+    scaffold, its install, its `check` and its own pytest are docs/authoring.md's section 1, run once for the session
+    (the `guide_scaffold` fixture, tests/guide_run.py: built offline by this environment's setuptools where it can,
+    otherwise in pip's isolation, never by whatever setuptools the base interpreter happens to have); the rest runs
+    here in that environment."""
+    assert guide_scaffold.ok(), guide_scaffold.why()
+    assert (guide_scaffold.work / "my-paper" / "pyproject.toml").is_file()
+    python = str(guide_scaffold.python)
     work = tmp_path / "work"  # outside the checkout and outside the package
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_ONLY_FAMILIES", "THEORYLAB_PAPERS",
                                                                "PYTHONPATH", "HYPOTHESIS_PROFILE")}
+    env["XDG_CACHE_HOME"] = guide_scaffold.env["XDG_CACHE_HOME"]  # the verdicts its `check` decided
 
     def theorylab(*args: str) -> str:
         run = subprocess.run([python, "-m", "theorylab", *args], cwd=work, env=env, capture_output=True, text=True,
@@ -83,7 +71,7 @@ def test_scaffolded_paper_installs_and_passes_its_checks(tmp_path, environment):
 
     out = theorylab("list")
     assert "paper my-paper:" in out and "my_paper.mgf" in out
-    out = theorylab("check", "my-paper")
+    out = guide_scaffold.outputs["theorylab check my-paper"]
     assert "5 steps in 1 derivations: 4 hold" in out and "1 errata of the paper confirmed, 0 unexpected" in out
     theorylab("verify", "my-paper", "--json", "ev.json", "--device", "cpu")
     record = json.loads((work / "ev.json").read_text())
