@@ -138,7 +138,10 @@ def test_report_output_must_be_a_folder(evidence_file, tmp_path):
 @pytest.fixture(scope="module")
 def catalogue_tex(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("tex") / "catalogue.tex"
-    code, out, err = run_cli("latex", "-o", str(path))
+    # --jobs 1: the derivations are decided in this process, where the contract tests (same xdist group,
+    # "derivations") already checked them (Derivation.check caches per process); the default, a spawn pool on a
+    # machine with no timings yet, decided them all again in fresh processes (27 s of the suite's slowest setup)
+    code, out, err = run_cli("latex", "-o", str(path), "--jobs", "1")
     assert code == 0, err
     return path
 
