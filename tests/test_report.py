@@ -224,7 +224,8 @@ def test_report_renders_in_headless_chromium(report_dir, tmp_path):
 
 def test_verify_writes_its_record_into_new_folders(tmp_path):
     target = tmp_path / "a" / "b" / "record.json"
-    code, out, err = run_cli("verify", "measure.participation_ratio", "--json", str(target))
+    # --jobs 1: in-process; what is tested is where the record is written, not the pool (tests/test_runner.py's)
+    code, out, err = run_cli("verify", "measure.participation_ratio", "--json", str(target), "--jobs", "1")
     assert code == 0, err
     data = json.loads(target.read_text())
     assert data["evidence"] and data["families"] == ["measure"]
