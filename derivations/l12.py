@@ -604,10 +604,15 @@ DERIVATIONS = (
              fidelity=A_NORM30),
         Step("text after (30) as printed: the right-hand side 2 sum_d ||beta_d||_2 is the l1,2 norm sum_d ||beta_d||_2",
              lhs=2 * sp.sqrt(b1**2 + b2**2), rhs=sp.sqrt(b1**2 + b2**2), why="O = 2, D = 1: beta_d = (beta_1, beta_2)",
-             cites=('(30)',), erratum=E_NORM30),
+             cites=('(30)',), quotes=("(30) where the right-hand side of the equation is the $\\ell_{1,2}$ norm",),
+             erratum=E_NORM30),
         Step("single output (O = 1): the minimum parameter norm is 2 ||beta||_1 (text after (30))",
              lhs=lambda beta: min_param_norm(beta=beta), rhs=_l1_norm_exact, search=_single_output, rtol=ENTRY_RTOL,
-             tol_source=ENTRY_RTOL_SOURCE),
+             tol_source=ENTRY_RTOL_SOURCE,
+             quotes=("the minimum parameter solution to a diagonal linear network with one output minimizes the "
+                     "ℓ_1 norm",), fidelity=AS_PRINTED,
+             why="the sentence's claim: the minimum parameter norm is 2 ||beta||_1, a positive multiple of the l1 norm, "
+                 "so the solution of minimum parameter norm is the one of minimum l1 norm"),
         Step("(31)-(32): w_h^(2) (<w_h^(1), x>)_+ = m_h (<theta_h, x>)_+ with m_h = w_h^(2) ||w_h^(1)||, "
              "theta_h = w_h^(1)/||w_h^(1)||", lhs=_relu_unit, rhs=_relu_unit_32, why="one unit, O = 2, x in R^3; ReLU is positively "
              "homogeneous", search=_relu_unit_points, rtol=1e-40,
@@ -663,6 +668,7 @@ DERIVATIONS = (
              fidelity=AS_PRINTED, why="(35) as printed: (33) minimized over z_h against 2 sum_h ||m_h||_2 (the entry)"),
         Step("text after (35) as printed: the right-hand side 2 sum_h ||m_h||_2 is the l1,2 norm sum_h ||m_h||_2",
              lhs=2 * sp.sqrt(m1**2 + m2**2), rhs=sp.sqrt(m1**2 + m2**2), why="O = 2, H = 1: m_h = (m_1, m_2)",
-             cites=('(35)',), erratum=E_NORM35),
+             cites=('(35)',), quotes=("(35) where the right-hand side of the equation is the $\\ell_{1,2}$ norm",),
+             erratum=E_NORM35),
     )),
 )

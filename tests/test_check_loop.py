@@ -83,3 +83,28 @@ def test_watch_rechecks_on_save_and_prints_only_what_changed(tmp_path):
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert f"{n} steps in {DISPLAYS} derivations: {n} hold" in run.stdout
     assert f"{n} steps: {n - 1} from the step cache, 1 decided" in run.stdout, run.stdout[-2000:]
+
+
+def test_watch_refuses_a_misquote_as_one_line_and_goes_on(monkeypatch, capsys):
+    """A saved misquote (`Step(quotes=...)` not found in the source) is the one-line error a one-shot check gives, and
+    the watcher keeps watching (plant: the watch loop skipping the quote check decides the steps silently)."""
+    import argparse
+
+    from theorylab import cli
+
+    def misquote(select):
+        raise ValueError("paper toy, step s: the quoted fragment 'we shw' is not in the source")
+
+    def decided(*a, **k):
+        raise AssertionError("decided steps despite a misquote")
+
+    def stop(_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_check_quotes", misquote)
+    monkeypatch.setattr(cli.runner, "check", decided)
+    monkeypatch.setattr(cli.time, "sleep", stop)
+    assert cli._watch(argparse.Namespace(select=["toy"], paper_modules=[])) == 0
+    out = capsys.readouterr().out
+    assert "error: paper toy, step s: the quoted fragment 'we shw' is not in the source" in out, out
+    assert "watching" in out, out

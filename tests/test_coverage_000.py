@@ -43,3 +43,36 @@ def test_the_ledger_counts_one_root_per_mistake():
     assert {k: a.root for k, a in amendments.items()} == {
         "000-A-eq8-flow": "000-A-eq8-9", "000-A-eq9-flow": "000-A-eq9", "000-B-eq30-twice": "000-B-eq30-norm"}
     assert all(a.root in errata for a in amendments.values())
+
+
+def test_the_sentences_its_steps_quote_are_listed_with_their_verdicts():
+    """#35 item 4: the claims seed 000 makes in sentences after (30) and (35) are cited by quoted fragments; coverage
+    lists each, where it is and its verdict, after the labels (text and --json), and the labels' count is unchanged."""
+    import json
+
+    code, out, err = run_cli("coverage", "000")
+    assert code == 0, out + err
+    assert ("  as printed    sentence, line 95 (B.1 MULTI-TASK DIAGONAL LINEAR NETWORKS): \u201cNote that this "
+            "implies") in out
+    assert "3 cited sentences (1 as printed, 2 erratum)" in out
+    code, out, err = run_cli("coverage", "000", "--json")
+    sentences = [r for r in json.loads(out) if r["kind"] == "sentence"]
+    assert [(r["line"], r["status"]) for r in sentences] == [(93, "erratum"), (95, "as printed"), (117, "erratum")]
+    assert sentences[1]["checks"][0]["derivation"] == "l12.reduction" and "000-B-eq35-norm" in sentences[2]["how"]
+
+
+def test_claims_lists_the_asserting_sentences_no_step_quotes_and_never_counts_them():
+    """`coverage 000 --claims`: the sentences that assert and that no step quotes, as 'uncited claim' (opt-in: 25 of
+    the seed's 187 sentences). Plant: a quoted sentence listed as uncited, or the candidates failing the exit status
+    or entering the labels' count."""
+    import json
+
+    code, out, err = run_cli("coverage", "000", "--claims")
+    assert code == 0, out + err
+    assert f"{len(coverage_000.LABELS)}/{len(coverage_000.LABELS)} accounted" in out
+    assert "uncited claims in the prose (listed, not counted)" in out
+    assert "uncited claim sentence, line 210 (G ANALYSIS" in out  # "We show that this description holds ..."
+    code, out, err = run_cli("coverage", "000", "--claims", "--json")
+    candidates = [r for r in json.loads(out) if r["kind"] == "candidate"]
+    assert candidates and all(r["status"] == "uncited claim" for r in candidates)
+    assert 95 not in {r["line"] for r in candidates if "one output minimizes" in r["printed"]}

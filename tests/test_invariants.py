@@ -293,6 +293,7 @@ def test_the_step_cache_key_changes_with_every_field_of_the_step():
         "fidelity": (base, dict(fidelity=Amendment(key="a", kind="typo fixed", what="w", why="y", severity="typo"))),
         "draft": (base, dict(draft=True)), "conditions": (base, dict(conditions=(x < 3,))),
         "tex": (base, dict(tex=r"x^2 + 1 \ge 2x")), "binds": (base, dict(binds={"t": "lhs"})),
+        "quotes": (base, dict(quotes=("it follows that x^2 + 1 is at least 2x",))),
     }
     assert set(variants) == {f.name for f in dataclasses.fields(Step)}
     assert content_key(base) == content_key(dataclasses.replace(base))  # the same record, the same key

@@ -10,6 +10,7 @@ Layers, lowest first (a module imports only modules of its own layer or below; #
     deciders     theorylab._decide        derivation steps, entries (records that decide: an Entry builds its kernels
                                           and checks its derivation), coverage accounts, the errata ledger
     pipeline     theorylab._pipeline      the registry (catalogue), the runner, fidelity to the printed page
+                 theorylab._fidelity      (the comparison's single-role modules behind _pipeline.fidelity)
     outputs and  theorylab._outputs,      LaTeX and the report; accuracy, mutation, scaffold; the contract suite
     tools        theorylab._tools, theorylab.testing
     front doors  theorylab, theorylab.authoring
@@ -35,7 +36,7 @@ LAYERS = (  # (name, module prefixes), lowest first; "theorylab" alone is the pa
     ("records", ("theorylab._records",)),
     ("numerics", ("theorylab._numerics", "theorylab._sources")),
     ("deciders", ("theorylab._decide",)),
-    ("pipeline", ("theorylab._pipeline",)),
+    ("pipeline", ("theorylab._pipeline", "theorylab._fidelity")),
     ("outputs and tools", ("theorylab._outputs", "theorylab._tools", "theorylab.testing")),
     ("front doors", ("theorylab", "theorylab.authoring")),
     ("command", ("theorylab.cli", "theorylab.__main__")),
@@ -317,6 +318,7 @@ TESTS_OF = {
     "theorylab._sources.sources": ("test_sources",),
     "theorylab._sources.constructs": ("test_sources",),
     "theorylab._sources.text": ("test_sources",),
+    "theorylab._sources.prose": ("test_prose_claims",),
     "theorylab._decide.search": ("test_search",),
     "theorylab._records.errata": ("test_ledger", "test_engine"),
     "theorylab._records.step": ("test_engine", "test_reprs"),
@@ -334,7 +336,24 @@ TESTS_OF = {
     "theorylab._decide.ledger": ("test_ledger",),
     "theorylab._pipeline.catalogue": ("test_papers",),
     "theorylab._pipeline.runner": ("test_runner", "test_parts_plan"),
-    "theorylab._pipeline.fidelity": ("test_fidelity",),
+    "theorylab._pipeline.fidelity": ("test_fidelity", "test_fidelity_structure"),
+    "theorylab._fidelity.thresholds": ("test_fidelity_structure", "test_fidelity_rules"),
+    "theorylab._fidelity.parses": ("test_fidelity",),
+    "theorylab._fidelity.names": ("test_fidelity",),
+    "theorylab._fidelity.optimum": ("test_fidelity",),
+    "theorylab._fidelity.values": ("test_fidelity",),
+    "theorylab._fidelity.links": ("test_fidelity",),
+    "theorylab._fidelity.comparison": ("test_fidelity",),
+    "theorylab._fidelity.points": ("test_fidelity",),
+    "theorylab._fidelity.binding": ("test_fidelity_rules",),
+    "theorylab._fidelity.agreement": ("test_fidelity",),
+    "theorylab._fidelity.decisions": ("test_fidelity_rules",),
+    "theorylab._fidelity.comparer": ("test_fidelity",),
+    "theorylab._fidelity.compare": ("test_fidelity",),
+    "theorylab._fidelity.chains": ("test_fidelity",),
+    "theorylab._fidelity.status": ("test_fidelity_rules",),
+    "theorylab._fidelity.paper": ("test_fidelity",),
+    "theorylab._fidelity.shipped": ("test_sources",),
     "theorylab._tools.accuracy": ("test_accuracy",),
     "theorylab._tools.mutate": ("test_mutate",),
     "theorylab._tools.engine_mutants": ("test_engine_mutants",),

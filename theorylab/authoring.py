@@ -83,17 +83,21 @@ uses them:
     the tolerance from a run at lr/refine), `gradient_descent(...)` (the run alone: a `Trajectory`).
 
 **The author API's version**
-    `API_VERSION` (3) and `API_CHANGES` ((version, old form, form to write), ...): an older call form keeps working
-    for two API versions with one `AuthoringDeprecationWarning` per call site naming the new form (docs/authoring.md
-    lists them). A premise that is not an earlier step of its derivation is a `PremiseError`; `as_written(text,
+    `API_VERSION` (4), `API_CHANGES` ((version, old form, form to write), ...) and `API_ADDITIONS` ((version, what
+    a paper may now write, what it does), ...: additions break nothing): an older call form keeps working for two
+    API versions with one `AuthoringDeprecationWarning` per call site naming the new form (docs/authoring.md lists
+    them). A premise that is not an earlier step of its derivation is a `PremiseError`; `as_written(text,
     *params)` parses a stable form exactly as written (evaluate=False), kept so by the kernels and LaTeX.
 
 **Coverage**
     `Paper(coverage="mypaper.coverage")` names a module whose ACCOUNTS is a tuple of `Account(label, status,
     reason)` records (status "definition" or "not-checkable"): the labels no step cites, and why. A step cites the
-    labels it transcribes (`Step(..., cites=("(12)",), fidelity="as printed")`). `check_accounts(paper, ACCOUNTS,
-    labels, derivations)` refuses, in one line naming them, an item that is not an Account, a label accounted twice
-    or unknown to the paper, a label both accounted for and cited, and a step citing a label the paper does not list.
+    labels it transcribes (`Step(..., cites=("(12)",), fidelity="as printed")`) and the sentences of the prose it
+    checks, each by a fragment quoted from it (`Step(..., quotes=("it follows that the loss converges",),
+    fidelity="as printed")`: found once in the source, markup and case aside; coverage lists the sentence, where it
+    is and its verdict). `check_accounts(paper, ACCOUNTS, labels, derivations)` refuses, in one line naming them, an
+    item that is not an Account, a label accounted twice or unknown to the paper, a label both accounted for and
+    cited, and a step citing a label the paper does not list.
 
 **Figures**
     `Series(key)`: a set of evidence records a figure draws (`extra=SERIES.tag(x=...)` on the records);
@@ -189,6 +193,7 @@ from ._numerics.sweep import grid as grid
 from ._numerics.sweep import run_sweep as run_sweep
 from ._records.compat import API_VERSION as API_VERSION
 from ._records.compat import API_CHANGES as API_CHANGES
+from ._records.compat import API_ADDITIONS as API_ADDITIONS
 from ._records.compat import AuthoringDeprecationWarning as AuthoringDeprecationWarning
 from ._records.compat import deprecated as _deprecated
 from ._records.evidence import Check as Check

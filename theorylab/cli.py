@@ -174,9 +174,27 @@ def cmd_check(args) -> int:
         if weakest is not None:
             print(f"  chain strength: {weakest.strength} (weakest link: {weakest.step.label})")
 
+    _check_quotes(args.select)
     run = runner.check(args.select, jobs=args.jobs, on_derivation=show)
     _print_check_summary(run)
     return 1 if run.unexpected else 0
+
+
+def _check_quotes(select) -> None:
+    """A step quoting a sentence its paper does not print (or prints twice) is a one-line error before anything is
+    decided (#35 item 4: `coverage` lists the sentences; `check` is what an author runs after writing a quote)."""
+    _, fams = catalogue.select(list(select))
+    quoting: dict = {}
+    for f in catalogue.families(fams):
+        ds = [d for d in f.derivations if any(s.quotes for s in d.steps)]
+        if ds:
+            quoting.setdefault(f.paper, []).extend(ds)
+    if quoting:
+        from ._decide import coverage  # lazy: only papers whose steps quote their prose need it
+
+        for paper, ds in quoting.items():
+            path = catalogue.source_path(paper)
+            coverage.quoted_sentences(paper.name, path.read_text(encoding="utf-8") if path else None, ds)
 
 
 _CACHED = " [cached]"  # what a verdict read from the step cache adds to its method (theorylab._decide.derivation)
@@ -223,6 +241,7 @@ def _watch_loop(args, interval: float) -> None:
         found: list = []
         fidelity = io.StringIO()
         try:
+            _check_quotes(args.select)  # a misquote saved is one error line, as in a one-shot check
             with contextlib.redirect_stdout(fidelity):  # the print's comparison: shown where its lines changed
                 run = runner.check(args.select, jobs=1, on_derivation=lambda d, recs, weakest: found.append(
                     (d, recs, weakest)))
@@ -475,12 +494,22 @@ def cmd_coverage(args) -> int:
     for paper, labels, accounts, printed in catalogue.coverage_declarations(args.paper):
         derivs = [d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations]
         rows_p = [dict(r) for r in _coverage_rows(paper, labels, derivs, accounts, printed)]
+        if args.claims:
+            rows_p += _uncited_claims(paper, rows_p)
         for r in rows_p:
             r["paper_name"] = paper.name
         rows += rows_p
         if not args.json:
             print(f"{paper.name} ({paper.source})")
             for r in rows_p:
+                if r.get("kind") in ("sentence", "candidate"):  # claims in prose (#35): always shown (no label)
+                    print(f"  {r['status']:13s} {r['label']}: \u201c{_clip(r['printed'], 200)}\u201d")
+                    print(f"  {'':13s} {'':16s} {r['how']}")
+                    if args.verbose and r["kind"] == "sentence":
+                        for c in r["checks"]:
+                            print(f"  {'':13s} {'':16s} theorylab checks ({c['fidelity']}; {c['status']}): "
+                                  f"{(c['latex'] or c['statement'])[:300]}")
+                    continue
                 if r["status"] not in ("as printed",) or args.verbose:
                     print(f"  {r['status']:13s} {r['label']:16s} {r['how'] or r['reason']}")
                     if args.verbose:
@@ -495,7 +524,29 @@ def cmd_coverage(args) -> int:
             print(coverage.summary(rows_p))
     if args.json:
         print(json.dumps(rows, indent=1))
-    return 0 if all(r["status"] in coverage.ACCOUNTED for r in rows) else 1
+    return 0 if all(r["status"] in coverage.ACCOUNTED for r in rows if r.get("kind") != "candidate") else 1
+
+
+def _uncited_claims(paper, rows: list[dict]) -> list[dict]:
+    """`coverage --claims`: the sentences of the paper's prose that assert (theorylab._sources.prose.candidate_claims)
+    and that no step quotes, outside its numbered statements, as rows {kind: "candidate", status: "uncited claim",
+    label, printed, where, line, section, how: the cue}; listed, never counted (the exit status ignores them)."""
+    from ._sources import prose  # lazy: only --claims reads the prose
+
+    path = catalogue.source_path(paper)
+    if path is None:
+        return []
+    quoted = {(r["line"], r["printed"]) for r in rows if r.get("kind") == "sentence"}
+    statements = tuple(r["printed"] for r in rows if r.get("kind") == "label" and r["label"][:1].isalpha())
+    out = []
+    for s, cue in prose.candidate_claims(path.read_text(encoding="utf-8"), skip=statements):
+        if (s.line, s.trimmed()) in quoted:
+            continue
+        out.append({"paper": paper.source, "paper_name": paper.name, "label": f"sentence, {s.where}",
+                    "kind": "candidate", "status": "uncited claim", "how": f"asserts ({cue}); no step quotes it",
+                    "reason": "", "printed": s.trimmed(), "where": s.where, "line": s.line, "section": s.section,
+                    "checks": [], "compared": None})
+    return out
 
 
 def _coverage_rows(paper, labels, derivs, accounts, printed) -> list[dict]:
@@ -511,13 +562,23 @@ def _coverage_rows(paper, labels, derivs, accounts, printed) -> list[dict]:
     key = (id(paper), tuple(map(id, derivs)), tuple(labels), repr(accounts), _engine_fingerprint())
     hit = _COVERAGE_ROWS.get(key)
     if hit is None or hit[0] is not paper or any(a is not b for a, b in zip(hit[1], derivs)):
+        path = catalogue.source_path(paper)  # its sentences: the claims in prose that steps quote (#35)
         rows = coverage.coverage(paper.source, labels, derivs, accounts, printed=printed,
-                                 compared=fidelity.compared_rows(paper, derivs))
+                                 compared=fidelity.compared_rows(paper, derivs),
+                                 text=path.read_text(encoding="utf-8") if path is not None else None)
         hit = _COVERAGE_ROWS[key] = (paper, tuple(derivs), rows)
     return hit[2]
 
 
 _COVERAGE_ROWS: dict = {}
+
+
+def _clip(text: str, n: int) -> str:
+    """`text` cut at a word to about n characters."""
+    if len(text) <= n:
+        return text
+    cut = text.rfind(" ", 0, n)
+    return text[:cut if cut > n // 2 else n] + " …"
 
 
 def cmd_mutate(args) -> int:
@@ -669,6 +730,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "compared: {status, reason, steps}}")
     s.add_argument("-v", "--verbose", action="store_true",
                    help="every label, with what the paper prints beside what theorylab checks")
+    s.add_argument("--claims", action="store_true",
+                   help="also the sentences of the prose that assert (we show, it follows, for every, is bounded, "
+                        "converges, holds, ...) and that no step quotes: 'uncited claim' (listed, never counted)")
     s.set_defaults(fn=cmd_coverage)
     s = command("mutate", help="plant standard mistakes in entries and report which check catches each")
     s.add_argument("select", nargs="*")

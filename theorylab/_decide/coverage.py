@@ -4,7 +4,9 @@ Each label's row shows what the paper prints (read from the paper's source file)
 relations of the steps that cite it, each with its fidelity), and a status: `as printed` (a step states the printed
 statement and it holds), `amended` (a declared amendment is checked beside the printed statement, which holds),
 `erratum` (the printed statement fails: a confirmed erratum), `definition` or `not-checkable` (declared by the
-paper with a reason), `FAILS` (a citing step gives an unexpected verdict) or `missing`.
+paper with a reason), `FAILS` (a citing step gives an unexpected verdict) or `missing`. After the labels, one row per
+sentence of the paper's prose that a step quotes (`Step(quotes=...)`, #35 item 4): the sentence, where it is (line,
+section), and the same status from the steps that quote it.
 """
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from .._records.params import DomainError
+from .._sources import prose
 from .derivation import AS_PRINTED, STRENGTHS, Amendment, Derivation, StepResult
 
-__all__ = ["Account", "check_accounts", "labels_in_text", "coverage", "summary", "STATUSES", "ACCOUNTED"]
+__all__ = ["Account", "check_accounts", "labels_in_text", "coverage", "quoted_sentences", "summary", "STATUSES",
+           "ACCOUNTED"]
 
 STATUSES = ("as printed", "amended", "erratum", "definition", "not-checkable", "FAILS", "draft", "missing")
 ACCOUNTED = ("as printed", "amended", "erratum", "definition", "not-checkable")
@@ -115,65 +119,121 @@ def _check_row(d: Derivation, r: StepResult) -> dict:
             "erratum": r.step.erratum.key if r.step.erratum is not None else None}
 
 
+def _verdict(row: dict, steps: Sequence[tuple[Derivation, StepResult]]) -> None:
+    """A label's or a quoted sentence's status, how and checks from the steps that cite it (into `row`)."""
+    if steps and all(r.step.draft for _, r in steps):
+        row.update(status="draft", how=f"{len(steps)} draft step(s) from the printed display, not derived yet",
+                   checks=[_check_row(d, r) for d, r in steps])
+        return
+    steps = [(d, r) for d, r in steps if not r.step.draft]
+    row["checks"] = [_check_row(d, r) for d, r in steps]
+    bad = [(d, r) for d, r in steps if not r.ok]
+    errata = [(d, r) for d, r in steps if r.step.erratum is not None and r.ok]
+    amended = [(d, r) for d, r in steps if isinstance(r.step.fidelity, Amendment)]
+    kinds = ", ".join(dict.fromkeys(r.step.fidelity.kind for _, r in amended))
+    if bad:
+        d, r = bad[0]
+        row.update(status="FAILS", how=f"{d.key}: step {r.step.label!r} {r.status}")
+    elif errata:
+        d, r = errata[0]
+        row.update(status="erratum", how=f"{r.step.erratum.key} [{r.step.erratum.severity}] ({d.key}: "
+                                         f"{r.step.label!r}; counterexample {r.outcome.counterexample})"
+                                         + (f"; checked as amended ({kinds})" if amended else ""))
+    else:
+        d, r = min(steps, key=lambda dr: STRENGTHS.index(dr[1].strength))
+        how = f"{len(steps)} step(s), weakest {r.strength}: {d.key}: {r.step.label!r}"
+        row.update(status="amended", how=f"checked as amended ({kinds}); {how}") if amended else \
+            row.update(status="as printed", how=f"checked as printed; {how}")
+
+
+def quoted_sentences(paper: str, text: str | None, derivations: Iterable[Derivation]
+                     ) -> list[tuple[prose.Sentence, list[str], list[tuple[Derivation, object]]]]:
+    """The sentences of the paper's source `text` that steps quote (`Step(quotes=...)`), in source order: (sentence,
+    the fragments quoting it, [(derivation, step)]). A one-line QuoteError (a DomainError) naming the paper, the
+    derivation, the step and the fragment where a fragment is not in the source or is in two sentences, or where a
+    step quotes and the paper has no source text (`Paper.source_file`)."""
+    by: dict[int, tuple] = {}
+    for d in derivations:
+        for step in d.steps:
+            for fragment in step.quotes:
+                if text is None:
+                    raise prose.QuoteError(f"paper {paper}: step {step.label!r} of {d.key} quotes {fragment!r}, but "
+                                           "the paper names no source file to find it in (Paper.source_file)")
+                try:
+                    s = prose.find_quote(text, fragment)
+                except prose.QuoteError as exc:
+                    raise prose.QuoteError(f"paper {paper}: step {step.label!r} of {d.key}: {exc}") from None
+                sentence, fragments, steps = by.setdefault(s.start, (s, [], []))
+                if fragment not in fragments:
+                    fragments.append(fragment)
+                steps.append((d, step))
+    return [by[k] for k in sorted(by)]
+
+
 def coverage(paper: str, labels: Sequence[str], derivations: Iterable[Derivation],
              accounts: Iterable[Account] = (), results: Mapping[str, Sequence[StepResult]] | None = None,
-             printed: Mapping[str, str] | None = None, compared: Mapping[str, dict] | None = None) -> list[dict]:
-    """One row per label: {paper, label, status, how, reason, printed, checks, compared}. `printed` maps labels to
-    the paper's printed text (the display's LaTeX, the statement's sentence); `checks` lists the citing steps (their
-    relation in LaTeX, fidelity, verdict); `compared` (theorylab._pipeline.fidelity.compared_rows) maps labels to their machine
-    comparison with the print ({status, reason, compared, steps}; None where not given). A label whose citing steps
-    are all drafts (`theorylab new --from`) has the status `draft`. Steps are checked (cached) unless `results` are
-    given."""
+             printed: Mapping[str, str] | None = None, compared: Mapping[str, dict] | None = None,
+             text: str | None = None) -> list[dict]:
+    """One row per label: {paper, label, kind: "label", status, how, reason, printed, checks, compared}. `printed`
+    maps labels to the paper's printed text (the display's LaTeX, the statement's sentence); `checks` lists the
+    citing steps (their relation in LaTeX, fidelity, verdict); `compared` (theorylab._pipeline.fidelity.compared_rows)
+    maps labels to their machine comparison with the print ({status, reason, compared, steps}; None where not given).
+    A label whose citing steps are all drafts (`theorylab new --from`) has the status `draft`. Then one row per
+    sentence that steps quote (`quoted_sentences` of the source `text`): {kind: "sentence", label "sentence, line N
+    (section)", printed: the sentence, where, line, section, quotes: the fragments, status, how, checks}. Steps are
+    checked (cached) unless `results` are given."""
     accounts = {a.label: a for a in accounts}
     printed = printed or {}
+    derivations = list(derivations)
     citing: dict[str, list[tuple[Derivation, StepResult]]] = {}
+    verdicts: dict[tuple[str, str], StepResult] = {}
     for d in derivations:
         rs = results[d.key] if results is not None and d.key in results else d.check()
         for r in rs:
+            verdicts[(d.key, r.step.label)] = r
             for label in r.step.cites:
                 citing.setdefault(label, []).append((d, r))
     rows = []
     for label in labels:
-        row = {"paper": paper, "label": label, "status": "missing", "how": "", "reason": "",
+        row = {"paper": paper, "label": label, "kind": "label", "status": "missing", "how": "", "reason": "",
                "printed": printed.get(label, ""), "checks": [],
                "compared": None if compared is None else compared.get(label)}
         steps = citing.get(label, [])
-        if steps and all(r.step.draft for _, r in steps):
-            row.update(status="draft", how=f"{len(steps)} draft step(s) from the printed display, not derived yet",
-                       checks=[_check_row(d, r) for d, r in steps])
-        elif steps:
-            steps = [(d, r) for d, r in steps if not r.step.draft]
-            row["checks"] = [_check_row(d, r) for d, r in steps]
-            bad = [(d, r) for d, r in steps if not r.ok]
-            errata = [(d, r) for d, r in steps if r.step.erratum is not None and r.ok]
-            amended = [(d, r) for d, r in steps if isinstance(r.step.fidelity, Amendment)]
-            kinds = ", ".join(dict.fromkeys(r.step.fidelity.kind for _, r in amended))
-            if bad:
-                d, r = bad[0]
-                row.update(status="FAILS", how=f"{d.key}: step {r.step.label!r} {r.status}")
-            elif errata:
-                d, r = errata[0]
-                row.update(status="erratum", how=f"{r.step.erratum.key} [{r.step.erratum.severity}] ({d.key}: "
-                                                 f"{r.step.label!r}; counterexample {r.outcome.counterexample})"
-                                                 + (f"; checked as amended ({kinds})" if amended else ""))
-            else:
-                d, r = min(steps, key=lambda dr: STRENGTHS.index(dr[1].strength))
-                how = f"{len(steps)} step(s), weakest {r.strength}: {d.key}: {r.step.label!r}"
-                row.update(status="amended", how=f"checked as amended ({kinds}); {how}") if amended else \
-                    row.update(status="as printed", how=f"checked as printed; {how}")
+        if steps:
+            _verdict(row, steps)
         elif label in accounts:
             row.update(status=accounts[label].status, reason=accounts[label].reason)
         rows.append(row)
     unknown = set(accounts) - set(labels)
     if unknown:
         raise ValueError(f"{paper}: accounts for labels the paper does not list: {sorted(unknown)}")
+    for sentence, fragments, steps in quoted_sentences(paper, text, derivations):
+        row = {"paper": paper, "label": f"sentence, {sentence.where}", "kind": "sentence", "status": "missing",
+               "how": "", "reason": "", "printed": sentence.trimmed(), "where": sentence.where, "line": sentence.line,
+               "section": sentence.section, "quotes": fragments, "checks": [], "compared": None}
+        decided = [(d, verdicts[(d.key, step.label)]) for d, step in steps if (d.key, step.label) in verdicts]
+        if decided:
+            _verdict(row, decided)
+        rows.append(row)
     return rows
 
 
 def summary(rows: Sequence[dict]) -> str:
-    """`paper: N/M accounted (k as printed, k amended, k erratum, ...)`."""
+    """`paper: N/M accounted (k as printed, k amended, k erratum, ...)` over the labels, then `; S cited sentences (k
+    as printed, ...)` where steps quote sentences of the prose, and `; U uncited claims in the prose (listed, not
+    counted)` for the rows `coverage --claims` adds."""
+    paper = rows[0]["paper"] if rows else "?"
+    sentences = [r for r in rows if r.get("kind") == "sentence"]
+    candidates = sum(r.get("kind") == "candidate" for r in rows)  # `coverage --claims`: listed, never counted
+    rows = [r for r in rows if r.get("kind") not in ("sentence", "candidate")]
     by = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
     accounted = sum(by[s] for s in ACCOUNTED)
-    paper = rows[0]["paper"] if rows else "?"
-    return (f"{paper}: {accounted}/{len(rows)} accounted (" + ", ".join(f"{v} {k}" for k, v in by.items() if v)
-            + ")")
+    out = (f"{paper}: {accounted}/{len(rows)} accounted (" + ", ".join(f"{v} {k}" for k, v in by.items() if v)
+           + ")")
+    if sentences:
+        by = {s: sum(r["status"] == s for r in sentences) for s in STATUSES}
+        out += (f"; {len(sentences)} cited sentence{'s' * (len(sentences) != 1)} ("
+                + ", ".join(f"{v} {k}" for k, v in by.items() if v) + ")")
+    if candidates:
+        out += f"; {candidates} uncited claim{'s' * (candidates != 1)} in the prose (listed, not counted)"
+    return out

@@ -63,6 +63,11 @@ class LedgerItem:
 Verdict = Callable[[Derivation, Step], "tuple[str, str | None] | None"]
 
 
+def _cited(step: Step) -> str:
+    """Where an amended step's statement is printed: its labels, then the sentences it quotes (trimmed)."""
+    return ", ".join((*step.cites, *(f"“{q[:60]}”" for q in step.quotes)))
+
+
 def _evaluate(d: Derivation, step: Step) -> tuple[str, str | None]:
     """The erratum step's own verdict (only that step is decided; symbolic verdicts come from the disk cache)."""
     try:
@@ -112,7 +117,7 @@ def collect(derivations: Iterable[tuple[str, Derivation]], *, verdict: Verdict |
             a = step.fidelity
             if isinstance(a, Amendment):
                 it = add(a.key, a, dict(key=a.key, kind="amendment", severity=a.severity, paper=paper,
-                                        source=d.source, where=", ".join(step.cites), says=a.kind, truth=a.what,
+                                        source=d.source, where=_cited(step), says=a.kind, truth=a.what,
                                         why=a.why, root=a.root, amendment_kind=a.kind, status=LedgerStatus.DECLARED, steps=[]))
                 it["steps"].append(where)
     for it in items.values():

@@ -340,8 +340,9 @@ def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]])
         from . import fidelity
 
         compared = fidelity.compared_rows(paper, derivs)  # the print against the citing steps, by machine
+        path = catalogue.source_path(paper)  # its sentences: the claims in prose that steps quote (#35)
         for row in coverage.coverage(paper.source, labels, derivs, accounts, results=results, printed=printed,
-                                     compared=compared):
+                                     compared=compared, text=path.read_text(encoding="utf-8") if path else None):
             rows.append({**row, "paper_name": paper.name})
     return [it.to_json() for it in items], rows
 

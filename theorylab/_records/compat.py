@@ -2,7 +2,9 @@
 one warning (per call site) naming the form to write instead; docs/authoring.md lists the changes.
 
 API_VERSION counts changes of the author API (theorylab.authoring) that break a paper written against it. A change
-bumps it, adds a row to CHANGES, and keeps the old form working with `deprecated(...)` until API_VERSION + 2.
+bumps it, adds a row to CHANGES, and keeps the old form working with `deprecated(...)` until API_VERSION + 2. An
+addition (a new optional field or function: every paper written before it works unchanged) does not bump it: it adds
+a row to API_ADDITIONS, with the version it arrived in.
 """
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import warnings
 from dataclasses import fields
 from typing import Any
 
-__all__ = ["API_VERSION", "API_CHANGES", "AuthoringDeprecationWarning", "deprecated", "accept_positional"]
+__all__ = ["API_VERSION", "API_CHANGES", "API_ADDITIONS", "AuthoringDeprecationWarning", "deprecated",
+           "accept_positional"]
 
 API_VERSION = 4
 
@@ -23,6 +26,13 @@ API_CHANGES = (
     (3, "ENTRY.as_function(name) on an entry of several scalar parameters",
      "ENTRY.as_function(name, of=PARAM_NAME): the argument named (it was the first parameter, silently)"),
     (4, "from theorylab.authoring import solvers", "from theorylab.authoring import golden_mp (each solver by name)"),
+)
+
+# (version, what a paper may now write): additions, which break nothing (docs/authoring.md lists them)
+API_ADDITIONS = (
+    (4, "Step(..., quotes=(\"a fragment of a sentence\",), fidelity=...)",
+     "a step cites a claim made in a sentence of the prose (no label) by a fragment found once in the source; "
+     "coverage lists the sentence with its verdict (#35)"),
 )
 
 

@@ -92,12 +92,17 @@ class Step:
     premises     labels of the earlier steps this one follows from.
     cites        the paper's equation labels and statements this step transcribes ("(28)", "Lemma 5"): what
                  `theorylab coverage` counts as checked.
+    quotes       sentences of the paper's prose this step checks, each by a fragment quoted from it, as copied from
+                 the PDF or the .tex ("it follows that the loss converges to zero"): a claim made in a sentence with
+                 no label (#35). The fragment must be found once in the paper's source (markup, case, punctuation
+                 and spacing aside: theorylab._sources.prose); `theorylab coverage` lists each cited sentence with
+                 the verdict of the steps that quote it.
     conditions   relations that bound one symbol each, `(gamma < 1, lam >= sp.Rational(1, 10))`: the step holds
                  under them; they narrow that symbol's interval (its `domain`, else its default from its assumptions)
                  for the search, the certification and the numeric identity test.
     tex          for a step with numeric sides, the statement as LaTeX (printed by `latex()`, coverage, the report);
                  without it the label is printed. SymPy sides print themselves.
-    fidelity     required when `cites` is given: "as printed" (the statement the paper prints, up to notation: say
+    fidelity     required when `cites` or `quotes` is given: "as printed" (the statement the paper prints, up to notation: say
                  the notation in `why`), or an `Amendment` naming what theorylab changed in it and why. An amended
                  step needs the printed statement as a step of the same derivation citing the same label. An
                  erratum step is the printed statement failing: its fidelity is "as printed".
@@ -128,11 +133,20 @@ class Step:
     # printed names -> what the step computes ("lhs", "rhs" or a SymPy expression), for the machine comparison with
     # the print (#35): t = ... printed, the step's left side is t; only the comparison reads it
     binds: dict = field(default_factory=dict)
+    # fragments of sentences of the paper's prose this step checks (#35 item 4): found in the source by coverage
+    quotes: tuple[str, ...] = ()
 
     def __post_init__(self):
         where = f"step {self.label!r}"
         if isinstance(self.cites, str):
             object.__setattr__(self, "cites", (self.cites,))
+        if isinstance(self.quotes, str):
+            object.__setattr__(self, "quotes", (self.quotes,))
+        if not (isinstance(self.quotes, (tuple, list)) and all(isinstance(q, str) and q.strip() for q in self.quotes)):
+            raise TrivialStepError(f"{where}: quotes must be a tuple of fragments of the paper's sentences (strings); "
+                                   f"got quotes={self.quotes!r}"[:200])
+        object.__setattr__(self, "quotes", tuple(self.quotes))
+        cited = (*self.cites, *(f"the sentence quoted {q[:60]!r}" for q in self.quotes))
         if self.erratum is not None and not isinstance(self.erratum, Erratum):
             raise TrivialStepError(f"{where}: erratum must be an Erratum record; got {type(self.erratum).__name__}")
         if self.erratum is not None and self.erratum.withdrawn:
@@ -142,13 +156,13 @@ class Step:
             if self.fidelity not in (None, AS_PRINTED):
                 raise FidelityError(f"{where}: an erratum step states what the paper prints (fidelity 'as "
                                     f"printed'); got fidelity={self.fidelity!r}")
-            object.__setattr__(self, "fidelity", AS_PRINTED if self.cites else None)
-        if self.cites and self.fidelity is None:
-            raise FidelityError(f"{where}: cites {', '.join(self.cites)} without a fidelity declaration: pass "
+            object.__setattr__(self, "fidelity", AS_PRINTED if cited else None)
+        if cited and self.fidelity is None:
+            raise FidelityError(f"{where}: cites {', '.join(cited)} without a fidelity declaration: pass "
                                 "fidelity='as printed' or fidelity=Amendment(...)")
         if self.fidelity is not None:
-            if not self.cites:
-                raise FidelityError(f"{where}: declares fidelity but cites no label of the paper")
+            if not cited:
+                raise FidelityError(f"{where}: declares fidelity but cites no label or sentence of the paper")
             if not (self.fidelity == AS_PRINTED or isinstance(self.fidelity, Amendment)):
                 raise FidelityError(f"{where}: fidelity must be 'as printed' or an Amendment; got "
                                     f"{self.fidelity!r}")
@@ -325,10 +339,10 @@ class Derivation:
             if not isinstance(e, Erratum) or not e.withdrawn:
                 raise TrivialStepError(f"derivation {self.key}: `withdrawn` holds Erratum records with a "
                                        f"withdrawn reason; got {e!r}")
-        printed = {c for s in self.steps if s.fidelity == AS_PRINTED for c in s.cites}
+        printed = {c for s in self.steps if s.fidelity == AS_PRINTED for c in (*s.cites, *s.quotes)}
         for s in self.steps:
             if isinstance(s.fidelity, Amendment):
-                lost = [c for c in s.cites if c not in printed]
+                lost = [c for c in (*s.cites, *s.quotes) if c not in printed]
                 if lost:
                     raise FidelityError(f"step {s.label!r} of {self.key}: amends {', '.join(lost)} "
                                         f"({s.fidelity.key}) but no step of the derivation states it as printed")

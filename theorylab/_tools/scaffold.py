@@ -314,6 +314,7 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
                          f"relation={op!r},\n             cites=({p.label!r},), fidelity=AS_PRINTED, draft=True,\n"
                          f"             why=\"TODO: the paper's derivation of {p.label}, then drop draft=True\"),")
     decls = "\n".join(v[1] for v in names.values()) or "# (no display parsed: declare your symbols here)"
+    claims = _candidate_claims(text, items)
     accounts = []
     for label, state, shown in table:
         accounts.append(f"    # {label} [{state}]: {shown}")
@@ -322,7 +323,7 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     subs = {"__NAME__": name, "__MODULE__": module, "__SOURCE__": copy_name, "__TITLE__": src.stem,
             "__SYMBOLS__": decls, "__STEPS__": "\n".join(steps) or "        # no display parsed into a relation",
             "__ACCOUNTS__": "\n".join(accounts), "__COUNT__": str(len(items)),
-            "__DRAFTS__": str(len(steps)),
+            "__DRAFTS__": str(len(steps)), "__CLAIMS__": "\n".join(claims[1]), "__NCLAIMS__": str(claims[0]),
             "__ENTRIES__": "\n".join(code for _, code in entries) + ("\n" if entries else ""),
             "__ENTRY_LIST__": ("(" + ", ".join(f"{name.upper()}_ENTRY" for name, _ in entries) + ",)") if entries
             else "()"}
@@ -346,6 +347,36 @@ def scaffold_from_source(name: str, source: str | Path, folder: str | Path | Non
     copy.write_text(text, encoding="utf-8")
     written.insert(3, copy)
     return written
+
+
+def _candidate_claims(text: str, items) -> tuple[int, list[str]]:
+    """(count, comment lines) of the claims the paper makes that no display holds (#35 item 4): its numbered
+    statements (theorem, lemma, proposition, corollary, claim and every \\newtheorem environment, as the source reader
+    numbers them) and the sentences of its prose that assert ('we show', 'it follows', 'therefore', 'for every', 'is
+    bounded', 'converges', 'holds': theorylab._sources.prose.CLAIM_CUES), each with a commented step that cites it
+    (by label, or by a quoted fragment found once in the source). Comments only: nothing here is checked or counted."""
+    from .._sources import prose  # lazy: only `new --from SOURCE` proposes claims
+
+    lines, count = [], 0
+    statements = [p for p in items if p.kind == "statement"]
+    for p in statements:
+        count += 1
+        shown = " ".join(p.text.split())
+        lines.append(f"# {p.label} (line {p.line}): {shown[:300]}")
+        lines.append(f"#     Step({(p.label + ' as printed')!r}, lhs=..., rhs=..., cites=({p.label!r},), "
+                     "fidelity=AS_PRINTED),")
+    # a sentence of a numbered statement is proposed above, by its label
+    for s, cue in prose.candidate_claims(text, skip=tuple(p.text for p in statements)):
+        count += 1
+        fragment = s.trimmed(160).removesuffix(" …")
+        try:
+            unique = prose.find_quote(text, fragment).start == s.start
+        except prose.QuoteError:
+            unique = False
+        lines.append(f"# {s.where} [{cue}]: {s.trimmed(300)}")
+        lines.append(f"#     Step(\"...\", lhs=..., rhs=..., quotes=({fragment!r},), fidelity=AS_PRINTED),"
+                     if unique else "#     (its text occurs twice in the source: quote more of it, or its neighbour)")
+    return count, lines or ["# (none found)"]
 
 
 def _proposed_entries(item, names: dict, module: str, taken: set[str]) -> list[tuple[str, str]]:
@@ -393,7 +424,9 @@ A paper for theorylab, scaffolded from its source `__SOURCE__` (`theorylab new _
 source is part of the package (`source_file` of its Paper), `__MODULE__/coverage.py` lists its __COUNT__ labels with
 their printed text, and `__MODULE__/entries.py` holds __DRAFTS__ draft steps, the relations of the displays that
 parse, each citing its label. A draft is reported by `theorylab check` as a draft, never as checked: turn each into the
-paper's derivation (the steps from its premises to the printed relation), then drop `draft=True`.
+paper's derivation (the steps from its premises to the printed relation), then drop `draft=True`. At the end of
+`entries.py`, __NCLAIMS__ candidate claims (comments, never checked): the numbered statements and the sentences of the
+prose that assert, each with a step to write that cites it by label or by a quoted fragment (`quotes=`).
 
 ```bash
 pip install -e .                    # registers the paper (entry point group theorylab.papers)
@@ -459,6 +492,13 @@ DERIVATIONS = (Derivation(
 __STEPS__
     ),
 ),)
+
+# Candidate claims (__NCLAIMS__): the paper's numbered statements and the sentences of its prose that assert (we show,
+# it follows, therefore, for every, is bounded, converges, holds), found in __SOURCE__ by theorylab new --from. None
+# is checked or counted: to check one, write the steps of its argument into a derivation above, the last one citing
+# it by its label (cites=) or by a fragment of its sentence (quotes=: found once in the source, markup and case
+# aside); `theorylab coverage __NAME__` then lists it with its verdict. Delete the ones that claim nothing.
+__CLAIMS__
 '''
 
 _FROM_COVERAGE = '''\
