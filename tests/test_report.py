@@ -138,7 +138,10 @@ def test_report_output_must_be_a_folder(evidence_file, tmp_path):
 @pytest.fixture(scope="module")
 def catalogue_tex(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("tex") / "catalogue.tex"
-    code, out, err = run_cli("latex", "-o", str(path))
+    # --jobs 1: the derivations are decided in this process, where the contract tests (same xdist group,
+    # "derivations") already checked them (Derivation.check caches per process); the default, a spawn pool on a
+    # machine with no timings yet, decided them all again in fresh processes (27 s of the suite's slowest setup)
+    code, out, err = run_cli("latex", "-o", str(path), "--jobs", "1")
     assert code == 0, err
     return path
 
@@ -221,7 +224,8 @@ def test_report_renders_in_headless_chromium(report_dir, tmp_path):
 
 def test_verify_writes_its_record_into_new_folders(tmp_path):
     target = tmp_path / "a" / "b" / "record.json"
-    code, out, err = run_cli("verify", "measure.participation_ratio", "--json", str(target))
+    # --jobs 1: in-process; what is tested is where the record is written, not the pool (tests/test_runner.py's)
+    code, out, err = run_cli("verify", "measure.participation_ratio", "--json", str(target), "--jobs", "1")
     assert code == 0, err
     data = json.loads(target.read_text())
     assert data["evidence"] and data["families"] == ["measure"]
