@@ -44,8 +44,11 @@ REFERENCE = ("import numpy as np, sympy as sp\n"
 
 def run(argv: list[str], cache: Path, env_extra: dict | None = None) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, stdout) of one fresh process; it must succeed."""
-    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "THEORYLAB_ONLY_FAMILIES")}
-    env.update(XDG_CACHE_HOME=str(cache), **(env_extra or {}))
+    # bytecode cached as an installed package has it (PYTHONDONTWRITEBYTECODE=1, where a shell sets it, made every
+    # command compile theorylab's modules again: ~0.2-0.3 CPU s of each eval), kept in the benchmark's folder
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("THEORYLAB_PAPERS", "THEORYLAB_ONLY_FAMILIES", "PYTHONDONTWRITEBYTECODE")}
+    env.update(XDG_CACHE_HOME=str(cache), PYTHONPYCACHEPREFIX=str(cache.parent / "pycache"), **(env_extra or {}))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cache.parent)
