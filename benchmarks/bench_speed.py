@@ -7,7 +7,9 @@ suite's 20 slowest tests and its CPU time (from `/usr/bin/time -v` at the end of
 
 Every command runs in a fresh process with its own XDG_CACHE_HOME (cold: empty; warm: after a first run); the figures
 are wall seconds, CPU seconds of the process and its children (user + system: the load-robust figure on a shared
-machine), and the ratio of wall to the target where the issue sets one.
+machine), the ratio of wall to the target where the issue sets one, and the ratio of CPU to a reference workload
+run in the same benchmark (a fixed SymPy + NumPy computation in a fresh process, at the start, midway and at the
+end: its median CPU): "x ref" compares runs on different machines or under different load, as the brief asks.
 Run: python benchmarks/bench_speed.py [--skip-verify] [--skip-papers] [--tests LOG] [--json FILE]
 """
 from __future__ import annotations
@@ -30,13 +32,23 @@ import ldyn_paper  # noqa: E402
 
 PAPERS = ("ptft-diagonal", "ptft-relu", "features-are-fate", "adaptive-tangent")
 TARGETS = {"verify (quick), empty caches": 60.0, "ldyn: re-check after editing one step": 1.5,
-           "theorylab eval qpenalty.q z=1": 0.5}
+           "theorylab eval qpenalty.q z=1": 0.5, "theorylab eval relu.penalty": 0.5}
+# the reference workload: SymPy series and simplification plus a NumPy eigensolve, about 1-2 CPU s; the same code in
+# every run of this benchmark (change it and the ratios of older runs no longer compare)
+REFERENCE = ("import numpy as np, sympy as sp\n"
+             "x = sp.Symbol('x')\n"
+             "for k in range(3): sp.series(sp.exp(sp.sin(x)) * sp.cos(x) ** k, x, 0, 10)\n"
+             "sp.simplify(sp.sin(x) ** 4 - sp.cos(x) ** 4 + sp.cos(2 * x))\n"
+             "a = np.random.default_rng(0).normal(size=(300, 300)); np.linalg.eigvalsh(a @ a.T)\n")
 
 
 def run(argv: list[str], cache: Path, env_extra: dict | None = None) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, stdout) of one fresh process; it must succeed."""
-    env = {k: v for k, v in os.environ.items() if k not in ("THEORYLAB_PAPERS", "THEORYLAB_ONLY_FAMILIES")}
-    env.update(XDG_CACHE_HOME=str(cache), **(env_extra or {}))
+    # bytecode cached as an installed package has it (PYTHONDONTWRITEBYTECODE=1, where a shell sets it, made every
+    # command compile theorylab's modules again: ~0.2-0.3 CPU s of each eval), kept in the benchmark's folder
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("THEORYLAB_PAPERS", "THEORYLAB_ONLY_FAMILIES", "PYTHONDONTWRITEBYTECODE")}
+    env.update(XDG_CACHE_HOME=str(cache), PYTHONPYCACHEPREFIX=str(cache.parent / "pycache"), **(env_extra or {}))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cache.parent)
@@ -53,6 +65,12 @@ def theorylab(*args: str) -> list[str]:
 
 def measure(skip_verify: bool, skip_papers: bool = False) -> list[dict]:
     rows: list[dict] = []
+    refs: list[tuple[float, float]] = []
+
+    def reference(cache: Path) -> None:
+        refs.append(run([sys.executable, "-c", REFERENCE], cache)[:2])
+        print(f"{'reference workload (fresh process)':55s} {refs[-1][0]:8.2f} s wall {refs[-1][1]:8.2f} s CPU",
+              flush=True)
 
     def row(name, wall, cpu, note=""):
         target = TARGETS.get(name)
@@ -67,10 +85,14 @@ def measure(skip_verify: bool, skip_papers: bool = False) -> list[dict]:
         # start-up
         cache = tmp / "warm"
         run([sys.executable, "-c", "import theorylab"], cache)  # the file cache, once
+        reference(cache)
         best = min((run([sys.executable, "-c", "import theorylab"], cache) for _ in range(3)), key=lambda x: x[0])
         row("import theorylab", *best[:2])
         best = min((run(theorylab("eval", "qpenalty.q", "z=1"), cache) for _ in range(3)), key=lambda x: x[0])
         row("theorylab eval qpenalty.q z=1", *best[:2])
+        relu = theorylab("eval", "relu.penalty", "m=1", "m0=1", "rho=0.5", "gamma=0")
+        best = min((run(relu, cache) for _ in range(3)), key=lambda x: x[0])
+        row("theorylab eval relu.penalty", *best[:2], "m=1 m0=1 rho=0.5 gamma=0")
         if not skip_verify:
             wall, cpu, out = run(theorylab("verify", "--json", str(tmp / "ev.json"), "--device", "cpu"),
                                  tmp / "verify-cold")
@@ -78,6 +100,7 @@ def measure(skip_verify: bool, skip_papers: bool = False) -> list[dict]:
             wall, cpu, _ = run(theorylab("verify", "--json", str(tmp / "ev.json"), "--device", "cpu"),
                                tmp / "verify-cold")
             row("verify (quick), warm step cache", wall, cpu)
+        reference(cache)
         for paper in () if skip_papers else PAPERS:
             cache = tmp / f"check-{paper}"
             wall, cpu, out = run(theorylab("check", paper), cache)
@@ -97,6 +120,17 @@ def measure(skip_verify: bool, skip_papers: bool = False) -> list[dict]:
         if not skip_papers:
             wall, cpu, _ = run(theorylab("coverage"), tmp / "coverage")
             row("coverage of the four papers, empty caches", wall, cpu)
+        reference(cache)
+    ref_wall, ref_cpu = sorted(refs)[len(refs) // 2]
+    print(f"\nreference workload: median {ref_wall:.2f} s wall, {ref_cpu:.2f} s CPU (of {len(refs)} runs); "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| what | wall (s) | CPU (s) | CPU x ref | wall / target |\n| --- | --- | --- | --- | --- |")
+    for r in rows:
+        r["cpu_x_ref"] = round(r["cpu_s"] / ref_cpu, 2) if ref_cpu > 0 else None
+        print(f"| {r['name']} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['cpu_x_ref']} | "
+              f"{'x%.2f' % r['ratio'] if r['ratio'] is not None else ''} |")
+    rows.append({"name": "reference workload", "wall_s": round(ref_wall, 2), "cpu_s": round(ref_cpu, 2),
+                 "target_s": None, "ratio": None, "note": "median of the runs", "cpu_x_ref": 1.0})
     return rows
 
 

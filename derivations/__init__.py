@@ -10,8 +10,10 @@ __all__ = ["PTFT_DIAGONAL", "PTFT_RELU", "FEATURES_ARE_FATE", "ADAPTIVE_TANGENT"
 _D, _V = "theorylab.derivations", "theorylab.verify"
 
 
-def _family(name: str) -> Family:
-    return Family(name=name, entries=f"{_D}.{name}", checks=f"{_V}.{name}")
+def _family(name: str, proofs: bool = False) -> Family:
+    """proofs: the family's DERIVATIONS live in `{name}_proofs`, built only when a command decides or lists steps."""
+    return Family(name=name, entries=f"{_D}.{name}", checks=f"{_V}.{name}",
+                  derivations=f"{_D}.{name}_proofs" if proofs else None)
 
 
 PTFT_DIAGONAL = Paper(
@@ -20,7 +22,7 @@ PTFT_DIAGONAL = Paper(
           "(appendix: Q-penalty, l1,2 reduction, participation ratio and ENSD)",
     source="000_a994d0e1146a9c4a.txt",
     source_file="sources/000_a994d0e1146a9c4a.txt",
-    families=(_family("qpenalty"), _family("l12"), _family("measure")),
+    families=(_family("qpenalty", proofs=True), _family("l12"), _family("measure")),
     coverage=f"{_D}.coverage_000",
     figures=(f"{_V}.figures_000",),
     notation=f"{_D}.notation_000:NOTATION",
@@ -31,7 +33,7 @@ PTFT_RELU = Paper(
     title="The implicit regularization penalty of PT+FT in shallow ReLU networks, via a quartic",
     source="001_47508cf19f540f71.txt",
     source_file="sources/001_47508cf19f540f71.txt",
-    families=(_family("relu"),),
+    families=(_family("relu", proofs=True),),
     coverage=f"{_D}.coverage_001",
     figures=(f"{_V}.figures_001",),
     notation=f"{_D}.notation_001:NOTATION",

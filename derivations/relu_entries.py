@@ -16,6 +16,7 @@ from .relu_solver import (_mp_minimize, _stationary_reference, log_slope_referen
 
 
 SEED = "001_47508cf19f540f71.txt"
+FIG_GAMMAS = (0.0, 0.01)   # the readout initialization of Fig. 1 is not stated: gamma = 0 and a small gamma
 
 # ------------------------------------------------------------------------------------------------------
 # parameters, strategies, entries

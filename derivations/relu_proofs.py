@@ -21,7 +21,7 @@ import sympy as sp
 from theorylab.authoring import AS_PRINTED, Amendment, Derivation, Erratum, Step, golden_mp
 from theorylab.authoring import DomainError
 
-from .relu_entries import (DP_SEED, P_SEED, P_STABLE, QUARTIC_SEED, SEED, gamma, log_slope, m, m0, penalty,
+from .relu_entries import (DP_SEED, FIG_GAMMAS, P_SEED, P_STABLE, QUARTIC_SEED, SEED, gamma, log_slope, m, m0, penalty,
                            penalty_aux, quartic, rho, stationary_points, u)
 from .relu_solver import minimize_p
 
@@ -678,7 +678,6 @@ DERIVATIONS_MAIN = Derivation(
              search=_generic_points),
     ))
 
-FIG_GAMMAS = (0.0, 0.01)   # the readout initialization of Fig. 1 is not stated: gamma = 0 and a small gamma
 FIG_M_NEAR_ONE = tuple(float(x) for x in np.linspace(0.5, 2.0, 16))
 
 

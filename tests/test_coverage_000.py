@@ -31,9 +31,9 @@ def test_every_label_is_accounted_for():
 def test_the_ledger_counts_one_root_per_mistake():
     """Issue #22: every erratum has a severity; a repeated mistake names its first occurrence as root; every amended
     step's printed counterpart is in the same derivation (the records refuse it otherwise)."""
-    from theorylab.derivations import l12, measure, qpenalty
+    from theorylab.derivations import l12, measure, qpenalty_proofs
 
-    derivations = [d for m in (qpenalty, l12, measure) for d in m.DERIVATIONS]
+    derivations = [d for m in (qpenalty_proofs, l12, measure) for d in m.DERIVATIONS]
     errata = {e.key: e for d in derivations for e in d.errata}
     roots = {k: e.severity for k, e in errata.items() if e.root is None}
     assert roots == {"000-A-eq8-9": "typo", "000-A-eq18-19": "typo", "000-B-branches": "proof-gap",

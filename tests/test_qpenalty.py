@@ -112,7 +112,7 @@ def test_inconsistent_system_is_rejected():
 def test_implicit_bias_meets_kkt_and_is_minimal(kwargs):
     """Feasibility and stationarity at 50 digits on the float output, against the a-priori rounding bounds
     the derivation states (derivations/qpenalty.py: the solver's stopping rule, beta = k sinh(X^T lam / 2))."""
-    from theorylab.derivations.qpenalty import (_feasibility_bound, _feasibility_residual, _stationarity_bound,
+    from theorylab.derivations.qpenalty_proofs import (_feasibility_bound, _feasibility_residual, _stationarity_bound,
                                       _stationarity_residual)
 
     X, y, w1, w2 = (np.asarray(kwargs[k]) for k in ("X", "y", "w1", "w2"))
@@ -131,7 +131,7 @@ def test_implicit_bias_meets_kkt_and_is_minimal(kwargs):
 def test_implicit_bias_refines_a_stalled_dual_newton():
     """Regression: the dual Newton stalled at beta_1 = 1 - 38 ulps (exact residual 15 eps, over its bound) here;
     the primal refinement brings the residual within the solver's criterion."""
-    from theorylab.derivations.qpenalty import _feasibility_bound, _feasibility_residual, _stationarity_residual
+    from theorylab.derivations.qpenalty_proofs import _feasibility_bound, _feasibility_residual, _stationarity_residual
 
     X = np.array([[2.0, 0.5, 0, 0, 0], [0, 0, 1, 0, 0], [1.5, 0, 0, 0, 0]])
     y, w1, w2 = np.array([2.5, 1.0, 1.5]), np.full(5, 0.25), np.array([2.0, 0, 0, 0, 0])

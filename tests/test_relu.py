@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 
 import theorylab
 from theorylab.derivations import relu as R
+from theorylab.derivations import relu_proofs as RP  # the family's derivations module (Family.derivations)
 from theorylab import DomainError
 from helpers import run_cli
 
@@ -349,7 +350,7 @@ def test_stationary_reference_from_p_itself():
 
 def test_relu_derivations_check_as_recorded():
     """Every unmarked step holds and every erratum is confirmed at its counterexample."""
-    for d in R.DERIVATIONS:
+    for d in RP.DERIVATIONS:
         assert d.key.startswith("relu.")
         bad = [(r.step.label, r.status, r.outcome.detail) for r in d.check(cache=False) if not r.ok]
         assert not bad, bad
@@ -357,7 +358,7 @@ def test_relu_derivations_check_as_recorded():
 
 def test_the_rho099_claim_is_not_an_erratum():
     """Sec. 1.2's 'rho = 0.99 is l1-like at m ~ 1' is qualitative: reported as a finding in verify, not an erratum."""
-    assert "001-sec1.2-rho099" not in {e.key for d in R.DERIVATIONS for e in d.errata}
+    assert "001-sec1.2-rho099" not in {e.key for d in RP.DERIVATIONS for e in d.errata}
 
 
 def test_the_ledger_is_ranked_with_roots():
@@ -365,12 +366,12 @@ def test_the_ledger_is_ranked_with_roots():
     names the erratum it follows from, and each amended label is also stated as printed in the same derivation."""
     from theorylab._decide.derivation import AS_PRINTED, Amendment
 
-    errata = {e.key: e for d in R.DERIVATIONS for e in d.errata}
+    errata = {e.key: e for d in RP.DERIVATIONS for e in d.errata}
     assert {k: (e.severity, e.root) for k, e in errata.items()} == {
         "001-eq8-rho": ("typo", None), "001-eq6-divergence": ("missing-hypothesis", None),
         "001-eq10-unique": ("wrong-value", None), "001-sec1.2-dlog": ("typo", None)}
     amended = {}
-    for d in R.DERIVATIONS:
+    for d in RP.DERIVATIONS:
         printed = {c for s in d.steps if s.fidelity == AS_PRINTED for c in s.cites}
         for s in d.steps:
             if isinstance(s.fidelity, Amendment):
@@ -384,7 +385,7 @@ def test_the_ledger_is_ranked_with_roots():
     assert all(v[2] in errata for v in amended.values())
     # every label (1)-(11) is stated as printed by some step (or is the erratum that states it)
     from theorylab.derivations import coverage_001
-    as_printed = {c for d in R.DERIVATIONS for s in d.steps if s.fidelity == AS_PRINTED for c in s.cites}
+    as_printed = {c for d in RP.DERIVATIONS for s in d.steps if s.fidelity == AS_PRINTED for c in s.cites}
     assert as_printed == set(coverage_001.LABELS)
 
 
@@ -405,7 +406,7 @@ def _mutated(entry, factor):
 
 @pytest.mark.parametrize("factor", [2.0, 0.5, -1.0])
 def test_a_mutated_penalty_fails_a_solver_step(factor):
-    main = next(d for d in R.DERIVATIONS if d.key == "relu.penalty")
+    main = next(d for d in RP.DERIVATIONS if d.key == "relu.penalty")
     steps = [s for s in main.steps if s.numeric and "relu.penalty" in s.label and "penalty_aux" not in s.label]
     assert steps
     with _mutated(penalty, factor):
@@ -413,7 +414,7 @@ def test_a_mutated_penalty_fails_a_solver_step(factor):
 
 
 def test_a_mutated_log_slope_fails_its_step():
-    main = next(d for d in R.DERIVATIONS if d.key == "relu.penalty")
+    main = next(d for d in RP.DERIVATIONS if d.key == "relu.penalty")
     step = next(s for s in main.steps if s.label.startswith("relu.log_slope"))
     with _mutated(log_slope, 1.0 + 1e-6):
         assert not step.check().holds

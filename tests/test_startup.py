@@ -23,7 +23,9 @@ print(json.dumps({{"code": code, "heavy": heavy, "families": families}}))
 
 @pytest.mark.parametrize("args, families, allowed", [
     (["eval", "qpenalty.q", "z=1"], ["theorylab.derivations.qpenalty"], []),
-    (["show", "qpenalty.q"], ["theorylab.derivations.qpenalty"], ["scipy.special"]),
+    # show checks the entry's derivation: the family's derivations module (Family.derivations), which eval never builds
+    (["show", "qpenalty.q"], ["theorylab.derivations.qpenalty", "theorylab.derivations.qpenalty_proofs"],
+     ["scipy.special"]),
     (["list"], None, []),
 ])
 def test_closed_form_commands_import_nothing_heavy(args, families, allowed):

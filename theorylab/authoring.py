@@ -222,28 +222,32 @@ from ._records.params import integer as integer
 from ._records.params import matrix as matrix
 from ._records.params import scalar as scalar
 from ._records.params import vector as vector
-from ._sources.sources import NotationMap as NotationMap
-from .testing import contract_tests as contract_tests
-
-if TYPE_CHECKING:  # trained networks import torch: resolved on first use (see __getattr__)
-    from ._numerics.training import TrainConfig as TrainConfig
+if TYPE_CHECKING:  # resolved on first use (see __getattr__): what an entries module never needs at import
+    from ._numerics.training import TrainConfig as TrainConfig  # trained networks import torch (~3 s)
     from ._numerics.training import TrainResult as TrainResult
     from ._numerics.training import resolve_device as resolve_device
     from ._numerics.training import train as train
+    from ._sources.sources import NotationMap as NotationMap  # the source reader (~50 ms), for notation modules
+    from .testing import contract_tests as contract_tests  # the contract suite (accuracy, hypothesis), for tests
 
 from ._numerics import solvers as _solvers_module  # only for the deprecated `solvers`
 
-_LAZY = ("TrainConfig", "TrainResult", "resolve_device", "train")
+# name -> the module that defines it, imported on first use: `theorylab eval` imports an entries module, which
+# imports this one, and pays for none of these (issue #36: eval's start-up)
+_LAZY_FROM = {"TrainConfig": "._numerics.training", "TrainResult": "._numerics.training",
+              "resolve_device": "._numerics.training", "train": "._numerics.training",
+              "NotationMap": "._sources.sources", "contract_tests": ".testing"}
+_LAZY = tuple(_LAZY_FROM)
 __all__ = sorted([name for name in dir() if not name.startswith("_") and name not in ("TYPE_CHECKING", "Any",
                                                                                       "annotations")]
                  + list(_LAZY))
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from ._numerics import training  # lazy: training imports torch (~3 s of start-up)
+    if name in _LAZY_FROM:
+        import importlib  # lazy: see _LAZY_FROM (torch for training; the source reader; the contract suite)
 
-        value = getattr(training, name)
+        value = getattr(importlib.import_module(_LAZY_FROM[name], __name__.rpartition(".")[0]), name)
         globals()[name] = value
         return value
     if name == "solvers":  # the module itself, as API 3 exported it: an outside paper keeps working, with a warning

@@ -1,7 +1,8 @@
 """The registry: papers from the `theorylab.papers` entry points, THEORYLAB_PAPERS and --paper, all alike.
 
 Registering a paper imports only its declaration; a family's entries module is imported on first use (so
-`theorylab eval qpenalty.q` imports one module) and its checks module only when verify asks for its checks.
+`theorylab eval qpenalty.q` imports one module), its derivations module (`Family.derivations`) only when a command
+decides or lists steps, and its checks module only when verify asks for its checks.
 A paper that fails to load, or two papers claiming one name, is a PaperError naming it, never a silent skip.
 """
 from __future__ import annotations
@@ -37,16 +38,28 @@ class PaperError(DomainError):
 
 @dataclass(frozen=True, eq=False)
 class LoadedFamily:
-    """A loaded family: its entries and derivations; its checks are imported on first access."""
+    """A loaded family: its entries; its derivations and its checks are imported (built) on first access."""
 
     paper: Paper
     spec: Family
     entries: tuple = ()
-    derivations: tuple = ()
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @functools.cached_property
+    def derivations(self) -> tuple:
+        """The family's DERIVATIONS: from `Family.derivations` when declared (that module is imported here, so
+        `eval` never builds steps), else from the entries module."""
+        where = self.spec.derivations or self.spec.entries
+        module = _import_family_module(self.paper, self.spec, where)
+        found = getattr(module, "DERIVATIONS", None)
+        if found is None and self.spec.derivations is not None:
+            raise PaperError(f"paper {self.paper.name}: family {self.name}: module {where} has no DERIVATIONS")
+        derivs = tuple(found or ())
+        _own(self.paper, self.spec, "derivation", [(d.key, d.entries) for d in derivs])
+        return derivs
 
     @functools.cached_property
     def checks(self) -> tuple:
@@ -264,9 +277,7 @@ def _load(paper: Paper, spec: Family) -> LoadedFamily:
         if e.id in seen:
             raise PaperError(f"paper {paper.name}: family {spec.name}: entry ID {e.id} is declared twice")
         seen.add(e.id)
-    derivs = tuple(getattr(module, "DERIVATIONS", ()))
-    _own(paper, spec, "derivation", [(d.key, d.entries) for d in derivs])
-    return LoadedFamily(paper, spec, entries, derivs)
+    return LoadedFamily(paper, spec, entries)
 
 
 def _own(paper: Paper, spec: Family, what: str, items: list[tuple[str, Iterable[str]]]) -> None:
@@ -461,7 +472,7 @@ def paper_files(names: Iterable[str]) -> tuple[list[Path], list[str]]:
     chosen = families(names)
     folders = set()
     for f in chosen:
-        for module in (f.spec.entries, f.spec.checks):
+        for module in (f.spec.entries, f.spec.derivations, f.spec.checks):
             found = getattr(sys.modules.get(module or ""), "__file__", None)
             if found:
                 folders.add(Path(found).resolve().parent)

@@ -45,8 +45,8 @@ SHIPPED_TIMINGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pape
 
 @dataclass(frozen=True)
 class Task:
-    kind: str              # "derivation" | "check"
-    key: str               # derivation key or check name
+    kind: str              # "derivation" | "check" | "fidelity" (verify's comparison of one paper's print)
+    key: str               # derivation key, check name or paper name
     entries: tuple[str, ...]
     part: Any = None       # one piece of a check declared with parts (JSON-ready label); None: the whole
     nparts: int = 0        # how many pieces its check has (0: not a piece)
@@ -56,7 +56,7 @@ class Task:
         p = {"kind": self.kind, "name": self.key, "family": self.family, "profile": profile, "device": device,
              "seed": seed, "threads": threads, "papers": catalogue.paper_specs(),  # a worker registers the same
              "only": os.environ.get("THEORYLAB_ONLY_FAMILIES", "")}                # papers as this process
-        if self.nparts:
+        if self.nparts or self.kind == "fidelity":
             p["part"] = self.part
         return p
 
@@ -207,6 +207,12 @@ def run_task(kind: str, name: str, profile: str, device: str, seed: int, threads
         os.environ["THEORYLAB_ONLY_FAMILIES"] = only
 
     t0 = time.perf_counter()
+    if kind == "fidelity":  # the printed page against the citing steps of one paper (verify's coverage rows)
+        _set_threads(threads)
+        paper = next(p for p in catalogue.papers() if p.name == name)
+        keys = list(part["derivations"])
+        return {"compared": _compared_rows(paper, keys), "derivations": keys,
+                "seconds": round(time.perf_counter() - t0, 3)}
     if kind == "derivation":
         _set_threads(threads)
         d = next(d for d in (catalogue.family(family).derivations if family else catalogue.derivations())
@@ -317,32 +323,76 @@ def ledger_from_steps(pairs: Iterable[tuple[str, Any]], steps: Iterable[Mapping[
     return ledger.collect(pairs, verdict=verdict, strict=strict)
 
 
-def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
+def _compared_rows(paper, keys: Sequence[str]) -> dict:
+    """The machine comparison of the paper's print with the citing steps of the derivations `keys` (of its families),
+    as coverage rows carry it (`fidelity.compared_rows`)."""
+    # lazy: the printed-page comparison and its parser, ~0.3 s `import theorylab` does not pay
+    from . import fidelity
+
+    by_key = {d.key: d for f in catalogue.families([f.name for f in paper.families]) for d in f.derivations}
+    return fidelity.compared_rows(paper, [by_key[k] for k in keys])
+
+
+def _whole_papers(chosen: Sequence[Any]) -> set[str]:
+    """The names of the papers all of whose families are selected (coverage of a part would show labels missing)."""
+    selected = {f.name for f in chosen}
+    return {f.paper.name for f in chosen if all(g.name in selected for g in f.paper.families)}
+
+
+def fidelity_tasks(tasks: Sequence[Task], fams: Sequence[str]) -> list[Task]:
+    """One task per paper selected whole that declares its print (coverage or source_file): the comparison of the
+    print with the steps of the plan's derivations of that paper, which `ledger_and_coverage` would otherwise do in
+    this process after every other task (the largest serial part of verify with empty caches); run on the pool
+    beside the evidence, its rows are handed to `ledger_and_coverage`."""
+    chosen = catalogue.families(list(fams))
+    planned = {t.key for t in tasks if t.kind == "derivation"}
+    out = []
+    for paper in catalogue.papers():
+        if paper.name not in _whole_papers(chosen) or (paper.coverage is None and paper.source_file is None):
+            continue
+        mine = [f for f in chosen if f.paper is paper]
+        keys = [d.key for f in mine for d in f.derivations if d.key in planned]
+        out.append(Task("fidelity", paper.name, (f"{mine[0].name}.",), part={"derivations": keys}))
+    return out
+
+
+def _fidelity_result(future: cf.Future) -> dict | None:
+    """A fidelity task's result; None (the comparison is then made in this process) when it crashed: a worker's
+    failure must not change the record, only where the work was done."""
+    try:
+        return future.result()
+    except Exception:  # noqa: BLE001 - ledger_and_coverage compares again here, and raises what it raises
+        return None
+
+
+def ledger_and_coverage(fams: Iterable[str], steps: Iterable[Mapping[str, Any]],
+                        compared: Mapping[str, Mapping[str, Any]] | None = None) -> tuple[list[dict], list[dict]]:
     """The ranked ledger and the coverage rows of the selected families' papers, from verify's step records (no step
-    is decided again): what the run record stores for `report` and `latex` to read."""
+    is decided again): what the run record stores for `report` and `latex` to read. `compared`: paper name ->
+    a fidelity task's result (its "derivations" and "compared" rows), used where it compared exactly the
+    derivations the rows are made of; any other paper is compared here."""
     # lazy: a module `import theorylab` does not load (measured: sys.modules), needed only on this path
     from .._decide import coverage
 
     steps = list(steps)
-    by_step = {(r["derivation"], r["step"]): r for r in steps}
     chosen = catalogue.families(list(fams))
     items = ledger_from_steps([(f.paper.name, d) for f in chosen for d in f.derivations], steps)
     rows: list[dict] = []
-    selected = {f.name for f in chosen}  # coverage of the papers selected whole (a part would show labels missing)
-    names = {f.paper.name for f in chosen if all(g.name in selected for g in f.paper.families)}
+    names = _whole_papers(chosen)
     for paper, labels, accounts, printed in catalogue.coverage_declarations():
         if paper.name not in names:
             continue
         derivs = [d for f in chosen if f.paper is paper for d in f.derivations]
         results = results_from_steps(derivs, steps)
         derivs = [d for d in derivs if d.key in results]
-        # lazy: the printed-page comparison and its parser, ~0.3 s `import theorylab` does not pay
-        from . import fidelity
-
-        compared = fidelity.compared_rows(paper, derivs)  # the print against the citing steps, by machine
+        done = (compared or {}).get(paper.name)
+        if done is not None and list(done["derivations"]) == [d.key for d in derivs]:
+            by_label = done["compared"]
+        else:  # the print against the citing steps, by machine
+            by_label = _compared_rows(paper, [d.key for d in derivs])
         path = catalogue.source_path(paper)  # its sentences: the claims in prose that steps quote (#35)
         for row in coverage.coverage(paper.source, labels, derivs, accounts, results=results, printed=printed,
-                                     compared=compared, text=path.read_text(encoding="utf-8") if path else None):
+                                     compared=by_label, text=path.read_text(encoding="utf-8") if path else None):
             rows.append({**row, "paper_name": paper.name})
     return [it.to_json() for it in items], rows
 
@@ -760,6 +810,7 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
     threads = threads or (max(1, usable_cores() // jobs) if executor in (None, "local") else 1)
     device = resolve_device(device)
     tasks = plan(ids, Context(profile=profile, device=device, seed=seed), sample=sample, families=fams)
+    side = fidelity_tasks(tasks, fams)  # run beside the plan's tasks, not after them; outside its journal
     where = os.path.dirname(os.path.abspath(json_path)) if json_path is not None else None
     with tempfile.TemporaryDirectory(prefix="theorylab-verify-") as tmp:
         journal = (os.fspath(json_path) if json_path is not None else os.path.join(tmp, "run")) + ".tasks.jsonl"
@@ -782,12 +833,16 @@ def verify(select: Sequence[str] = (), *, profile: str = "quick", device: str = 
                 on_task(task, recs, result["seconds"])
 
         try:
+            # submitted first, so a pool starts them at once (its queue is first in, first out; execute keeps at most
+            # one task per worker in it); they are not in the journal: a resumed run compares again
+            pending = {t.key: pool.submit(run_task, **t.params(profile, device, seed, threads)) for t in side}
             _, reused = execute(tasks, profile=profile, device=device, seed=seed, executor=pool, threads=threads,
                                 journal=journal, resume=resume, on_result=on_result, progress=progress)
+            compared = {name: _fidelity_result(fut) for name, fut in pending.items()}
         finally:
             shutdown()
     papers = [p.name for p in catalogue.papers() if any(f.name in fams for f in p.families)]
-    ledger, coverage = ledger_and_coverage(fams, steps)
+    ledger, coverage = ledger_and_coverage(fams, steps, compared)
     record = EvidenceRecord(profile=profile, device=device, seed=seed, families=fams, papers=papers,
                             derivation_steps=steps, evidence=evidence, ledger=ledger, coverage=coverage,
                             unexpected_steps=sum(not r.ok for r in steps),

@@ -36,16 +36,21 @@ class Family:
         entries: the dotted name of the module that holds ENTRIES (a tuple of `Entry`) and, if any, DERIVATIONS
             (a tuple of `Derivation`); imported on first use.
         checks: the module that holds CHECKS (a tuple of `Check`), imported only by verify; None: no evidence.
+        derivations: the module that holds DERIVATIONS, imported only by the commands that decide or list steps
+            (check, verify, coverage, show, latex); None: DERIVATIONS of the entries module. Building steps is SymPy
+            work (a derivation section costs 0.2-0.5 s at import), which `eval` and `list` then never pay.
         doc: one line on what the family covers.
     A single-file paper passes `__name__` for both modules.
     Example::
 
-        Family(name="ridge", entries="ridgepaper.entries", checks="ridgepaper.checks")
+        Family(name="ridge", entries="ridgepaper.entries", checks="ridgepaper.checks",
+               derivations="ridgepaper.proofs")
     """
 
     name: str
     entries: str
     checks: str | None = None
+    derivations: str | None = None
     doc: str = ""
 
     def __post_init__(self):
@@ -55,6 +60,8 @@ class Family:
         _module(f"Family {self.name}: entries", self.entries)
         if self.checks is not None:
             _module(f"Family {self.name}: checks", self.checks)
+        if self.derivations is not None:
+            _module(f"Family {self.name}: derivations", self.derivations)
 
 
 @dataclass(frozen=True, kw_only=True)
