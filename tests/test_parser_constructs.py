@@ -17,8 +17,8 @@ S = sp.Symbol
 
 
 def _parser():
-    if importlib.util.find_spec("latex2sympy2_extended") is None:
-        pytest.skip("latex2sympy2_extended is not installed")
+    # a declared dependency (pyproject): its absence is a broken install, never a reason to skip
+    assert importlib.util.find_spec("latex2sympy2_extended") is not None, "latex2sympy2_extended is not installed"
 
 
 def _one(text, notation=None):
