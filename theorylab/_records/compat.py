@@ -33,6 +33,12 @@ API_ADDITIONS = (
     (4, "Step(..., quotes=(\"a fragment of a sentence\",), fidelity=...)",
      "a step cites a claim made in a sentence of the prose (no label) by a fragment found once in the source; "
      "coverage lists the sentence with its verdict (#35)"),
+    (4, "NotationMap(..., indexed=(\"x\",), labels=(\"W\",))",
+     "declares the bases whose subscripts are indices (x_i is x[i]; else u_f is one symbol) and those whose "
+     "superscripts are labels (W^{2} a name, not a power) (#35, PARSE_FORMAT 7)"),
+    (4, "Family(..., derivations=\"mypaper.proofs\")",
+     "the module of a family's DERIVATIONS, built only by the commands that decide or list steps, so eval and list "
+     "never pay for them (#36)"),
 )
 
 
